@@ -1,0 +1,317 @@
+package io.nsc.protocol.stats;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Random;
+
+import static io.nsc.protocol.stats.KeyKind.EXACT;
+import static io.nsc.protocol.stats.KeyKind.FLOATING;
+import static io.nsc.protocol.stats.KeyKind.LOSSY;
+import static io.nsc.protocol.stats.KeyKind.NONE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+final class TestCompactFileStats
+{
+    private static final OptionalLong NO_KEY = OptionalLong.empty();
+
+    @Test
+    void testRoundTrip()
+    {
+        CompactFileStats stats = CompactFileStats.builder(List.of(EXACT, FLOATING, LOSSY, NONE))
+                .footer(1234, 56)
+                .addRowGroup(100, 4)
+                .addColumnChunk(10, OptionalLong.of(Long.MIN_VALUE), OptionalLong.of(Long.MAX_VALUE), 0)
+                .addColumnChunk(20, OptionalLong.of(-5), OptionalLong.of(-5), 3)
+                .addColumnChunk(30, NO_KEY, NO_KEY, -1)
+                .addColumnChunk(Integer.MAX_VALUE, NO_KEY, NO_KEY, 100)
+                .addRowGroup(0, 600)
+                .addColumnChunk(0, NO_KEY, NO_KEY, 0)
+                .addColumnChunk(0, NO_KEY, NO_KEY, -1)
+                .addColumnChunk(0, NO_KEY, NO_KEY, 0)
+                .addColumnChunk(0, NO_KEY, NO_KEY, 0)
+                .addRowGroup(7, 700)
+                .addColumnChunk(1, OptionalLong.of(1), OptionalLong.of(2), 7)
+                .addColumnChunk(2, OptionalLong.of(3), OptionalLong.of(4), 6)
+                .addColumnChunk(3, OptionalLong.of(5), OptionalLong.of(6), 5)
+                .addColumnChunk(4, NO_KEY, NO_KEY, 4)
+                .build();
+
+        CompactFileStats wrapped = CompactFileStats.wrap(stats.encoded().clone());
+        for (CompactFileStats candidate : List.of(stats, wrapped)) {
+            assertThat(candidate.rowGroupCount()).isEqualTo(3);
+            assertThat(candidate.columnCount()).isEqualTo(4);
+            assertThat(candidate.columnChunkCount()).isEqualTo(12);
+            assertThat(candidate.rowCount()).isEqualTo(107);
+            assertThat(candidate.footerOffset()).isEqualTo(1234);
+            assertThat(candidate.footerLength()).isEqualTo(56);
+            assertThat(List.of(candidate.keyKind(0), candidate.keyKind(1), candidate.keyKind(2), candidate.keyKind(3))).containsExactly(EXACT, FLOATING, LOSSY, NONE);
+
+            assertThat(candidate.rowGroupRowCount(0)).isEqualTo(100);
+            assertThat(candidate.rowGroupOffset(0)).isEqualTo(4);
+            assertThat(candidate.rowGroupCompressedSize(0)).isEqualTo(60L + Integer.MAX_VALUE);
+            assertThat(candidate.hasMinMax(0, 0)).isTrue();
+            assertThat(candidate.min(0, 0)).isEqualTo(Long.MIN_VALUE);
+            assertThat(candidate.max(0, 0)).isEqualTo(Long.MAX_VALUE);
+            assertThat(candidate.nullCount(0, 0)).isEqualTo(0);
+            assertThat(candidate.min(0, 1)).isEqualTo(-5);
+            assertThat(candidate.max(0, 1)).isEqualTo(-5);
+            assertThat(candidate.nullCount(0, 1)).isEqualTo(3);
+            assertThat(candidate.hasMinMax(0, 2)).isFalse();
+            assertThat(candidate.nullCount(0, 2)).isEqualTo(-1);
+            assertThat(candidate.compressedSize(0, 3)).isEqualTo(Integer.MAX_VALUE);
+            assertThat(candidate.nullCount(0, 3)).isEqualTo(100);
+
+            assertThat(candidate.rowGroupRowCount(1)).isEqualTo(0);
+            assertThat(candidate.rowGroupOffset(1)).isEqualTo(600);
+            assertThat(candidate.rowGroupCompressedSize(1)).isEqualTo(0);
+
+            assertThat(candidate.rowGroupOffset(2)).isEqualTo(700);
+            assertThat(candidate.rowGroupCompressedSize(2)).isEqualTo(10);
+            assertThat(candidate.min(2, 2)).isEqualTo(5);
+            assertThat(candidate.max(2, 2)).isEqualTo(6);
+            assertThat(candidate.nullCount(2, 3)).isEqualTo(4);
+            assertThat(candidate.compressedSize(2, 3)).isEqualTo(4);
+        }
+        assertThat(wrapped).isEqualTo(stats);
+        assertThat(wrapped.hashCode()).isEqualTo(stats.hashCode());
+        assertThat(stats.sizeInBytes()).isEqualTo(stats.encoded().length);
+    }
+
+    @Test
+    void testRandomRoundTrip()
+    {
+        Random random = new Random(42);
+        for (int trial = 0; trial < 200; trial++) {
+            int columns = random.nextInt(6);
+            int rowGroups = random.nextInt(6);
+            List<KeyKind> kinds = new ArrayList<>();
+            for (int column = 0; column < columns; column++) {
+                kinds.add(KeyKind.values()[random.nextInt(KeyKind.values().length)]);
+            }
+            long[][][] expected = new long[rowGroups][columns][];
+            long[] rowCounts = new long[rowGroups];
+            CompactFileStats.Builder builder = CompactFileStats.builder(kinds);
+            for (int rowGroup = 0; rowGroup < rowGroups; rowGroup++) {
+                rowCounts[rowGroup] = random.nextInt(1000);
+                builder.addRowGroup(rowCounts[rowGroup], random.nextLong(1L << 40));
+                for (int column = 0; column < columns; column++) {
+                    long a = random.nextLong();
+                    long b = random.nextLong();
+                    boolean hasMinMax = kinds.get(column) != NONE && random.nextBoolean();
+                    long nullCount = random.nextInt(3) == 0 ? -1 : random.nextLong(rowCounts[rowGroup] + 1);
+                    long size = random.nextInt(Integer.MAX_VALUE);
+                    builder.addColumnChunk(size, hasMinMax ? OptionalLong.of(Math.min(a, b)) : NO_KEY, hasMinMax ? OptionalLong.of(Math.max(a, b)) : NO_KEY, nullCount);
+                    expected[rowGroup][column] = new long[] {hasMinMax ? 1 : 0, Math.min(a, b), Math.max(a, b), nullCount, size};
+                }
+            }
+            CompactFileStats stats = CompactFileStats.wrap(builder.build().encoded());
+            assertThat(stats.sizeInBytes()).isEqualTo(33 + columns + 16 * rowGroups + 25 * rowGroups * columns);
+            assertThat(stats.rowCount()).isEqualTo(Arrays.stream(rowCounts).sum());
+            for (int rowGroup = 0; rowGroup < rowGroups; rowGroup++) {
+                assertThat(stats.rowGroupRowCount(rowGroup)).isEqualTo(rowCounts[rowGroup]);
+                for (int column = 0; column < columns; column++) {
+                    long[] chunk = expected[rowGroup][column];
+                    assertThat(stats.hasMinMax(rowGroup, column)).isEqualTo(chunk[0] == 1);
+                    if (chunk[0] == 1) {
+                        assertThat(stats.min(rowGroup, column)).isEqualTo(chunk[1]);
+                        assertThat(stats.max(rowGroup, column)).isEqualTo(chunk[2]);
+                    }
+                    assertThat(stats.nullCount(rowGroup, column)).isEqualTo(chunk[3]);
+                    assertThat(stats.compressedSize(rowGroup, column)).isEqualTo(chunk[4]);
+                }
+            }
+        }
+    }
+
+    @Test
+    void testEmpty()
+    {
+        CompactFileStats stats = CompactFileStats.wrap(CompactFileStats.builder(List.of(EXACT, LOSSY)).build().encoded());
+        assertThat(stats.rowGroupCount()).isZero();
+        assertThat(stats.columnCount()).isEqualTo(2);
+        assertThat(stats.rowCount()).isZero();
+        assertThat(stats.footerOffset()).isEqualTo(-1);
+        assertThat(stats.footerLength()).isEqualTo(-1);
+        assertThat(stats.sizeInBytes()).isEqualTo(35);
+        assertThatThrownBy(() -> stats.rowGroupRowCount(0)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void testIndexChecks()
+    {
+        CompactFileStats stats = CompactFileStats.builder(List.of(EXACT))
+                .addRowGroup(1, 4)
+                .addColumnChunk(1, OptionalLong.of(1), OptionalLong.of(1), 0)
+                .build();
+        assertThatThrownBy(() -> stats.min(1, 0)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> stats.min(0, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> stats.keyKind(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> stats.rowGroupOffset(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void testBytesPerColumnChunk()
+    {
+        // TPC-H lineitem: 16 columns; a scale factor 100 file of ~1 GB holds some 8 row groups,
+        // a storage node many such files
+        int columns = 16;
+        for (int rowGroups : new int[] {1, 8, 100}) {
+            CompactFileStats.Builder builder = CompactFileStats.builder(Collections.nCopies(columns, EXACT));
+            for (int rowGroup = 0; rowGroup < rowGroups; rowGroup++) {
+                builder.addRowGroup(1_000_000, 4 + rowGroup * 100_000_000L);
+                for (int column = 0; column < columns; column++) {
+                    builder.addColumnChunk(1_000_000, OptionalLong.of(1), OptionalLong.of(2), 0);
+                }
+            }
+            int size = builder.build().sizeInBytes();
+            assertThat(size).isEqualTo(33 + columns + rowGroups * (16 + 25 * columns));
+            double perChunk = (double) size / (rowGroups * columns);
+            assertThat(perChunk).isLessThan(rowGroups == 1 ? 30 : 26.5);
+        }
+    }
+
+    @Test
+    void testBuilderRefusesMisuse()
+    {
+        assertThatThrownBy(() -> CompactFileStats.builder(List.of(EXACT)).addColumnChunk(1, NO_KEY, NO_KEY, 0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("addRowGroup");
+        assertThatThrownBy(() -> CompactFileStats.builder(List.of(EXACT)).addRowGroup(1, 4)
+                .addColumnChunk(1, NO_KEY, NO_KEY, 0)
+                .addColumnChunk(1, NO_KEY, NO_KEY, 0))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> CompactFileStats.builder(List.of(EXACT, EXACT)).addRowGroup(1, 4)
+                .addColumnChunk(1, NO_KEY, NO_KEY, 0)
+                .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1 of its 2 column chunks");
+        assertThatThrownBy(() -> CompactFileStats.builder(List.of(EXACT, EXACT)).addRowGroup(1, 4)
+                .addColumnChunk(1, NO_KEY, NO_KEY, 0)
+                .addRowGroup(1, 8))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> oneChunk(EXACT, 1L + Integer.MAX_VALUE, NO_KEY, NO_KEY, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("compressed size 2147483648")
+                .hasMessageContaining("exceeds");
+        assertThatThrownBy(() -> oneChunk(EXACT, 1, OptionalLong.of(1), NO_KEY, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("both");
+        assertThatThrownBy(() -> oneChunk(EXACT, 1, OptionalLong.of(2), OptionalLong.of(1), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("greater");
+        assertThatThrownBy(() -> oneChunk(NONE, 1, OptionalLong.of(1), OptionalLong.of(1), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NONE");
+        assertThatThrownBy(() -> oneChunk(EXACT, 1, NO_KEY, NO_KEY, 11))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null count 11");
+        assertThatThrownBy(() -> oneChunk(EXACT, 1, NO_KEY, NO_KEY, -2))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> oneChunk(EXACT, -1, NO_KEY, NO_KEY, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CompactFileStats.builder(List.of(EXACT)).addRowGroup(-1, 4))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void testWrapRejectsGarbage()
+    {
+        byte[] valid = sample().encoded();
+
+        assertThatThrownBy(() -> CompactFileStats.wrap(new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("shorter than the 33-byte header");
+        assertThatThrownBy(() -> CompactFileStats.wrap("hello, world, this is not compact stats".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bad magic");
+        assertThatThrownBy(() -> CompactFileStats.wrap(Arrays.copyOf(valid, valid.length - 1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("truncated");
+        assertThatThrownBy(() -> CompactFileStats.wrap(Arrays.copyOf(valid, valid.length + 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 4, (byte) 9)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("version 9");
+        // column kinds start right after the 33-byte header
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 33, (byte) 17)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown key kind");
+        // row count in the header no longer adds up
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 13, (byte) 99)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("row count");
+        // the flags byte of the first chunk (header 33 + 2 kinds + 2 row groups * 16 + 24)
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 33 + 2 + 32 + 24, (byte) 4)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("flags");
+        // the first chunk's min (little-endian, highest byte last) made larger than its max
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 33 + 2 + 32 + 7, (byte) 0x7F)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("greater than max");
+        // the first chunk's null count beyond its row group's rows
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 33 + 2 + 32 + 20, (byte) 120)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null count");
+
+        Random random = new Random(1);
+        for (int i = 0; i < 2_000; i++) {
+            byte[] garbage = new byte[random.nextInt(200)];
+            random.nextBytes(garbage);
+            assertThatThrownBy(() -> CompactFileStats.wrap(garbage)).isInstanceOf(IllegalArgumentException.class);
+        }
+        // every single-byte corruption is either refused or yields a readable instance
+        for (int position = 0; position < valid.length; position++) {
+            for (int bit = 0; bit < 8; bit++) {
+                byte[] corrupted = valid.clone();
+                corrupted[position] ^= (byte) (1 << bit);
+                try {
+                    CompactFileStats stats = CompactFileStats.wrap(corrupted);
+                    for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                        stats.rowGroupCompressedSize(rowGroup);
+                        for (int column = 0; column < stats.columnCount(); column++) {
+                            stats.min(rowGroup, column);
+                            stats.keyKind(column);
+                        }
+                    }
+                }
+                catch (IllegalArgumentException expected) {
+                    // fine
+                }
+            }
+        }
+    }
+
+    private static CompactFileStats sample()
+    {
+        return CompactFileStats.builder(List.of(EXACT, LOSSY))
+                .addRowGroup(100, 4)
+                .addColumnChunk(10, OptionalLong.of(1), OptionalLong.of(2), 0)
+                .addColumnChunk(20, NO_KEY, NO_KEY, -1)
+                .addRowGroup(50, 1000)
+                .addColumnChunk(10, OptionalLong.of(3), OptionalLong.of(4), 50)
+                .addColumnChunk(20, OptionalLong.of(5), OptionalLong.of(6), 1)
+                .build();
+    }
+
+    private static CompactFileStats oneChunk(KeyKind kind, long compressedSize, OptionalLong min, OptionalLong max, long nullCount)
+    {
+        return CompactFileStats.builder(List.of(kind))
+                .addRowGroup(10, 4)
+                .addColumnChunk(compressedSize, min, max, nullCount)
+                .build();
+    }
+
+    private static byte[] patched(byte[] bytes, int position, byte value)
+    {
+        byte[] copy = bytes.clone();
+        copy[position] = value;
+        return copy;
+    }
+}

@@ -1,0 +1,50 @@
+package io.nsc.metadata;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+
+/**
+ * The failures the metadata service reports to its callers. They are gRPC statuses from the
+ * start (rather than an exception type of our own mapped at the edge) because every caller of
+ * the catalog, placement and membership code is a gRPC method, and one vocabulary is easier to
+ * keep consistent than two.
+ */
+public final class MetadataErrors
+{
+    private MetadataErrors() {}
+
+    public static StatusRuntimeException invalidArgument(String format, Object... args)
+    {
+        return error(Status.INVALID_ARGUMENT, format, args);
+    }
+
+    public static StatusRuntimeException notFound(String format, Object... args)
+    {
+        return error(Status.NOT_FOUND, format, args);
+    }
+
+    public static StatusRuntimeException alreadyExists(String format, Object... args)
+    {
+        return error(Status.ALREADY_EXISTS, format, args);
+    }
+
+    public static StatusRuntimeException failedPrecondition(String format, Object... args)
+    {
+        return error(Status.FAILED_PRECONDITION, format, args);
+    }
+
+    public static StatusRuntimeException aborted(String format, Object... args)
+    {
+        return error(Status.ABORTED, format, args);
+    }
+
+    public static StatusRuntimeException unavailable(String format, Object... args)
+    {
+        return error(Status.UNAVAILABLE, format, args);
+    }
+
+    private static StatusRuntimeException error(Status status, String format, Object... args)
+    {
+        return status.withDescription(format.formatted(args)).asRuntimeException();
+    }
+}

@@ -1,0 +1,671 @@
+package io.nsc.metadata.catalog;
+
+import com.google.common.base.Joiner;
+import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
+import com.google.inject.Inject;
+import com.google.protobuf.ByteString;
+import io.nsc.protocol.stats.CompactFileStats;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static io.nsc.metadata.MetadataErrors.aborted;
+import static io.nsc.metadata.MetadataErrors.alreadyExists;
+import static io.nsc.metadata.MetadataErrors.failedPrecondition;
+import static io.nsc.metadata.MetadataErrors.invalidArgument;
+import static io.nsc.metadata.MetadataErrors.notFound;
+import static io.nsc.metadata.catalog.FileIds.isValidFileId;
+import static io.nsc.metadata.catalog.Names.checkColumnName;
+import static io.nsc.metadata.catalog.Names.checkSchemaName;
+import static io.nsc.metadata.catalog.Names.checkTableName;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The durable catalog: schemas, tables and their columns, committed files with their replicas,
+ * storage nodes, and file ids issued but not yet committed.
+ *
+ * <p>Each public method is one transaction. Methods that change state validate what they can
+ * before touching the database, then re-check everything that depends on the database's
+ * current state inside the transaction; a method that throws has changed nothing.
+ */
+public final class CatalogStore
+{
+    private static final Joiner NODE_ID_JOINER = Joiner.on(',');
+    private static final Splitter NODE_ID_SPLITTER = Splitter.on(',').omitEmptyStrings();
+
+    private final CatalogDatabase database;
+
+    @Inject
+    public CatalogStore(CatalogDatabase database)
+    {
+        this.database = requireNonNull(database, "database is null");
+    }
+
+    // ---------------------------------------------------------------- schemas and tables
+
+    public List<String> listSchemas()
+    {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT schema_name FROM schemas ORDER BY schema_name");
+                    ResultSet resultSet = statement.executeQuery()) {
+                ImmutableList.Builder<String> names = ImmutableList.builder();
+                while (resultSet.next()) {
+                    names.add(resultSet.getString(1));
+                }
+                return names.build();
+            }
+        });
+    }
+
+    /**
+     * @return whether the schema was created; false when it existed and {@code ifNotExists} is set
+     */
+    public boolean createSchema(String schemaName, boolean ifNotExists)
+    {
+        checkSchemaName(schemaName);
+        return database.inTransaction(connection -> {
+            if (schemaExists(connection, schemaName)) {
+                if (ifNotExists) {
+                    return false;
+                }
+                throw alreadyExists("Schema %s already exists", schemaName);
+            }
+            try (PreparedStatement statement = connection.prepareStatement("INSERT INTO schemas (schema_name, created_millis) VALUES (?, ?)")) {
+                statement.setString(1, schemaName);
+                statement.setLong(2, System.currentTimeMillis());
+                statement.executeUpdate();
+            }
+            return true;
+        });
+    }
+
+    /**
+     * Tables of one schema, or of every schema when {@code schemaName} is empty, ordered by name.
+     */
+    public List<SchemaTableName> listTables(Optional<String> schemaName)
+    {
+        return database.inTransaction(connection -> {
+            // a name that breaks the naming rule cannot exist: that is NOT_FOUND, not a bad request
+            if (schemaName.isPresent() && !schemaExists(connection, schemaName.get())) {
+                throw notFound("Schema %s does not exist", schemaName.get());
+            }
+            String sql = "SELECT schema_name, table_name FROM tables" +
+                    (schemaName.isPresent() ? " WHERE schema_name = ?" : "") +
+                    " ORDER BY schema_name, table_name";
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                if (schemaName.isPresent()) {
+                    statement.setString(1, schemaName.get());
+                }
+                try (ResultSet resultSet = statement.executeQuery()) {
+                    ImmutableList.Builder<SchemaTableName> tables = ImmutableList.builder();
+                    while (resultSet.next()) {
+                        tables.add(new SchemaTableName(resultSet.getString(1), resultSet.getString(2)));
+                    }
+                    return tables.build();
+                }
+            }
+        });
+    }
+
+    public Optional<TableEntry> getTable(SchemaTableName table)
+    {
+        requireNonNull(table, "table is null");
+        return database.inTransaction(connection -> findTable(connection, table));
+    }
+
+    /**
+     * The table's files at its current version, each with its replicas in the order readers
+     * should try them (the order the writer committed).
+     */
+    public Optional<TableFiles> getTableFiles(long tableId)
+    {
+        return database.inTransaction(connection -> {
+            Optional<Long> version = tableVersion(connection, tableId);
+            if (version.isEmpty()) {
+                return Optional.empty();
+            }
+            Map<String, List<String>> replicas = replicasOfTable(connection, tableId);
+            List<FileEntry> files = new ArrayList<>();
+            try (PreparedStatement statement = connection.prepareStatement(
+                    """
+                    SELECT file_id, size_bytes, row_count, crc32c, compact_stats
+                    FROM files
+                    WHERE table_id = ?
+                    ORDER BY committed_version, commit_ordinal
+                    """)) {
+                statement.setLong(1, tableId);
+                try (ResultSet resultSet = statement.executeQuery()) {
+                    while (resultSet.next()) {
+                        String fileId = resultSet.getString(1);
+                        files.add(new FileEntry(
+                                fileId,
+                                resultSet.getLong(2),
+                                resultSet.getLong(3),
+                                resultSet.getInt(4),
+                                ByteString.copyFrom(resultSet.getBytes(5)),
+                                replicas.getOrDefault(fileId, List.of())));
+                    }
+                }
+            }
+            return Optional.of(new TableFiles(tableId, version.get(), files));
+        });
+    }
+
+    // ---------------------------------------------------------------- allocations and commits
+
+    public void addAllocations(List<Allocation> allocations)
+    {
+        for (Allocation allocation : allocations) {
+            if (!isValidFileId(allocation.fileId())) {
+                throw new IllegalArgumentException("Invalid file id: " + allocation.fileId());
+            }
+        }
+        database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "INSERT INTO allocations (file_id, created_millis, replica_node_ids) VALUES (?, ?, ?)")) {
+                for (Allocation allocation : allocations) {
+                    statement.setString(1, allocation.fileId());
+                    statement.setLong(2, allocation.createdMillis());
+                    statement.setString(3, NODE_ID_JOINER.join(allocation.replicaNodeIds()));
+                    statement.addBatch();
+                }
+                statement.executeBatch();
+            }
+            return null;
+        });
+    }
+
+    /** File ids issued and not yet committed, oldest first. */
+    public List<Allocation> listAllocations()
+    {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT file_id, created_millis, replica_node_ids FROM allocations ORDER BY created_millis, file_id");
+                    ResultSet resultSet = statement.executeQuery()) {
+                ImmutableList.Builder<Allocation> allocations = ImmutableList.builder();
+                while (resultSet.next()) {
+                    allocations.add(new Allocation(resultSet.getString(1), resultSet.getLong(2), NODE_ID_SPLITTER.splitToList(resultSet.getString(3))));
+                }
+                return allocations.build();
+            }
+        });
+    }
+
+    /**
+     * Adds the request's files to the table as one new version, creating the table first when
+     * asked. Either everything is written or, when any check fails, nothing.
+     */
+    public CommitResult commit(CommitRequest request)
+    {
+        validate(request);
+        return database.inTransaction(connection -> {
+            SchemaTableName name = request.table();
+            if (!schemaExists(connection, name.schemaName())) {
+                throw notFound("Schema %s does not exist", name.schemaName());
+            }
+            Optional<TableEntry> existing = findTable(connection, name);
+            if (existing.isEmpty() && !request.createTable()) {
+                throw notFound("Table %s does not exist", name);
+            }
+            checkExpectedVersion(name, existing.map(TableEntry::version), request);
+            existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
+            checkFilesCommittable(connection, request.files());
+
+            long tableId = existing.isPresent() ? existing.get().tableId() : insertTable(connection, name, request.columns());
+            long version = existing.map(TableEntry::version).orElse(0L) + 1;
+            insertFiles(connection, tableId, version, request.files());
+            deleteAllocations(connection, request.files());
+            updateTable(connection, tableId, version, request.files());
+            return new CommitResult(tableId, version, existing.isEmpty());
+        });
+    }
+
+    // ---------------------------------------------------------------- storage nodes
+
+    /**
+     * Upserts the node and makes its replicas of committed files match what it reports: the node
+     * is the source of truth for which files it holds. Files the catalog does not know (not
+     * committed, or not ours) are ignored.
+     */
+    public ReplicaSync registerNode(NodeEntry node, Collection<String> fileIds)
+    {
+        requireNonNull(node, "node is null");
+        Set<String> reported = ImmutableSet.copyOf(fileIds);
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "MERGE INTO nodes (node_id, address, capacity_bytes, free_bytes, file_count, last_heartbeat_millis) KEY (node_id) VALUES (?, ?, ?, ?, ?, ?)")) {
+                statement.setString(1, node.nodeId());
+                statement.setString(2, node.address());
+                statement.setLong(3, node.capacityBytes());
+                statement.setLong(4, node.freeBytes());
+                statement.setLong(5, node.fileCount());
+                statement.setLong(6, node.lastHeartbeatMillis());
+                statement.executeUpdate();
+            }
+            return syncReplicas(connection, node.nodeId(), reported);
+        });
+    }
+
+    /** @return false when the node is not in the catalog */
+    public boolean updateNodeHeartbeat(String nodeId, long freeBytes, long fileCount, long heartbeatMillis)
+    {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "UPDATE nodes SET free_bytes = ?, file_count = ?, last_heartbeat_millis = ? WHERE node_id = ?")) {
+                statement.setLong(1, freeBytes);
+                statement.setLong(2, fileCount);
+                statement.setLong(3, heartbeatMillis);
+                statement.setString(4, nodeId);
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    public List<NodeEntry> listNodes()
+    {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT node_id, address, capacity_bytes, free_bytes, file_count, last_heartbeat_millis FROM nodes ORDER BY node_id");
+                    ResultSet resultSet = statement.executeQuery()) {
+                ImmutableList.Builder<NodeEntry> nodes = ImmutableList.builder();
+                while (resultSet.next()) {
+                    nodes.add(new NodeEntry(
+                            resultSet.getString(1),
+                            resultSet.getString(2),
+                            resultSet.getLong(3),
+                            resultSet.getLong(4),
+                            resultSet.getLong(5),
+                            resultSet.getLong(6)));
+                }
+                return nodes.build();
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- validation without the database
+
+    private static void validate(CommitRequest request)
+    {
+        checkSchemaName(request.table().schemaName());
+        checkTableName(request.table().tableName());
+        validateColumns(request.columns());
+        Set<String> fileIds = new HashSet<>();
+        for (FileEntry file : request.files()) {
+            validateFile(file);
+            if (!fileIds.add(file.fileId())) {
+                throw invalidArgument("File %s appears twice in the commit", file.fileId());
+            }
+        }
+    }
+
+    private static void validateColumns(List<TableColumn> columns)
+    {
+        if (columns.isEmpty()) {
+            throw invalidArgument("A table needs at least one column");
+        }
+        Set<String> names = new HashSet<>();
+        for (TableColumn column : columns) {
+            checkColumnName(column.name());
+            if (column.type().isBlank()) {
+                throw invalidArgument("Column %s has no type", column.name());
+            }
+            if (!names.add(column.name())) {
+                throw invalidArgument("Duplicate column name %s", column.name());
+            }
+        }
+    }
+
+    private static void validateFile(FileEntry file)
+    {
+        String fileId = file.fileId();
+        if (!isValidFileId(fileId)) {
+            throw invalidArgument("Invalid file id '%s': file ids are 32 lower-case hex characters issued by AllocateFiles", fileId);
+        }
+        if (file.sizeBytes() < 0 || file.rowCount() < 0) {
+            throw invalidArgument("File %s has a negative size or row count", fileId);
+        }
+        if (file.replicaNodeIds().isEmpty()) {
+            throw invalidArgument("File %s has no replicas", fileId);
+        }
+        if (ImmutableSet.copyOf(file.replicaNodeIds()).size() != file.replicaNodeIds().size()) {
+            throw invalidArgument("File %s names a replica node twice: %s", fileId, file.replicaNodeIds());
+        }
+        long statsRowCount = compactStatsRowCount(file);
+        if (statsRowCount != file.rowCount()) {
+            throw invalidArgument("File %s has row count %s but its compact stats say %s", fileId, file.rowCount(), statsRowCount);
+        }
+    }
+
+    // The service only stores the stats, but a blob the connector cannot parse would break every
+    // query over the table, so it is rejected at the door.
+    private static long compactStatsRowCount(FileEntry file)
+    {
+        try {
+            return CompactFileStats.wrap(file.compactStats().toByteArray()).rowCount();
+        }
+        catch (RuntimeException e) {
+            throw invalidArgument("File %s has invalid compact stats: %s", file.fileId(), e.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- checks against the database
+
+    private static void checkExpectedVersion(SchemaTableName name, Optional<Long> version, CommitRequest request)
+    {
+        if (request.expectedVersion().isEmpty()) {
+            return;
+        }
+        long expected = request.expectedVersion().getAsLong();
+        if (version.isEmpty()) {
+            throw aborted("Table %s does not exist, but the commit expects it at version %s", name, expected);
+        }
+        if (version.get() != expected) {
+            throw aborted("Table %s is at version %s, but the commit expects version %s", name, version.get(), expected);
+        }
+    }
+
+    static void checkColumnsMatch(SchemaTableName name, List<TableColumn> tableColumns, List<TableColumn> fileColumns)
+    {
+        int count = Math.max(tableColumns.size(), fileColumns.size());
+        for (int i = 0; i < count; i++) {
+            Optional<TableColumn> table = i < tableColumns.size() ? Optional.of(tableColumns.get(i)) : Optional.empty();
+            Optional<TableColumn> files = i < fileColumns.size() ? Optional.of(fileColumns.get(i)) : Optional.empty();
+            if (!table.equals(files)) {
+                throw failedPrecondition(
+                        "Columns of table %s do not match the files: column %s: table has %s, files have %s",
+                        name,
+                        i + 1,
+                        table.map(TableColumn::toString).orElse("no such column"),
+                        files.map(TableColumn::toString).orElse("no such column"));
+            }
+        }
+    }
+
+    private static void checkFilesCommittable(Connection connection, List<FileEntry> files)
+            throws SQLException
+    {
+        Set<String> knownNodes = nodeIds(connection);
+        try (PreparedStatement allocated = connection.prepareStatement("SELECT 1 FROM allocations WHERE file_id = ?");
+                PreparedStatement committed = connection.prepareStatement(
+                        "SELECT t.schema_name, t.table_name FROM files f JOIN tables t ON f.table_id = t.table_id WHERE f.file_id = ?")) {
+            for (FileEntry file : files) {
+                Optional<String> owner = queryOptional(committed, file.fileId(), resultSet -> resultSet.getString(1) + "." + resultSet.getString(2));
+                if (owner.isPresent()) {
+                    throw failedPrecondition("File %s is already committed to table %s", file.fileId(), owner.get());
+                }
+                if (queryOptional(allocated, file.fileId(), _ -> true).isEmpty()) {
+                    throw failedPrecondition("File %s has no open allocation: its id was not issued by AllocateFiles", file.fileId());
+                }
+                for (String nodeId : file.replicaNodeIds()) {
+                    if (!knownNodes.contains(nodeId)) {
+                        throw failedPrecondition("File %s names replica node %s, which is not a registered storage node", file.fileId(), nodeId);
+                    }
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    private static long insertTable(Connection connection, SchemaTableName name, List<TableColumn> columns)
+            throws SQLException
+    {
+        long tableId;
+        try (PreparedStatement statement = connection.prepareStatement(
+                "INSERT INTO tables (schema_name, table_name, version, created_millis, row_count, file_count, size_bytes) VALUES (?, ?, 0, ?, 0, 0, 0)",
+                Statement.RETURN_GENERATED_KEYS)) {
+            statement.setString(1, name.schemaName());
+            statement.setString(2, name.tableName());
+            statement.setLong(3, System.currentTimeMillis());
+            statement.executeUpdate();
+            try (ResultSet keys = statement.getGeneratedKeys()) {
+                if (!keys.next()) {
+                    throw new SQLException("No table id was generated");
+                }
+                tableId = keys.getLong(1);
+            }
+        }
+        try (PreparedStatement statement = connection.prepareStatement(
+                "INSERT INTO columns (table_id, ordinal, column_name, column_type) VALUES (?, ?, ?, ?)")) {
+            for (int ordinal = 0; ordinal < columns.size(); ordinal++) {
+                statement.setLong(1, tableId);
+                statement.setInt(2, ordinal);
+                statement.setString(3, columns.get(ordinal).name());
+                statement.setString(4, columns.get(ordinal).type());
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        }
+        return tableId;
+    }
+
+    private static void insertFiles(Connection connection, long tableId, long version, List<FileEntry> files)
+            throws SQLException
+    {
+        try (PreparedStatement fileStatement = connection.prepareStatement(
+                "INSERT INTO files (file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                PreparedStatement replicaStatement = connection.prepareStatement(
+                        "INSERT INTO file_replicas (file_id, node_id, ordinal) VALUES (?, ?, ?)")) {
+            for (int ordinal = 0; ordinal < files.size(); ordinal++) {
+                FileEntry file = files.get(ordinal);
+                fileStatement.setString(1, file.fileId());
+                fileStatement.setLong(2, tableId);
+                fileStatement.setLong(3, version);
+                fileStatement.setInt(4, ordinal);
+                fileStatement.setLong(5, file.sizeBytes());
+                fileStatement.setLong(6, file.rowCount());
+                fileStatement.setInt(7, file.crc32c());
+                fileStatement.setBytes(8, file.compactStats().toByteArray());
+                fileStatement.addBatch();
+                for (int replica = 0; replica < file.replicaNodeIds().size(); replica++) {
+                    replicaStatement.setString(1, file.fileId());
+                    replicaStatement.setString(2, file.replicaNodeIds().get(replica));
+                    replicaStatement.setInt(3, replica);
+                    replicaStatement.addBatch();
+                }
+            }
+            // files first: the replicas reference them
+            fileStatement.executeBatch();
+            replicaStatement.executeBatch();
+        }
+    }
+
+    private static void deleteAllocations(Connection connection, List<FileEntry> files)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM allocations WHERE file_id = ?")) {
+            for (FileEntry file : files) {
+                statement.setString(1, file.fileId());
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        }
+    }
+
+    private static void updateTable(Connection connection, long tableId, long version, List<FileEntry> files)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement(
+                "UPDATE tables SET version = ?, row_count = row_count + ?, file_count = file_count + ?, size_bytes = size_bytes + ? WHERE table_id = ?")) {
+            statement.setLong(1, version);
+            statement.setLong(2, files.stream().mapToLong(FileEntry::rowCount).sum());
+            statement.setLong(3, files.size());
+            statement.setLong(4, files.stream().mapToLong(FileEntry::sizeBytes).sum());
+            statement.setLong(5, tableId);
+            statement.executeUpdate();
+        }
+    }
+
+    private static ReplicaSync syncReplicas(Connection connection, String nodeId, Set<String> reported)
+            throws SQLException
+    {
+        Set<String> current = new HashSet<>();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT file_id FROM file_replicas WHERE node_id = ?")) {
+            statement.setString(1, nodeId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                while (resultSet.next()) {
+                    current.add(resultSet.getString(1));
+                }
+            }
+        }
+
+        int added = 0;
+        try (PreparedStatement isCommitted = connection.prepareStatement("SELECT 1 FROM files WHERE file_id = ?");
+                PreparedStatement insert = connection.prepareStatement(
+                        // a re-discovered replica goes last: the writer's order stays the preferred one
+                        "INSERT INTO file_replicas (file_id, node_id, ordinal) SELECT ?, ?, COALESCE(MAX(ordinal), -1) + 1 FROM file_replicas WHERE file_id = ?")) {
+            for (String fileId : reported) {
+                if (current.contains(fileId) || !isValidFileId(fileId) || queryOptional(isCommitted, fileId, _ -> true).isEmpty()) {
+                    continue;
+                }
+                insert.setString(1, fileId);
+                insert.setString(2, nodeId);
+                insert.setString(3, fileId);
+                insert.executeUpdate();
+                added++;
+            }
+        }
+
+        int removed = 0;
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM file_replicas WHERE file_id = ? AND node_id = ?")) {
+            for (String fileId : current) {
+                if (!reported.contains(fileId)) {
+                    delete.setString(1, fileId);
+                    delete.setString(2, nodeId);
+                    delete.addBatch();
+                    removed++;
+                }
+            }
+            delete.executeBatch();
+        }
+        return new ReplicaSync(added, removed);
+    }
+
+    // ---------------------------------------------------------------- reads inside a transaction
+
+    private static boolean schemaExists(Connection connection, String schemaName)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM schemas WHERE schema_name = ?")) {
+            return queryOptional(statement, schemaName, _ -> true).isPresent();
+        }
+    }
+
+    private static Optional<TableEntry> findTable(Connection connection, SchemaTableName name)
+            throws SQLException
+    {
+        long tableId;
+        long version;
+        long createdMillis;
+        long rowCount;
+        long fileCount;
+        long sizeBytes;
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT table_id, version, created_millis, row_count, file_count, size_bytes FROM tables WHERE schema_name = ? AND table_name = ?")) {
+            statement.setString(1, name.schemaName());
+            statement.setString(2, name.tableName());
+            try (ResultSet resultSet = statement.executeQuery()) {
+                if (!resultSet.next()) {
+                    return Optional.empty();
+                }
+                tableId = resultSet.getLong(1);
+                version = resultSet.getLong(2);
+                createdMillis = resultSet.getLong(3);
+                rowCount = resultSet.getLong(4);
+                fileCount = resultSet.getLong(5);
+                sizeBytes = resultSet.getLong(6);
+            }
+        }
+        return Optional.of(new TableEntry(tableId, name, version, createdMillis, columns(connection, tableId), rowCount, fileCount, sizeBytes));
+    }
+
+    private static List<TableColumn> columns(Connection connection, long tableId)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT column_name, column_type FROM columns WHERE table_id = ? ORDER BY ordinal")) {
+            statement.setLong(1, tableId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                ImmutableList.Builder<TableColumn> columns = ImmutableList.builder();
+                while (resultSet.next()) {
+                    columns.add(new TableColumn(resultSet.getString(1), resultSet.getString(2)));
+                }
+                return columns.build();
+            }
+        }
+    }
+
+    private static Optional<Long> tableVersion(Connection connection, long tableId)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT version FROM tables WHERE table_id = ?")) {
+            statement.setLong(1, tableId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                return resultSet.next() ? Optional.of(resultSet.getLong(1)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Map<String, List<String>> replicasOfTable(Connection connection, long tableId)
+            throws SQLException
+    {
+        Map<String, List<String>> replicas = new LinkedHashMap<>();
+        try (PreparedStatement statement = connection.prepareStatement(
+                """
+                SELECT r.file_id, r.node_id
+                FROM file_replicas r JOIN files f ON r.file_id = f.file_id
+                WHERE f.table_id = ?
+                ORDER BY r.file_id, r.ordinal
+                """)) {
+            statement.setLong(1, tableId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                while (resultSet.next()) {
+                    replicas.computeIfAbsent(resultSet.getString(1), _ -> new ArrayList<>()).add(resultSet.getString(2));
+                }
+            }
+        }
+        return replicas;
+    }
+
+    private static Set<String> nodeIds(Connection connection)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT node_id FROM nodes");
+                ResultSet resultSet = statement.executeQuery()) {
+            Set<String> nodeIds = new HashSet<>();
+            while (resultSet.next()) {
+                nodeIds.add(resultSet.getString(1));
+            }
+            return nodeIds;
+        }
+    }
+
+    @FunctionalInterface
+    private interface RowMapper<T>
+    {
+        T map(ResultSet resultSet)
+                throws SQLException;
+    }
+
+    /** Runs a statement with one string parameter and maps its first row, if any. */
+    private static <T> Optional<T> queryOptional(PreparedStatement statement, String parameter, RowMapper<T> mapper)
+            throws SQLException
+    {
+        statement.setString(1, parameter);
+        try (ResultSet resultSet = statement.executeQuery()) {
+            return resultSet.next() ? Optional.of(mapper.map(resultSet)) : Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,3 @@
+package io.nsc.metadata.catalog;
+
+public record CommitResult(long tableId, long version, boolean tableCreated) {}

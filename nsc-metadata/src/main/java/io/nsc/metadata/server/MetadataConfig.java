@@ -1,0 +1,132 @@
+package io.nsc.metadata.server;
+
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.Duration;
+import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+public class MetadataConfig
+{
+    private String bindHost = "127.0.0.1";
+    private int grpcPort = 7070;
+    private int httpPort = 7071;
+    private String dataDir;
+    private int defaultReplication = 2;
+    private Duration heartbeatInterval = new Duration(2, SECONDS);
+    private Duration nodeTimeout = new Duration(10, SECONDS);
+
+    @NotNull
+    public String getBindHost()
+    {
+        return bindHost;
+    }
+
+    @Config("metadata.bind-host")
+    @ConfigDescription("Address the gRPC and HTTP endpoints listen on")
+    public MetadataConfig setBindHost(String bindHost)
+    {
+        this.bindHost = bindHost;
+        return this;
+    }
+
+    @Min(0)
+    @Max(65535)
+    public int getGrpcPort()
+    {
+        return grpcPort;
+    }
+
+    @Config("metadata.grpc-port")
+    @ConfigDescription("Port of the gRPC endpoint; 0 picks a free port")
+    public MetadataConfig setGrpcPort(int grpcPort)
+    {
+        this.grpcPort = grpcPort;
+        return this;
+    }
+
+    @Min(0)
+    @Max(65535)
+    public int getHttpPort()
+    {
+        return httpPort;
+    }
+
+    @Config("metadata.http-port")
+    @ConfigDescription("Port of the HTTP endpoint (/v1/health, /v1/metrics); 0 picks a free port")
+    public MetadataConfig setHttpPort(int httpPort)
+    {
+        this.httpPort = httpPort;
+        return this;
+    }
+
+    @NotNull
+    public String getDataDir()
+    {
+        return dataDir;
+    }
+
+    @Config("metadata.data-dir")
+    @ConfigDescription("Directory of the embedded catalog database; created when absent")
+    public MetadataConfig setDataDir(String dataDir)
+    {
+        this.dataDir = dataDir;
+        return this;
+    }
+
+    @Min(1)
+    public int getDefaultReplication()
+    {
+        return defaultReplication;
+    }
+
+    @Config("metadata.default-replication")
+    @ConfigDescription("Replicas per file when a writer does not ask for a number")
+    public MetadataConfig setDefaultReplication(int defaultReplication)
+    {
+        this.defaultReplication = defaultReplication;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("10ms")
+    public Duration getHeartbeatInterval()
+    {
+        return heartbeatInterval;
+    }
+
+    @Config("metadata.heartbeat-interval")
+    @ConfigDescription("How often storage nodes are told to heartbeat")
+    public MetadataConfig setHeartbeatInterval(Duration heartbeatInterval)
+    {
+        this.heartbeatInterval = heartbeatInterval;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("10ms")
+    public Duration getNodeTimeout()
+    {
+        return nodeTimeout;
+    }
+
+    @Config("metadata.node-timeout")
+    @ConfigDescription("A storage node without a heartbeat for this long is not alive and gets no new files")
+    public MetadataConfig setNodeTimeout(Duration nodeTimeout)
+    {
+        this.nodeTimeout = nodeTimeout;
+        return this;
+    }
+
+    // A timeout at or below the interval would declare healthy nodes dead between two heartbeats.
+    @AssertTrue(message = "metadata.node-timeout must be longer than metadata.heartbeat-interval")
+    public boolean isNodeTimeoutLongerThanHeartbeatInterval()
+    {
+        return heartbeatInterval == null || nodeTimeout == null || nodeTimeout.compareTo(heartbeatInterval) > 0;
+    }
+}

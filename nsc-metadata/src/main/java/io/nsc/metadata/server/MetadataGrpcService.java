@@ -1,0 +1,298 @@
+package io.nsc.metadata.server;
+
+import com.google.inject.Inject;
+import io.airlift.log.Logger;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.CommitRequest;
+import io.nsc.metadata.catalog.CommitResult;
+import io.nsc.metadata.catalog.FileEntry;
+import io.nsc.metadata.catalog.SchemaTableName;
+import io.nsc.metadata.catalog.TableColumn;
+import io.nsc.metadata.catalog.TableEntry;
+import io.nsc.metadata.catalog.TableFiles;
+import io.nsc.metadata.membership.NodeRegistry;
+import io.nsc.metadata.membership.StorageNodeState;
+import io.nsc.metadata.placement.FileAllocator;
+import io.nsc.metadata.placement.FileAllocator.FileAllocationResult;
+import io.nsc.protocol.proto.AllocateFilesRequest;
+import io.nsc.protocol.proto.AllocateFilesResponse;
+import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.CommitFilesRequest;
+import io.nsc.protocol.proto.CommitFilesResponse;
+import io.nsc.protocol.proto.CreateSchemaRequest;
+import io.nsc.protocol.proto.CreateSchemaResponse;
+import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.GetTableFilesRequest;
+import io.nsc.protocol.proto.GetTableFilesResponse;
+import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.HeartbeatRequest;
+import io.nsc.protocol.proto.HeartbeatResponse;
+import io.nsc.protocol.proto.ListNodesRequest;
+import io.nsc.protocol.proto.ListNodesResponse;
+import io.nsc.protocol.proto.ListSchemasRequest;
+import io.nsc.protocol.proto.ListSchemasResponse;
+import io.nsc.protocol.proto.ListTablesRequest;
+import io.nsc.protocol.proto.ListTablesResponse;
+import io.nsc.protocol.proto.MetadataServiceGrpc;
+import io.nsc.protocol.proto.RegisterNodeRequest;
+import io.nsc.protocol.proto.RegisterNodeResponse;
+import io.nsc.protocol.proto.StorageNode;
+import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.proto.TableName;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import static io.nsc.metadata.MetadataErrors.notFound;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The gRPC face of the metadata service: translates between protobuf messages and the catalog,
+ * placement and membership components, and turns failures into gRPC statuses.
+ */
+public final class MetadataGrpcService
+        extends MetadataServiceGrpc.MetadataServiceImplBase
+{
+    private static final Logger log = Logger.get(MetadataGrpcService.class);
+
+    private final CatalogStore catalog;
+    private final FileAllocator allocator;
+    private final NodeRegistry nodes;
+    private final MetadataStats stats;
+    private final long heartbeatIntervalMillis;
+
+    @Inject
+    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config)
+    {
+        this.catalog = requireNonNull(catalog, "catalog is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.nodes = requireNonNull(nodes, "nodes is null");
+        this.stats = requireNonNull(stats, "stats is null");
+        this.heartbeatIntervalMillis = config.getHeartbeatInterval().toMillis();
+    }
+
+    @Override
+    public void listSchemas(ListSchemasRequest request, StreamObserver<ListSchemasResponse> observer)
+    {
+        respond("ListSchemas", observer, () -> ListSchemasResponse.newBuilder()
+                .addAllSchemaNames(catalog.listSchemas())
+                .build());
+    }
+
+    @Override
+    public void createSchema(CreateSchemaRequest request, StreamObserver<CreateSchemaResponse> observer)
+    {
+        respond("CreateSchema", observer, () -> CreateSchemaResponse.newBuilder()
+                .setCreated(catalog.createSchema(request.getSchemaName(), request.getIfNotExists()))
+                .build());
+    }
+
+    @Override
+    public void listTables(ListTablesRequest request, StreamObserver<ListTablesResponse> observer)
+    {
+        respond("ListTables", observer, () -> {
+            Optional<String> schema = Optional.of(request.getSchemaName()).filter(name -> !name.isEmpty());
+            ListTablesResponse.Builder response = ListTablesResponse.newBuilder();
+            for (SchemaTableName table : catalog.listTables(schema)) {
+                response.addTables(TableName.newBuilder()
+                        .setSchemaName(table.schemaName())
+                        .setTableName(table.tableName()));
+            }
+            return response.build();
+        });
+    }
+
+    @Override
+    public void getTable(GetTableRequest request, StreamObserver<TableInfo> observer)
+    {
+        respond("GetTable", observer, () -> {
+            SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+            TableEntry table = catalog.getTable(name)
+                    .orElseThrow(() -> notFound("Table %s does not exist", name));
+            return toTableInfo(table);
+        });
+    }
+
+    @Override
+    public void getTableFiles(GetTableFilesRequest request, StreamObserver<GetTableFilesResponse> observer)
+    {
+        respond("GetTableFiles", observer, () -> {
+            TableFiles tableFiles = catalog.getTableFiles(request.getTableId())
+                    .orElseThrow(() -> notFound("Table with id %s does not exist", request.getTableId()));
+            GetTableFilesResponse.Builder response = GetTableFilesResponse.newBuilder()
+                    .setTableId(tableFiles.tableId())
+                    .setVersion(tableFiles.version());
+            Set<String> referencedNodes = new LinkedHashSet<>();
+            for (FileEntry file : tableFiles.files()) {
+                response.addFiles(toDataFile(file));
+                referencedNodes.addAll(file.replicaNodeIds());
+            }
+            for (String nodeId : referencedNodes) {
+                // replica nodes are persisted and loaded into the registry at start, so the fallback is only defensive
+                response.addNodes(nodes.node(nodeId)
+                        .map(MetadataGrpcService::toStorageNode)
+                        .orElseGet(() -> StorageNode.newBuilder().setNodeId(nodeId).setAlive(false).build()));
+            }
+            return response.build();
+        });
+    }
+
+    @Override
+    public void allocateFiles(AllocateFilesRequest request, StreamObserver<AllocateFilesResponse> observer)
+    {
+        respond("AllocateFiles", observer, () -> {
+            List<FileAllocationResult> allocations = allocator.allocate(request.getFileCount(), request.getReplication());
+            stats.allocated(allocations.size());
+            AllocateFilesResponse.Builder response = AllocateFilesResponse.newBuilder();
+            for (FileAllocationResult allocation : allocations) {
+                FileAllocation.Builder file = FileAllocation.newBuilder().setFileId(allocation.fileId());
+                allocation.replicas().forEach(node -> file.addReplicas(toStorageNode(node)));
+                response.addFiles(file);
+            }
+            return response.build();
+        });
+    }
+
+    @Override
+    public void commitFiles(CommitFilesRequest request, StreamObserver<CommitFilesResponse> observer)
+    {
+        respond("CommitFiles", observer, () -> {
+            CommitResult result = catalog.commit(new CommitRequest(
+                    new SchemaTableName(request.getSchemaName(), request.getTableName()),
+                    request.getColumnsList().stream()
+                            .map(column -> new TableColumn(column.getName(), column.getType()))
+                            .toList(),
+                    request.getCreateTable(),
+                    request.getFilesList().stream()
+                            .map(MetadataGrpcService::toFileEntry)
+                            .toList(),
+                    // proto3 has no "unset": 0 means no expectation, and no table is ever at version 0 after a commit
+                    request.getExpectedVersion() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedVersion())));
+            stats.committed(request.getFilesCount(), result.tableCreated());
+            if (result.tableCreated()) {
+                log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
+            }
+            return CommitFilesResponse.newBuilder()
+                    .setTableId(result.tableId())
+                    .setVersion(result.version())
+                    .setTableCreated(result.tableCreated())
+                    .build();
+        });
+    }
+
+    @Override
+    public void registerNode(RegisterNodeRequest request, StreamObserver<RegisterNodeResponse> observer)
+    {
+        respond("RegisterNode", observer, () -> {
+            nodes.register(request.getNodeId(), request.getAddress(), request.getCapacityBytes(), request.getFreeBytes(), request.getFileIdsList());
+            stats.nodeRegistered();
+            return RegisterNodeResponse.newBuilder()
+                    .setHeartbeatIntervalMillis(heartbeatIntervalMillis)
+                    .build();
+        });
+    }
+
+    @Override
+    public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer)
+    {
+        respond("Heartbeat", observer, () -> HeartbeatResponse.newBuilder()
+                .setKnown(nodes.heartbeat(request.getNodeId(), request.getFreeBytes(), request.getFileCount(), request.getLoad()))
+                .build());
+    }
+
+    @Override
+    public void listNodes(ListNodesRequest request, StreamObserver<ListNodesResponse> observer)
+    {
+        respond("ListNodes", observer, () -> {
+            ListNodesResponse.Builder response = ListNodesResponse.newBuilder();
+            nodes.nodes().forEach(node -> response.addNodes(toStorageNode(node)));
+            return response.build();
+        });
+    }
+
+    /**
+     * Runs one call. Statuses raised on purpose (bad input, missing objects, conflicts) go back
+     * as they are; anything else is the service's own failure: logged, and reported as INTERNAL.
+     */
+    private <T> void respond(String method, StreamObserver<T> observer, Supplier<T> call)
+    {
+        T response;
+        try {
+            response = call.get();
+        }
+        catch (StatusRuntimeException e) {
+            stats.rpcFailed(false);
+            log.debug("%s failed: %s", method, e.getStatus());
+            observer.onError(e);
+            return;
+        }
+        catch (RuntimeException e) {
+            stats.rpcFailed(true);
+            log.error(e, "%s failed", method);
+            observer.onError(Status.INTERNAL.withDescription(method + " failed: " + e.getMessage()).withCause(e).asRuntimeException());
+            return;
+        }
+        observer.onNext(response);
+        observer.onCompleted();
+    }
+
+    private static TableInfo toTableInfo(TableEntry table)
+    {
+        TableInfo.Builder info = TableInfo.newBuilder()
+                .setTableId(table.tableId())
+                .setSchemaName(table.name().schemaName())
+                .setTableName(table.name().tableName())
+                .setVersion(table.version())
+                .setRowCount(table.rowCount())
+                .setFileCount(table.fileCount())
+                .setSizeBytes(table.sizeBytes());
+        for (TableColumn column : table.columns()) {
+            info.addColumns(Column.newBuilder().setName(column.name()).setType(column.type()));
+        }
+        return info.build();
+    }
+
+    private static DataFile toDataFile(FileEntry file)
+    {
+        return DataFile.newBuilder()
+                .setFileId(file.fileId())
+                .setSizeBytes(file.sizeBytes())
+                .setRowCount(file.rowCount())
+                .addAllReplicaNodeIds(file.replicaNodeIds())
+                .setCompactStats(file.compactStats())
+                .setCrc32C(file.crc32c())
+                .build();
+    }
+
+    private static FileEntry toFileEntry(DataFile file)
+    {
+        return new FileEntry(
+                file.getFileId(),
+                file.getSizeBytes(),
+                file.getRowCount(),
+                file.getCrc32C(),
+                file.getCompactStats(),
+                file.getReplicaNodeIdsList());
+    }
+
+    private static StorageNode toStorageNode(StorageNodeState node)
+    {
+        return StorageNode.newBuilder()
+                .setNodeId(node.nodeId())
+                .setAddress(node.address())
+                .setAlive(node.alive())
+                .setLastHeartbeatMillis(node.lastHeartbeatMillis())
+                .setCapacityBytes(node.capacityBytes())
+                .setFreeBytes(node.freeBytes())
+                .setFileCount(node.fileCount())
+                .build();
+    }
+}

@@ -1,0 +1,57 @@
+package io.nsc.metadata.server;
+
+import com.google.common.base.Ticker;
+import com.google.inject.Binder;
+import com.google.inject.Module;
+import com.google.inject.Provides;
+import com.google.inject.Scopes;
+import com.google.inject.Singleton;
+import io.nsc.metadata.catalog.CatalogDatabase;
+import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.membership.NodeRegistry;
+import io.nsc.metadata.placement.FileAllocator;
+import io.nsc.metadata.placement.PlacementPolicy;
+
+import java.nio.file.Path;
+
+import static io.airlift.configuration.ConfigBinder.configBinder;
+import static org.weakref.jmx.guice.ExportBinder.newExporter;
+
+public class MetadataModule
+        implements Module
+{
+    @Override
+    public void configure(Binder binder)
+    {
+        configBinder(binder).bindConfig(MetadataConfig.class);
+
+        binder.bind(CatalogStore.class).in(Scopes.SINGLETON);
+        binder.bind(PlacementPolicy.class).in(Scopes.SINGLETON);
+        binder.bind(MetadataStats.class).in(Scopes.SINGLETON);
+        binder.bind(MetadataGrpcService.class).in(Scopes.SINGLETON);
+        binder.bind(MetadataEndpoints.class).in(Scopes.SINGLETON);
+
+        newExporter(binder).export(MetadataStats.class).withGeneratedName();
+    }
+
+    @Provides
+    @Singleton
+    public static CatalogDatabase createCatalogDatabase(MetadataConfig config)
+    {
+        return CatalogDatabase.open(Path.of(config.getDataDir()));
+    }
+
+    @Provides
+    @Singleton
+    public static NodeRegistry createNodeRegistry(CatalogStore catalog, MetadataConfig config)
+    {
+        return new NodeRegistry(catalog, Ticker.systemTicker(), config.getNodeTimeout());
+    }
+
+    @Provides
+    @Singleton
+    public static FileAllocator createFileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config)
+    {
+        return new FileAllocator(catalog, nodes, policy, config.getDefaultReplication());
+    }
+}

@@ -1,0 +1,148 @@
+package io.nsc.metadata.server;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.inject.Inject;
+import io.airlift.stats.CounterStat;
+import io.nsc.metadata.membership.NodeRegistry;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
+
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The service's counters, exported over JMX and served as text at {@code /v1/metrics}.
+ */
+public final class MetadataStats
+{
+    private final NodeRegistry nodes;
+    private final CounterStat commits = new CounterStat();
+    private final CounterStat filesCommitted = new CounterStat();
+    private final CounterStat tablesCreated = new CounterStat();
+    private final CounterStat allocations = new CounterStat();
+    private final CounterStat filesAllocated = new CounterStat();
+    private final CounterStat nodeRegistrations = new CounterStat();
+    private final CounterStat rpcErrors = new CounterStat();
+    private final CounterStat internalErrors = new CounterStat();
+
+    @Inject
+    public MetadataStats(NodeRegistry nodes)
+    {
+        this.nodes = requireNonNull(nodes, "nodes is null");
+    }
+
+    public void committed(int fileCount, boolean tableCreated)
+    {
+        commits.update(1);
+        filesCommitted.update(fileCount);
+        if (tableCreated) {
+            tablesCreated.update(1);
+        }
+    }
+
+    public void allocated(int fileCount)
+    {
+        allocations.update(1);
+        filesAllocated.update(fileCount);
+    }
+
+    public void nodeRegistered()
+    {
+        nodeRegistrations.update(1);
+    }
+
+    /** @param internal whether the failure is the service's own (rather than the caller's) */
+    public void rpcFailed(boolean internal)
+    {
+        rpcErrors.update(1);
+        if (internal) {
+            internalErrors.update(1);
+        }
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getCommits()
+    {
+        return commits;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesCommitted()
+    {
+        return filesCommitted;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getTablesCreated()
+    {
+        return tablesCreated;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getAllocations()
+    {
+        return allocations;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesAllocated()
+    {
+        return filesAllocated;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getNodeRegistrations()
+    {
+        return nodeRegistrations;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getRpcErrors()
+    {
+        return rpcErrors;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getInternalErrors()
+    {
+        return internalErrors;
+    }
+
+    @Managed
+    public int getRegisteredNodes()
+    {
+        return nodes.nodeCount();
+    }
+
+    @Managed
+    public int getLiveNodes()
+    {
+        return nodes.liveNodeCount();
+    }
+
+    /** Totals since start, for {@code /v1/metrics}. */
+    public Map<String, Number> metrics()
+    {
+        return ImmutableMap.<String, Number>builder()
+                .put("commits", commits.getTotalCount())
+                .put("files_committed", filesCommitted.getTotalCount())
+                .put("tables_created", tablesCreated.getTotalCount())
+                .put("allocations", allocations.getTotalCount())
+                .put("files_allocated", filesAllocated.getTotalCount())
+                .put("node_registrations", nodeRegistrations.getTotalCount())
+                .put("registered_nodes", getRegisteredNodes())
+                .put("live_nodes", getLiveNodes())
+                .put("rpc_errors", rpcErrors.getTotalCount())
+                .put("internal_errors", internalErrors.getTotalCount())
+                .buildOrThrow();
+    }
+}

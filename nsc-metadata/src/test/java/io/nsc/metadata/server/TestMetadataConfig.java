@@ -1,0 +1,66 @@
+package io.nsc.metadata.server;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.units.Duration;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
+import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
+import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+final class TestMetadataConfig
+{
+    @Test
+    void testDefaults()
+    {
+        assertRecordedDefaults(recordDefaults(MetadataConfig.class)
+                .setBindHost("127.0.0.1")
+                .setGrpcPort(7070)
+                .setHttpPort(7071)
+                .setDataDir(null)
+                .setDefaultReplication(2)
+                .setHeartbeatInterval(new Duration(2, SECONDS))
+                .setNodeTimeout(new Duration(10, SECONDS)));
+    }
+
+    @Test
+    void testExplicitPropertyMappings()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .put("metadata.bind-host", "0.0.0.0")
+                .put("metadata.grpc-port", "0")
+                .put("metadata.http-port", "8081")
+                .put("metadata.data-dir", "/var/lib/nsc/metadata")
+                .put("metadata.default-replication", "3")
+                .put("metadata.heartbeat-interval", "500ms")
+                .put("metadata.node-timeout", "1m")
+                .buildOrThrow();
+
+        MetadataConfig expected = new MetadataConfig()
+                .setBindHost("0.0.0.0")
+                .setGrpcPort(0)
+                .setHttpPort(8081)
+                .setDataDir("/var/lib/nsc/metadata")
+                .setDefaultReplication(3)
+                .setHeartbeatInterval(new Duration(500, MILLISECONDS))
+                .setNodeTimeout(new Duration(1, MINUTES));
+
+        assertFullMapping(properties, expected);
+    }
+
+    @Test
+    void testNodeTimeoutMustExceedHeartbeatInterval()
+    {
+        MetadataConfig config = new MetadataConfig()
+                .setHeartbeatInterval(new Duration(5, SECONDS))
+                .setNodeTimeout(new Duration(5, SECONDS));
+        assertThat(config.isNodeTimeoutLongerThanHeartbeatInterval()).isFalse();
+        assertThat(config.setNodeTimeout(new Duration(6, SECONDS)).isNodeTimeoutLongerThanHeartbeatInterval()).isTrue();
+    }
+}

@@ -1,0 +1,187 @@
+package io.nsc.storage.read;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
+import io.airlift.log.Logger;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.storage.store.ChannelReader;
+import io.nsc.storage.store.StoredFile;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+
+import static java.lang.Math.min;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One ReadRanges call: streams the planned ranges in request order, producing a message only
+ * when gRPC says the client can take it (flow control), so a slow reader holds the node to one
+ * read buffer plus the message in flight instead of the whole answer.
+ * <p>
+ * gRPC runs the handler, the on-ready and the on-cancel callbacks of one call serially, so the
+ * state here needs no locking.
+ */
+final class RangeReadCall
+{
+    private static final Logger log = Logger.get(RangeReadCall.class);
+
+    private final StoredFile file;
+    private final ReadPlan plan;
+    private final int maxChunkBytes;
+    private final ServerCallStreamObserver<ReadRangesResponse> call;
+    private final RangeReader.Counters counters;
+
+    private FileChannel channel;
+    private ChannelReader reader;
+    private int rangeIndex;
+    // next byte of the current range to send
+    private long position;
+    // the current read buffer: never modified after it is filled, so messages may wrap slices of it
+    private byte[] buffer = new byte[0];
+    private long bufferStart;
+    private boolean done;
+
+    RangeReadCall(StoredFile file, ReadPlan plan, int maxChunkBytes, ServerCallStreamObserver<ReadRangesResponse> call, RangeReader.Counters counters)
+    {
+        this.file = requireNonNull(file, "file is null");
+        this.plan = requireNonNull(plan, "plan is null");
+        this.maxChunkBytes = maxChunkBytes;
+        this.call = requireNonNull(call, "call is null");
+        this.counters = requireNonNull(counters, "counters is null");
+    }
+
+    void start()
+    {
+        call.setOnCancelHandler(this::cancel);
+        call.setOnReadyHandler(this::drain);
+        try {
+            channel = FileChannel.open(file.path(), READ);
+        }
+        catch (IOException e) {
+            fail(Status.INTERNAL.withDescription("Cannot open file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+            return;
+        }
+        reader = new ChannelReader(channel, "file " + file.id());
+        if (plan.rangeCount() > 0) {
+            position = plan.range(0).offset();
+        }
+        completeIfDone();
+        drain();
+    }
+
+    private void drain()
+    {
+        try {
+            while (!done && call.isReady()) {
+                sendNext();
+                completeIfDone();
+            }
+        }
+        catch (IOException e) {
+            fail(Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+        }
+        catch (StatusRuntimeException e) {
+            fail(e);
+        }
+        catch (RuntimeException e) {
+            log.error(e, "ReadRanges on file %s failed", file.id());
+            fail(Status.INTERNAL.withDescription("Reading file %s failed: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+        }
+    }
+
+    // completing needs no readiness: the client learns at once that nothing more comes
+    private void completeIfDone()
+    {
+        if (!done && rangeIndex == plan.rangeCount()) {
+            finish();
+            call.onCompleted();
+        }
+    }
+
+    private void sendNext()
+            throws IOException
+    {
+        FileRange range = plan.range(rangeIndex);
+        if (range.length() == 0) {
+            // an empty range still gets its one (empty) message, so that every index is answered
+            send(ByteString.EMPTY);
+            nextRange();
+            return;
+        }
+        if (position < bufferStart || position >= bufferStart + buffer.length) {
+            fill(plan.readFor(rangeIndex, position));
+        }
+        long end = min(min(range.end(), bufferStart + buffer.length), position + maxChunkBytes);
+        send(UnsafeByteOperations.unsafeWrap(buffer, (int) (position - bufferStart), (int) (end - position)));
+        position = end;
+        if (position == range.end()) {
+            nextRange();
+        }
+    }
+
+    private void fill(FileRange read)
+            throws IOException
+    {
+        // a fresh array per read: the previous one may still be referenced by a queued message
+        byte[] data = new byte[(int) read.length()];
+        reader.readFully(read.offset(), data, 0, data.length);
+        counters.bytesReadFromDisk().update(data.length);
+        buffer = data;
+        bufferStart = read.offset();
+    }
+
+    private void send(ByteString data)
+    {
+        call.onNext(ReadRangesResponse.newBuilder()
+                .setRangeIndex(rangeIndex)
+                .setOffset(position)
+                .setData(data)
+                .build());
+        counters.bytesSent().update(data.size());
+    }
+
+    private void nextRange()
+    {
+        rangeIndex++;
+        if (rangeIndex < plan.rangeCount()) {
+            position = plan.range(rangeIndex).offset();
+        }
+    }
+
+    private void cancel()
+    {
+        if (!done) {
+            log.debug("ReadRanges on file %s cancelled by the client", file.id());
+        }
+        finish();
+    }
+
+    private void fail(StatusRuntimeException e)
+    {
+        if (done) {
+            return;
+        }
+        finish();
+        if (!call.isCancelled()) {
+            call.onError(e);
+        }
+    }
+
+    private void finish()
+    {
+        done = true;
+        buffer = new byte[0];
+        if (channel != null) {
+            try {
+                channel.close();
+            }
+            catch (IOException e) {
+                log.warn(e, "Cannot close %s", file.path());
+            }
+        }
+    }
+}

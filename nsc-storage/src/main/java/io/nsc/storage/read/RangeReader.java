@@ -1,0 +1,69 @@
+package io.nsc.storage.read;
+
+import io.airlift.stats.CounterStat;
+import io.airlift.units.DataSize;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.nsc.protocol.proto.ByteRange;
+import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.storage.store.StoredFile;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
+
+import java.util.List;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static java.lang.Math.toIntExact;
+import static java.util.Objects.requireNonNull;
+
+/** Serves byte ranges of stored files, and counts what that costs the disks and the network. */
+public final class RangeReader
+{
+    /** The counters every call updates. */
+    record Counters(CounterStat bytesReadFromDisk, CounterStat bytesSent, CounterStat readRequests) {}
+
+    private final long coalesceGapBytes;
+    private final int maxChunkBytes;
+    private final Counters counters = new Counters(new CounterStat(), new CounterStat(), new CounterStat());
+
+    public RangeReader(DataSize coalesceGap, DataSize maxChunk)
+    {
+        this.coalesceGapBytes = requireNonNull(coalesceGap, "coalesceGap is null").toBytes();
+        this.maxChunkBytes = toIntExact(requireNonNull(maxChunk, "maxChunk is null").toBytes());
+        checkArgument(maxChunkBytes > 0, "maxChunk must be positive");
+    }
+
+    /**
+     * Streams the ranges to the caller in request order, each range in messages of at most the
+     * maximum chunk size.
+     *
+     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE when a range is negative or outside
+     * the file (before anything is sent)
+     */
+    public void read(StoredFile file, List<ByteRange> ranges, ServerCallStreamObserver<ReadRangesResponse> call)
+    {
+        counters.readRequests().update(1);
+        ReadPlan plan = ReadPlan.create(ranges, file.sizeBytes(), coalesceGapBytes, maxChunkBytes);
+        new RangeReadCall(file, plan, maxChunkBytes, call, counters).start();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getBytesReadFromDisk()
+    {
+        return counters.bytesReadFromDisk();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getBytesSent()
+    {
+        return counters.bytesSent();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getReadRequests()
+    {
+        return counters.readRequests();
+    }
+}

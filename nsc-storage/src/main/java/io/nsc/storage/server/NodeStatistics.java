@@ -1,0 +1,59 @@
+package io.nsc.storage.server;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.inject.Inject;
+import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.nsc.storage.read.RangeReader;
+import io.nsc.storage.store.ParquetFileStore;
+
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The node's counters in one snapshot, answered by GetNodeStats and published at
+ * {@code /v1/metrics} under the same names as the response's fields. (JMX shows the same
+ * counters on the components that own them.)
+ */
+public final class NodeStatistics
+{
+    private final String nodeId;
+    private final ParquetFileStore store;
+    private final RangeReader reader;
+
+    @Inject
+    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader)
+    {
+        this.nodeId = requireNonNull(config.getNodeId(), "nodeId is null");
+        this.store = requireNonNull(store, "store is null");
+        this.reader = requireNonNull(reader, "reader is null");
+    }
+
+    public GetNodeStatsResponse snapshot()
+    {
+        return GetNodeStatsResponse.newBuilder()
+                .setNodeId(nodeId)
+                .setFileCount(store.getFileCount())
+                .setCompactStatsBytes(store.getCompactStatsBytes())
+                .setColumnChunkCount(store.getColumnChunkCount())
+                .setBytesReadFromDisk(reader.getBytesReadFromDisk().getTotalCount())
+                .setBytesSent(reader.getBytesSent().getTotalCount())
+                .setReadRequests(reader.getReadRequests().getTotalCount())
+                .setBytesUploaded(store.getBytesUploaded().getTotalCount())
+                .build();
+    }
+
+    public Map<String, Long> metrics()
+    {
+        GetNodeStatsResponse stats = snapshot();
+        return ImmutableMap.<String, Long>builder()
+                .put("file_count", stats.getFileCount())
+                .put("compact_stats_bytes", stats.getCompactStatsBytes())
+                .put("column_chunk_count", stats.getColumnChunkCount())
+                .put("bytes_read_from_disk", stats.getBytesReadFromDisk())
+                .put("bytes_sent", stats.getBytesSent())
+                .put("read_requests", stats.getReadRequests())
+                .put("bytes_uploaded", stats.getBytesUploaded())
+                .buildOrThrow();
+    }
+}

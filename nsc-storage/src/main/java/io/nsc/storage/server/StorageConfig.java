@@ -1,0 +1,199 @@
+package io.nsc.storage.server;
+
+import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableList;
+import com.google.common.net.HostAndPort;
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.DataSize;
+import io.airlift.units.MaxDataSize;
+import io.airlift.units.MinDataSize;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+
+public class StorageConfig
+{
+    private String nodeId;
+    private List<String> dataDirs = ImmutableList.of();
+    private String bindHost = "127.0.0.1";
+    private String advertisedHost = "127.0.0.1";
+    private int grpcPort = 7080;
+    private int httpPort = 7081;
+    private String metadataAddress;
+    private DataSize readCoalesceGap = DataSize.of(1, MEGABYTE);
+    private DataSize maxResponseChunk = DataSize.of(1, MEGABYTE);
+
+    @NotNull
+    @Pattern(regexp = "[a-z0-9-]{1,64}", message = "must be 1 to 64 characters of [a-z0-9-]")
+    public String getNodeId()
+    {
+        return nodeId;
+    }
+
+    @Config("storage.node-id")
+    @ConfigDescription("Identity of this storage node in the cluster; must stay the same across restarts")
+    public StorageConfig setNodeId(String nodeId)
+    {
+        this.nodeId = nodeId;
+        return this;
+    }
+
+    @NotEmpty
+    public List<String> getDataDirs()
+    {
+        return dataDirs;
+    }
+
+    @Config("storage.data-dirs")
+    @ConfigDescription("Comma-separated absolute paths of the data directories, one per disk")
+    public StorageConfig setDataDirs(String dataDirs)
+    {
+        this.dataDirs = Splitter.on(',').trimResults().omitEmptyStrings().splitToList(dataDirs);
+        return this;
+    }
+
+    public List<Path> getDataDirPaths()
+    {
+        return dataDirs.stream()
+                .map(Path::of)
+                .collect(ImmutableList.toImmutableList());
+    }
+
+    @AssertTrue(message = "storage.data-dirs must be absolute paths")
+    public boolean isDataDirsAbsolute()
+    {
+        return dataDirs.stream().allMatch(dir -> Path.of(dir).isAbsolute());
+    }
+
+    @AssertTrue(message = "storage.data-dirs must not name the same directory twice")
+    public boolean isDataDirsDistinct()
+    {
+        return getDataDirPaths().stream().map(Path::normalize).distinct().count() == dataDirs.size();
+    }
+
+    @NotNull
+    public String getBindHost()
+    {
+        return bindHost;
+    }
+
+    @Config("storage.bind-host")
+    @ConfigDescription("Address the gRPC and HTTP endpoints listen on")
+    public StorageConfig setBindHost(String bindHost)
+    {
+        this.bindHost = bindHost;
+        return this;
+    }
+
+    @NotNull
+    public String getAdvertisedHost()
+    {
+        return advertisedHost;
+    }
+
+    @Config("storage.advertised-host")
+    @ConfigDescription("Host name or address that clients use to reach this node, registered with the metadata service")
+    public StorageConfig setAdvertisedHost(String advertisedHost)
+    {
+        this.advertisedHost = advertisedHost;
+        return this;
+    }
+
+    @Min(0)
+    @Max(65535)
+    public int getGrpcPort()
+    {
+        return grpcPort;
+    }
+
+    @Config("storage.grpc-port")
+    @ConfigDescription("Port of the gRPC endpoint; 0 picks a free port")
+    public StorageConfig setGrpcPort(int grpcPort)
+    {
+        this.grpcPort = grpcPort;
+        return this;
+    }
+
+    @Min(0)
+    @Max(65535)
+    public int getHttpPort()
+    {
+        return httpPort;
+    }
+
+    @Config("storage.http-port")
+    @ConfigDescription("Port of the HTTP endpoint (/v1/health, /v1/metrics); 0 picks a free port")
+    public StorageConfig setHttpPort(int httpPort)
+    {
+        this.httpPort = httpPort;
+        return this;
+    }
+
+    public Optional<String> getMetadataAddress()
+    {
+        return Optional.ofNullable(metadataAddress);
+    }
+
+    @Config("storage.metadata-address")
+    @ConfigDescription("host:port of the metadata service to register with; unset runs the node standalone")
+    public StorageConfig setMetadataAddress(String metadataAddress)
+    {
+        this.metadataAddress = metadataAddress;
+        return this;
+    }
+
+    @AssertTrue(message = "storage.metadata-address must be host:port")
+    public boolean isMetadataAddressValid()
+    {
+        if (metadataAddress == null) {
+            return true;
+        }
+        try {
+            return HostAndPort.fromString(metadataAddress).hasPort();
+        }
+        catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    @NotNull
+    public DataSize getReadCoalesceGap()
+    {
+        return readCoalesceGap;
+    }
+
+    @Config("storage.read-coalesce-gap")
+    @ConfigDescription("Requested ranges closer than this are read from disk in one read (the gap is read and discarded)")
+    public StorageConfig setReadCoalesceGap(DataSize readCoalesceGap)
+    {
+        this.readCoalesceGap = readCoalesceGap;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1kB")
+    // gRPC messages are limited to 64MB; stay well below so that framing never trips the limit
+    @MaxDataSize("32MB")
+    public DataSize getMaxResponseChunk()
+    {
+        return maxResponseChunk;
+    }
+
+    @Config("storage.max-response-chunk")
+    @ConfigDescription("Largest data payload of one ReadRanges response message; also the size of one disk read")
+    public StorageConfig setMaxResponseChunk(DataSize maxResponseChunk)
+    {
+        this.maxResponseChunk = maxResponseChunk;
+        return this;
+    }
+}

@@ -1,0 +1,66 @@
+package io.nsc.storage.server;
+
+import com.google.inject.Binder;
+import com.google.inject.Provides;
+import com.google.inject.Scopes;
+import com.google.inject.Singleton;
+import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.nsc.storage.membership.MembershipClient;
+import io.nsc.storage.read.RangeReader;
+import io.nsc.storage.store.ParquetFileStore;
+import org.weakref.jmx.ObjectNames;
+import org.weakref.jmx.guice.ExportBinder;
+import org.weakref.jmx.guice.MBeanModule;
+
+import javax.management.MBeanServer;
+
+import java.lang.management.ManagementFactory;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNullElse;
+import static org.weakref.jmx.guice.ExportBinder.newExporter;
+
+public class StorageModule
+        extends AbstractConfigurationAwareModule
+{
+    @Override
+    protected void setup(Binder binder)
+    {
+        StorageConfig config = buildConfigObject(StorageConfig.class);
+
+        binder.bind(NodeStatistics.class).in(Scopes.SINGLETON);
+        binder.bind(StorageGrpcService.class).in(Scopes.SINGLETON);
+
+        binder.install(new MBeanModule());
+        binder.bind(MBeanServer.class).toInstance(ManagementFactory.getPlatformMBeanServer());
+        // the node id in the names keeps several nodes in one JVM (tests) apart; an invalid
+        // configuration fails with its own message later, so a missing id must not fail here
+        String node = requireNonNullElse(config.getNodeId(), "unset");
+        ExportBinder exporter = newExporter(binder);
+        exporter.export(ParquetFileStore.class).as(ObjectNames.builder(ParquetFileStore.class).withProperty("node", node).build());
+        exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
+    }
+
+    @Provides
+    @Singleton
+    public static ParquetFileStore createFileStore(StorageConfig config)
+    {
+        return ParquetFileStore.open(config.getDataDirPaths());
+    }
+
+    @Provides
+    @Singleton
+    public static RangeReader createRangeReader(StorageConfig config)
+    {
+        return new RangeReader(config.getReadCoalesceGap(), config.getMaxResponseChunk());
+    }
+
+    @Provides
+    @Singleton
+    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store)
+    {
+        // without a metadata service the node runs standalone (tests, tools)
+        return config.getMetadataAddress()
+                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, store));
+    }
+}

@@ -1,0 +1,142 @@
+package io.nsc.storage.store;
+
+import com.google.protobuf.ByteString;
+import io.airlift.log.Logger;
+import io.grpc.Status;
+import io.nsc.protocol.parquet.InvalidParquetFileException;
+import io.nsc.protocol.parquet.ParquetFileSummary;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+import static com.google.common.base.Preconditions.checkState;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One upload in progress. Data goes straight to a temporary file in the data directory's
+ * {@code tmp/} (memory holds at most one message), the checksum is computed on the way, and only
+ * a complete, verified file is renamed into place. Every way out other than {@link #finish()}
+ * succeeding deletes the temporary file.
+ * <p>
+ * Not thread-safe: gRPC delivers the messages of one call serially.
+ */
+public final class FileUpload
+        implements AutoCloseable
+{
+    private static final Logger log = Logger.get(FileUpload.class);
+
+    private final ParquetFileStore store;
+    private final FileId id;
+    private final DataDirectory directory;
+    private final long expectedSize;
+    private final String displayName;
+    private final Path tempPath;
+    private final FileChannel channel;
+    private final CRC32C crc = new CRC32C();
+    private long received;
+    private boolean closed;
+
+    FileUpload(ParquetFileStore store, FileId id, DataDirectory directory, long expectedSize, String displayName)
+            throws IOException
+    {
+        this.store = requireNonNull(store, "store is null");
+        this.id = requireNonNull(id, "id is null");
+        this.directory = requireNonNull(directory, "directory is null");
+        this.expectedSize = expectedSize;
+        this.displayName = requireNonNull(displayName, "displayName is null");
+        this.tempPath = directory.newTempPath(id, ".part");
+        this.channel = FileChannel.open(tempPath, CREATE_NEW, WRITE, READ);
+    }
+
+    public FileId id()
+    {
+        return id;
+    }
+
+    /** Appends one data message. */
+    public void write(ByteString data)
+            throws IOException
+    {
+        checkState(!closed, "upload of %s is closed", id);
+        if (received + data.size() > expectedSize) {
+            throw Status.INVALID_ARGUMENT
+                    .withDescription("Upload of %s: received more than the %s bytes the header announced".formatted(displayName, expectedSize))
+                    .asRuntimeException();
+        }
+        for (ByteBuffer buffer : data.asReadOnlyByteBufferList()) {
+            crc.update(buffer.duplicate());
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+        }
+        received += data.size();
+        store.recordBytesUploaded(data.size());
+    }
+
+    /**
+     * Verifies the complete file (size, Parquet footer), makes it durable and moves it into place.
+     * On any failure the temporary file is gone when this returns.
+     */
+    public UploadedFile finish()
+            throws IOException
+    {
+        checkState(!closed, "upload of %s is closed", id);
+        try {
+            if (received != expectedSize) {
+                throw Status.INVALID_ARGUMENT
+                        .withDescription("Upload of %s: size mismatch: the header announced %s bytes, received %s".formatted(displayName, expectedSize, received))
+                        .asRuntimeException();
+            }
+            channel.force(true);
+            ParquetFileSummary summary = parseFooter();
+            channel.close();
+            return store.commit(directory, id, tempPath, new ChecksumSidecar((int) crc.getValue(), received), summary);
+        }
+        finally {
+            // after a successful commit the temporary file has been renamed away, so this only releases the id
+            close();
+        }
+    }
+
+    private ParquetFileSummary parseFooter()
+    {
+        try {
+            return ParquetFooterParser.parse(new ChannelReader(channel, displayName), received, displayName);
+        }
+        catch (InvalidParquetFileException e) {
+            throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+        }
+    }
+
+    /** Ends the upload: abandons it unless {@link #finish()} committed it, and deletes the temporary file. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            channel.close();
+        }
+        catch (IOException e) {
+            log.warn(e, "Cannot close %s", tempPath);
+        }
+        try {
+            Files.deleteIfExists(tempPath);
+        }
+        catch (IOException e) {
+            // start-up deletes whatever is left in tmp/
+            log.warn(e, "Cannot delete %s", tempPath);
+        }
+        store.uploadEnded(id);
+    }
+}

@@ -1,0 +1,366 @@
+package io.nsc.storage.store;
+
+import com.google.common.collect.ImmutableList;
+import io.airlift.log.Logger;
+import io.airlift.stats.CounterStat;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.nsc.protocol.parquet.InvalidParquetFileException;
+import io.nsc.protocol.parquet.ParquetFileSummary;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Throwables.throwIfUnchecked;
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.nsc.storage.store.DataDirectory.CRC_SUFFIX;
+import static io.nsc.storage.store.DataDirectory.PARQUET_SUFFIX;
+import static io.nsc.storage.store.DataDirectory.fsyncDirectory;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The Parquet files of this node over its data directories, and the compact metadata of each
+ * file in memory. Files are immutable: a file appears (atomically) when its upload completes
+ * and is never modified.
+ */
+public final class ParquetFileStore
+{
+    private static final Logger log = Logger.get(ParquetFileStore.class);
+    private static final int MAX_DISPLAY_NAME_LENGTH = 200;
+
+    private final List<DataDirectory> directories;
+    private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
+    // at most one upload per id at a time, so that the final rename never races with another
+    private final Set<FileId> uploadsInProgress = ConcurrentHashMap.newKeySet();
+    private final CounterStat bytesUploaded = new CounterStat();
+
+    private ParquetFileStore(List<DataDirectory> directories)
+    {
+        this.directories = ImmutableList.copyOf(directories);
+    }
+
+    /**
+     * Opens the store: creates the layout where missing, deletes leftovers of interrupted
+     * uploads, and loads the metadata of every file (one footer read per file, one thread per
+     * data directory so that each disk works on its own files).
+     */
+    public static ParquetFileStore open(List<Path> dataDirs)
+    {
+        checkArgument(!dataDirs.isEmpty(), "no data directories");
+        ParquetFileStore store = new ParquetFileStore(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()));
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> scans = new ArrayList<>();
+            for (DataDirectory directory : store.directories) {
+                scans.add(executor.submit(() -> {
+                    store.scan(directory);
+                    return null;
+                }));
+            }
+            for (Future<?> scan : scans) {
+                scan.get();
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException("Interrupted while scanning data directories", e);
+        }
+        catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException ioException) {
+                throw new UncheckedIOException("Cannot open the data directories: " + ioException.getMessage(), ioException);
+            }
+            throwIfUnchecked(e.getCause());
+            throw new RuntimeException(e.getCause());
+        }
+        log.info("Serving %s files from %s", store.files.size(), store.directories);
+        return store;
+    }
+
+    /** The file, or NOT_FOUND for the client. */
+    public StoredFile require(FileId id)
+    {
+        StoredFile file = files.get(id);
+        if (file == null) {
+            throw Status.NOT_FOUND.withDescription("File %s not found on this node".formatted(id)).asRuntimeException();
+        }
+        return file;
+    }
+
+    public List<FileId> fileIds()
+    {
+        return ImmutableList.copyOf(files.keySet());
+    }
+
+    /**
+     * Starts an upload into the data directory with the most free space.
+     *
+     * @throws io.grpc.StatusRuntimeException ALREADY_EXISTS when the id is taken by a different
+     * file or another upload of it is in progress, RESOURCE_EXHAUSTED when no disk has room
+     */
+    public FileUpload beginUpload(FileId id, long sizeBytes, String displayName)
+            throws IOException
+    {
+        if (sizeBytes < 0) {
+            throw Status.INVALID_ARGUMENT.withDescription("Upload of %s: negative size %s".formatted(id, sizeBytes)).asRuntimeException();
+        }
+        StoredFile existing = files.get(id);
+        // the same bytes again (a retried upload) may go ahead and succeed; anything else cannot
+        if (existing != null && existing.sizeBytes() != sizeBytes) {
+            throw alreadyExists(id);
+        }
+        DataDirectory directory = directories.getFirst();
+        long mostFree = -1;
+        for (DataDirectory candidate : directories) {
+            long free = candidate.usableBytes();
+            if (free > mostFree) {
+                directory = candidate;
+                mostFree = free;
+            }
+        }
+        if (mostFree < sizeBytes) {
+            throw Status.RESOURCE_EXHAUSTED
+                    .withDescription("No data directory has room for %s bytes (most free: %s bytes in %s)".formatted(sizeBytes, mostFree, directory))
+                    .asRuntimeException();
+        }
+        if (!uploadsInProgress.add(id)) {
+            throw Status.ALREADY_EXISTS.withDescription("Another upload of file %s is in progress".formatted(id)).asRuntimeException();
+        }
+        try {
+            return new FileUpload(this, id, directory, sizeBytes, displayName(id, displayName));
+        }
+        catch (IOException | RuntimeException e) {
+            uploadsInProgress.remove(id);
+            throw e;
+        }
+    }
+
+    /** Moves a verified upload into place and starts serving it. */
+    UploadedFile commit(DataDirectory directory, FileId id, Path tempPath, ChecksumSidecar checksum, ParquetFileSummary summary)
+            throws IOException
+    {
+        StoredFile existing = files.get(id);
+        if (existing != null) {
+            if (existing.sizeBytes() == checksum.sizeBytes() && existing.crc32c() == checksum.crc32c()) {
+                // identical bytes: the earlier upload stands; the caller deletes the temporary file
+                return new UploadedFile(existing, summary.columns());
+            }
+            throw alreadyExists(id);
+        }
+        Path target = directory.parquetPath(id);
+        Files.createDirectories(target.getParent());
+        // sidecar first: a crash between the two renames leaves an orphan .crc that start-up deletes
+        checksum.write(directory, id);
+        Files.move(tempPath, target, ATOMIC_MOVE);
+        fsyncDirectory(target.getParent());
+
+        StoredFile file = new StoredFile(id, target, checksum.sizeBytes(), checksum.crc32c(), summary.stats());
+        files.put(id, file);
+        return new UploadedFile(file, summary.columns());
+    }
+
+    void uploadEnded(FileId id)
+    {
+        uploadsInProgress.remove(id);
+    }
+
+    void recordBytesUploaded(long bytes)
+    {
+        bytesUploaded.update(bytes);
+    }
+
+    public long capacityBytes()
+    {
+        return directories.stream().mapToLong(DataDirectory::totalBytes).sum();
+    }
+
+    @Managed
+    public long getFreeBytes()
+    {
+        return directories.stream().mapToLong(DataDirectory::usableBytes).sum();
+    }
+
+    @Managed
+    public int getFileCount()
+    {
+        return files.size();
+    }
+
+    @Managed
+    public long getCompactStatsBytes()
+    {
+        return files.values().stream().mapToLong(file -> file.stats().sizeInBytes()).sum();
+    }
+
+    @Managed
+    public long getColumnChunkCount()
+    {
+        return files.values().stream().mapToLong(StoredFile::columnChunkCount).sum();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getBytesUploaded()
+    {
+        return bytesUploaded;
+    }
+
+    private void scan(DataDirectory directory)
+            throws IOException
+    {
+        directory.create();
+        deleteLeftoverUploads(directory);
+        try (DirectoryStream<Path> shards = Files.newDirectoryStream(directory.filesDirectory())) {
+            for (Path shard : shards) {
+                if (!Files.isDirectory(shard)) {
+                    log.warn("Ignoring unexpected file %s", shard);
+                    continue;
+                }
+                try (DirectoryStream<Path> entries = Files.newDirectoryStream(shard)) {
+                    for (Path entry : entries) {
+                        scanEntry(directory, shard, entry);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void deleteLeftoverUploads(DataDirectory directory)
+            throws IOException
+    {
+        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(directory.tmpDirectory())) {
+            for (Path leftover : leftovers) {
+                log.info("Deleting leftover of an interrupted upload: %s", leftover);
+                Files.delete(leftover);
+            }
+        }
+    }
+
+    private void scanEntry(DataDirectory directory, Path shard, Path entry)
+            throws IOException
+    {
+        String name = entry.getFileName().toString();
+        Optional<FileId> id = idOf(name, PARQUET_SUFFIX)
+                .filter(candidate -> directory.parquetPath(candidate).equals(entry));
+        if (id.isPresent()) {
+            load(directory, id.get());
+            return;
+        }
+        Optional<FileId> crcOf = idOf(name, CRC_SUFFIX)
+                .filter(candidate -> directory.crcPath(candidate).equals(entry));
+        if (crcOf.isPresent()) {
+            // gone already when its file was quarantined earlier in this scan
+            if (!Files.exists(directory.parquetPath(crcOf.get())) && Files.deleteIfExists(entry)) {
+                log.info("Deleted the checksum of a file that never arrived: %s", entry);
+            }
+            return;
+        }
+        log.warn("Ignoring unexpected file %s in %s", name, shard);
+    }
+
+    private static Optional<FileId> idOf(String fileName, String suffix)
+    {
+        if (!fileName.endsWith(suffix)) {
+            return Optional.empty();
+        }
+        String id = fileName.substring(0, fileName.length() - suffix.length());
+        return FileId.isValid(id) ? Optional.of(new FileId(id)) : Optional.empty();
+    }
+
+    private void load(DataDirectory directory, FileId id)
+            throws IOException
+    {
+        Path path = directory.parquetPath(id);
+        ParquetFileSummary summary;
+        try {
+            summary = ParquetFooterParser.parse(path);
+        }
+        catch (InvalidParquetFileException e) {
+            quarantine(directory, id, e.getMessage());
+            return;
+        }
+        catch (IOException e) {
+            // unreadable rather than invalid (a disk error?): leave it where it is for a human, but do not serve it
+            log.error(e, "Cannot read %s; it will not be served", path);
+            return;
+        }
+        ChecksumSidecar checksum = readChecksum(directory, id);
+        long size = Files.size(path);
+        if (checksum.sizeBytes() != size) {
+            quarantine(directory, id, "size %s differs from the %s bytes recorded at upload".formatted(size, checksum.sizeBytes()));
+            return;
+        }
+        StoredFile previous = files.putIfAbsent(id, new StoredFile(id, path, size, checksum.crc32c(), summary.stats()));
+        if (previous != null) {
+            log.warn("File %s is in two data directories: serving %s, ignoring %s", id, previous.path(), path);
+        }
+    }
+
+    private static ChecksumSidecar readChecksum(DataDirectory directory, FileId id)
+            throws IOException
+    {
+        Path crcPath = directory.crcPath(id);
+        if (Files.exists(crcPath)) {
+            try {
+                return ChecksumSidecar.read(crcPath);
+            }
+            catch (IOException e) {
+                log.warn("%s; recomputing the checksum", e.getMessage());
+            }
+        }
+        else {
+            log.warn("Checksum file %s is missing; recomputing it from the whole file", crcPath);
+        }
+        ChecksumSidecar checksum = ChecksumSidecar.compute(directory.parquetPath(id));
+        Files.deleteIfExists(crcPath);
+        checksum.write(directory, id);
+        return checksum;
+    }
+
+    private static void quarantine(DataDirectory directory, FileId id, String reason)
+            throws IOException
+    {
+        Path target = directory.quarantineDirectory().resolve(id.value() + PARQUET_SUFFIX);
+        log.error("File %s is damaged and will not be served; moving it to %s: %s", id, target, reason);
+        Files.move(directory.parquetPath(id), target, REPLACE_EXISTING);
+        Path crcPath = directory.crcPath(id);
+        if (Files.exists(crcPath)) {
+            Files.move(crcPath, directory.quarantineDirectory().resolve(id.value() + CRC_SUFFIX), REPLACE_EXISTING);
+        }
+    }
+
+    private static String displayName(FileId id, String clientName)
+    {
+        // the client's name only decorates messages; it never touches the file system
+        String name = requireNonNull(clientName, "clientName is null").strip();
+        if (name.isEmpty()) {
+            return "file " + id;
+        }
+        if (name.length() > MAX_DISPLAY_NAME_LENGTH) {
+            name = name.substring(0, MAX_DISPLAY_NAME_LENGTH) + "...";
+        }
+        return "%s (file %s)".formatted(name, id);
+    }
+
+    private static StatusRuntimeException alreadyExists(FileId id)
+    {
+        return Status.ALREADY_EXISTS.withDescription("File %s already exists with different content".formatted(id)).asRuntimeException();
+    }
+}

@@ -1,0 +1,176 @@
+package io.nsc.storage.membership;
+
+import io.grpc.ManagedChannel;
+import io.grpc.stub.StreamObserver;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.GetNodeStatsRequest;
+import io.nsc.protocol.proto.HeartbeatRequest;
+import io.nsc.protocol.proto.HeartbeatResponse;
+import io.nsc.protocol.proto.MetadataServiceGrpc;
+import io.nsc.protocol.proto.RegisterNodeRequest;
+import io.nsc.protocol.proto.RegisterNodeResponse;
+import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.server.ServiceEndpoints;
+import io.nsc.storage.server.StorageServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.nsc.storage.server.StorageTesting.awaitCondition;
+import static io.nsc.storage.server.StorageTesting.channel;
+import static io.nsc.storage.server.StorageTesting.fixture;
+import static io.nsc.storage.server.StorageTesting.properties;
+import static io.nsc.storage.server.StorageTesting.randomFileId;
+import static io.nsc.storage.server.StorageTesting.upload;
+import static org.assertj.core.api.Assertions.assertThat;
+
+final class TestMembership
+{
+    private static final long HEARTBEAT_INTERVAL_MILLIS = 20;
+
+    @TempDir
+    private Path disk;
+
+    private final FakeMetadataService metadata = new FakeMetadataService();
+    private ServiceEndpoints metadataEndpoints;
+
+    @AfterEach
+    void tearDown()
+    {
+        if (metadataEndpoints != null) {
+            metadataEndpoints.close();
+        }
+    }
+
+    @Test
+    void testRegisterHeartbeatAndRegisterAgain()
+    {
+        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of);
+
+        // a file the node already holds when it starts must be in its registration
+        String existingId = randomFileId();
+        try (StorageServer standalone = StorageServer.start(properties("node-a", List.of(disk), Map.of()))) {
+            uploadFixture(standalone, existingId);
+        }
+
+        try (StorageServer server = StorageServer.start(properties("node-a", List.of(disk), Map.of(
+                "storage.metadata-address", "127.0.0.1:" + metadataEndpoints.grpcPort(),
+                "storage.advertised-host", "storage-a.example.com")))) {
+            awaitCondition("the node registers", () -> !metadata.registrations.isEmpty());
+            RegisterNodeRequest registration = metadata.registrations.getFirst();
+            assertThat(registration.getNodeId()).isEqualTo("node-a");
+            assertThat(registration.getAddress()).isEqualTo("storage-a.example.com:" + server.grpcPort());
+            assertThat(registration.getCapacityBytes()).isPositive();
+            assertThat(registration.getFreeBytes()).isPositive().isLessThanOrEqualTo(registration.getCapacityBytes());
+            assertThat(registration.getFileIdsList()).containsExactly(existingId);
+
+            awaitCondition("the node heartbeats", () -> metadata.heartbeats.size() >= 2);
+            HeartbeatRequest heartbeat = metadata.heartbeats.getLast();
+            assertThat(heartbeat.getNodeId()).isEqualTo("node-a");
+            assertThat(heartbeat.getFileCount()).isEqualTo(1);
+            assertThat(heartbeat.getFreeBytes()).isPositive();
+            assertThat(heartbeat.getLoad()).isBetween(0.0, 1.0);
+
+            // the metadata service restarts and forgets the node, which meanwhile got another file
+            String newId = randomFileId();
+            uploadFixture(server, newId);
+            metadata.forget();
+            awaitCondition("the node registers again", () -> metadata.registrations.size() == 2);
+            assertThat(metadata.registrations.get(1).getFileIdsList()).containsExactlyInAnyOrder(existingId, newId);
+
+            int heartbeats = metadata.heartbeats.size();
+            awaitCondition("heartbeats go on", () -> metadata.heartbeats.size() > heartbeats);
+            assertThat(metadata.heartbeats.getLast().getFileCount()).isEqualTo(2);
+            assertThat(metadata.registrations).hasSize(2);
+        }
+        assertThat(Thread.getAllStackTraces().keySet())
+                .noneMatch(thread -> thread.getName().startsWith("nsc-membership") && thread.isAlive());
+    }
+
+    @Test
+    void testStartsBeforeMetadataService()
+            throws IOException
+    {
+        int metadataPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            metadataPort = socket.getLocalPort();
+        }
+        try (StorageServer server = StorageServer.start(properties("node-b", List.of(disk), Map.of(
+                "storage.metadata-address", "127.0.0.1:" + metadataPort)))) {
+            // serving right away, without the metadata service
+            ManagedChannel channel = channel(server);
+            try {
+                assertThat(StorageServiceGrpc.newBlockingStub(channel).getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getNodeId()).isEqualTo("node-b");
+            }
+            finally {
+                GrpcChannels.close(channel);
+            }
+
+            metadataEndpoints = ServiceEndpoints.start("127.0.0.1", metadataPort, 0, List.of(metadata), Map::of);
+            awaitCondition("the node registers once the metadata service is up", () -> !metadata.registrations.isEmpty());
+            assertThat(metadata.registrations.getFirst().getAddress()).isEqualTo("127.0.0.1:" + server.grpcPort());
+            awaitCondition("the node heartbeats", () -> !metadata.heartbeats.isEmpty());
+        }
+    }
+
+    @Test
+    void testRetryDelay()
+    {
+        assertThat(MembershipClient.retryDelay(1)).isEqualTo(Duration.ofMillis(100));
+        assertThat(MembershipClient.retryDelay(2)).isEqualTo(Duration.ofMillis(200));
+        assertThat(MembershipClient.retryDelay(5)).isEqualTo(Duration.ofMillis(1600));
+        assertThat(MembershipClient.retryDelay(8)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(MembershipClient.retryDelay(1000)).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    private static void uploadFixture(StorageServer server, String id)
+    {
+        ManagedChannel channel = channel(server);
+        try {
+            upload(channel, id, fixture("sorted_ints.parquet"));
+        }
+        finally {
+            GrpcChannels.close(channel);
+        }
+    }
+
+    /** Records what nodes tell it; like the real service, it knows a node from its registration on. */
+    private static final class FakeMetadataService
+            extends MetadataServiceGrpc.MetadataServiceImplBase
+    {
+        private final List<RegisterNodeRequest> registrations = new CopyOnWriteArrayList<>();
+        private final List<HeartbeatRequest> heartbeats = new CopyOnWriteArrayList<>();
+        private final AtomicBoolean known = new AtomicBoolean();
+
+        void forget()
+        {
+            known.set(false);
+        }
+
+        @Override
+        public void registerNode(RegisterNodeRequest request, StreamObserver<RegisterNodeResponse> responseObserver)
+        {
+            registrations.add(request);
+            known.set(true);
+            responseObserver.onNext(RegisterNodeResponse.newBuilder().setHeartbeatIntervalMillis(HEARTBEAT_INTERVAL_MILLIS).build());
+            responseObserver.onCompleted();
+        }
+
+        @Override
+        public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> responseObserver)
+        {
+            heartbeats.add(request);
+            responseObserver.onNext(HeartbeatResponse.newBuilder().setKnown(known.get()).build());
+            responseObserver.onCompleted();
+        }
+    }
+}

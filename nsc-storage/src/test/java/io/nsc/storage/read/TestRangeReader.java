@@ -1,0 +1,212 @@
+package io.nsc.storage.read;
+
+import com.google.protobuf.ByteString;
+import io.airlift.units.DataSize;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.proto.ByteRange;
+import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.storage.store.FileId;
+import io.nsc.storage.store.StoredFile;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.nsc.storage.server.StorageTesting.crc32c;
+import static io.nsc.storage.server.StorageTesting.fixture;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
+
+/**
+ * The streaming side of ReadRanges against a scripted call, so that flow control and
+ * cancellation can be checked step by step rather than by timing.
+ */
+final class TestRangeReader
+{
+    private static final int CHUNK = 1024;
+
+    @TempDir
+    private Path directory;
+
+    private byte[] data;
+    private StoredFile file;
+    private RangeReader reader;
+
+    @BeforeEach
+    void setUp()
+            throws Exception
+    {
+        data = fixture("all_types.parquet");
+        Path path = Files.write(directory.resolve("file.parquet"), data);
+        file = new StoredFile(new FileId("00112233445566778899aabbccddeeff"), path, data.length, crc32c(data), ParquetFooterParser.parse(path).stats());
+        reader = new RangeReader(DataSize.ofBytes(512), DataSize.ofBytes(CHUNK));
+    }
+
+    @Test
+    void testProducesOnlyWhileTheClientIsReady()
+    {
+        ScriptedCall call = new ScriptedCall(2);
+        List<ByteRange> ranges = List.of(range(0, data.length), range(0, data.length));
+        reader.read(file, ranges, call);
+
+        // two messages allowed, two sent, and only the disk reads they needed
+        assertThat(call.messages).hasSize(2);
+        assertThat(reader.getBytesReadFromDisk().getTotalCount()).isEqualTo(2 * CHUNK);
+        assertThat(reader.getBytesSent().getTotalCount()).isEqualTo(2 * CHUNK);
+
+        call.allow(3);
+        assertThat(call.messages).hasSize(5);
+        assertThat(reader.getBytesReadFromDisk().getTotalCount()).isEqualTo(5 * CHUNK);
+
+        call.allow(Integer.MAX_VALUE);
+        assertThat(call.completed).isTrue();
+        assertThat(call.error).isNull();
+        assertThat(call.data(0)).isEqualTo(ByteString.copyFrom(data));
+        assertThat(call.data(1)).isEqualTo(ByteString.copyFrom(data));
+        assertThat(call.messages).allSatisfy(message -> assertThat(message.getData().size()).isLessThanOrEqualTo(CHUNK));
+        assertThat(reader.getBytesSent().getTotalCount()).isEqualTo(2L * data.length);
+        assertThat(reader.getReadRequests().getTotalCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testStopsOnCancellation()
+    {
+        ScriptedCall call = new ScriptedCall(1);
+        reader.read(file, List.of(range(0, data.length)), call);
+        assertThat(call.messages).hasSize(1);
+
+        call.cancel();
+        call.allow(Integer.MAX_VALUE);
+        assertThat(call.messages).hasSize(1);
+        assertThat(call.completed).isFalse();
+        assertThat(call.error).isNull();
+        assertThat(reader.getBytesReadFromDisk().getTotalCount()).isEqualTo(CHUNK);
+    }
+
+    @Test
+    void testFileShorterThanRecorded()
+            throws Exception
+    {
+        // the file lost its tail behind the node's back: an internal error, not a short answer
+        Files.write(file.path(), new byte[100]);
+        ScriptedCall call = new ScriptedCall(Integer.MAX_VALUE);
+        reader.read(file, List.of(range(0, 10), range(5000, 10)), call);
+
+        assertThat(call.completed).isFalse();
+        assertThat(call.error)
+                .asInstanceOf(type(StatusRuntimeException.class))
+                .satisfies(e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL))
+                .satisfies(e -> assertThat(e.getStatus().getDescription()).startsWith("Cannot read file " + file.id()));
+        assertThat(call.messages).hasSize(1);
+    }
+
+    private static ByteRange range(long offset, long length)
+    {
+        return ByteRange.newBuilder().setOffset(offset).setLength(length).build();
+    }
+
+    /**
+     * A call whose client takes a given number of messages before it stops being ready, and
+     * which, like gRPC, runs the on-ready handler when it becomes ready again.
+     */
+    private static final class ScriptedCall
+            extends ServerCallStreamObserver<ReadRangesResponse>
+    {
+        private final List<ReadRangesResponse> messages = new ArrayList<>();
+        private long budget;
+        private boolean cancelled;
+        private boolean completed;
+        private Throwable error;
+        private Runnable onReady = () -> {};
+        private Runnable onCancel = () -> {};
+
+        ScriptedCall(long budget)
+        {
+            this.budget = budget;
+        }
+
+        void allow(long messages)
+        {
+            budget = messages == Integer.MAX_VALUE ? Long.MAX_VALUE : messages;
+            onReady.run();
+        }
+
+        void cancel()
+        {
+            cancelled = true;
+            budget = 0;
+            onCancel.run();
+        }
+
+        ByteString data(int rangeIndex)
+        {
+            return messages.stream()
+                    .filter(message -> message.getRangeIndex() == rangeIndex)
+                    .map(ReadRangesResponse::getData)
+                    .reduce(ByteString.EMPTY, ByteString::concat);
+        }
+
+        @Override
+        public boolean isReady()
+        {
+            return !cancelled && budget > 0;
+        }
+
+        @Override
+        public void onNext(ReadRangesResponse value)
+        {
+            assertThat(isReady()).as("message sent while the client is not ready").isTrue();
+            messages.add(value);
+            budget--;
+        }
+
+        @Override
+        public void onError(Throwable t)
+        {
+            error = t;
+        }
+
+        @Override
+        public void onCompleted()
+        {
+            completed = true;
+        }
+
+        @Override
+        public boolean isCancelled()
+        {
+            return cancelled;
+        }
+
+        @Override
+        public void setOnCancelHandler(Runnable onCancelHandler)
+        {
+            onCancel = onCancelHandler;
+        }
+
+        @Override
+        public void setOnReadyHandler(Runnable onReadyHandler)
+        {
+            onReady = onReadyHandler;
+        }
+
+        @Override
+        public void setCompression(String compression) {}
+
+        @Override
+        public void disableAutoInboundFlowControl() {}
+
+        @Override
+        public void request(int count) {}
+
+        @Override
+        public void setMessageCompression(boolean enable) {}
+    }
+}

@@ -1,0 +1,94 @@
+package io.nsc.storage.server;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.units.DataSize;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
+import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
+import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
+import static io.airlift.testing.ValidationAssertions.assertValidates;
+import static io.airlift.units.DataSize.Unit.KILOBYTE;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+final class TestStorageConfig
+{
+    @Test
+    void testDefaults()
+    {
+        assertRecordedDefaults(recordDefaults(StorageConfig.class)
+                .setNodeId(null)
+                .setDataDirs("")
+                .setBindHost("127.0.0.1")
+                .setAdvertisedHost("127.0.0.1")
+                .setGrpcPort(7080)
+                .setHttpPort(7081)
+                .setMetadataAddress(null)
+                .setReadCoalesceGap(DataSize.of(1, MEGABYTE))
+                .setMaxResponseChunk(DataSize.of(1, MEGABYTE)));
+    }
+
+    @Test
+    void testExplicitPropertyMappings()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .put("storage.node-id", "storage-7")
+                .put("storage.data-dirs", "/data/disk1, /data/disk2")
+                .put("storage.bind-host", "0.0.0.0")
+                .put("storage.advertised-host", "storage-7.example.com")
+                .put("storage.grpc-port", "9080")
+                .put("storage.http-port", "0")
+                .put("storage.metadata-address", "metadata.example.com:7070")
+                .put("storage.read-coalesce-gap", "256kB")
+                .put("storage.max-response-chunk", "4MB")
+                .buildOrThrow();
+
+        StorageConfig expected = new StorageConfig()
+                .setNodeId("storage-7")
+                .setDataDirs("/data/disk1,/data/disk2")
+                .setBindHost("0.0.0.0")
+                .setAdvertisedHost("storage-7.example.com")
+                .setGrpcPort(9080)
+                .setHttpPort(0)
+                .setMetadataAddress("metadata.example.com:7070")
+                .setReadCoalesceGap(DataSize.of(256, KILOBYTE))
+                .setMaxResponseChunk(DataSize.of(4, MEGABYTE));
+
+        assertFullMapping(properties, expected);
+        assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));
+        assertThat(expected.getMetadataAddress()).contains("metadata.example.com:7070");
+    }
+
+    @Test
+    void testValidation()
+    {
+        assertValidates(validConfig());
+        assertThat(validConfig().setMetadataAddress(null).getMetadataAddress()).isEqualTo(Optional.empty());
+
+        assertFailsValidation(validConfig().setNodeId(null), "nodeId", "must not be null", jakarta.validation.constraints.NotNull.class);
+        for (String badId : List.of("", "Upper", "has space", "a/b", "x".repeat(65))) {
+            assertFailsValidation(validConfig().setNodeId(badId), "nodeId", "must be 1 to 64 characters of [a-z0-9-]", jakarta.validation.constraints.Pattern.class);
+        }
+        assertFailsValidation(validConfig().setDataDirs(""), "dataDirs", "must not be empty", jakarta.validation.constraints.NotEmpty.class);
+        assertFailsValidation(validConfig().setDataDirs("/data/a,relative/b"), "dataDirsAbsolute", "storage.data-dirs must be absolute paths", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(validConfig().setDataDirs("/data/a,/data/a/"), "dataDirsDistinct", "storage.data-dirs must not name the same directory twice", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(validConfig().setMetadataAddress("no-port"), "metadataAddressValid", "storage.metadata-address must be host:port", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(validConfig().setGrpcPort(70000), "grpcPort", "must be less than or equal to 65535", jakarta.validation.constraints.Max.class);
+        assertFailsValidation(validConfig().setMaxResponseChunk(DataSize.of(64, MEGABYTE)), "maxResponseChunk", "must be less than or equal to 32MB", io.airlift.units.MaxDataSize.class);
+    }
+
+    private static StorageConfig validConfig()
+    {
+        return new StorageConfig()
+                .setNodeId("node-1")
+                .setDataDirs("/data/a,/data/b")
+                .setMetadataAddress("localhost:7070");
+    }
+}

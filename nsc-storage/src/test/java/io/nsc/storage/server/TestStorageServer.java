@@ -1,0 +1,528 @@
+package io.nsc.storage.server;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.parquet.ParquetFileSummary;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.parquet.PositionalReader;
+import io.nsc.protocol.proto.ByteRange;
+import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.GetFileInfoRequest;
+import io.nsc.protocol.proto.GetFileInfoResponse;
+import io.nsc.protocol.proto.GetNodeStatsRequest;
+import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.nsc.protocol.proto.ReadRangesRequest;
+import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
+import io.nsc.protocol.proto.UploadHeader;
+import io.nsc.protocol.proto.UploadRequest;
+import io.nsc.protocol.proto.UploadResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.management.ObjectName;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static io.nsc.storage.server.StorageTesting.await;
+import static io.nsc.storage.server.StorageTesting.awaitCondition;
+import static io.nsc.storage.server.StorageTesting.channel;
+import static io.nsc.storage.server.StorageTesting.completing;
+import static io.nsc.storage.server.StorageTesting.crc32c;
+import static io.nsc.storage.server.StorageTesting.filesUnder;
+import static io.nsc.storage.server.StorageTesting.fixture;
+import static io.nsc.storage.server.StorageTesting.properties;
+import static io.nsc.storage.server.StorageTesting.randomFileId;
+import static io.nsc.storage.server.StorageTesting.upload;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
+
+final class TestStorageServer
+{
+    private static final int MAX_CHUNK = 1024;
+    private static final String NODE_ID = "test-node-1";
+
+    @TempDir
+    private Path disk1;
+    @TempDir
+    private Path disk2;
+
+    private StorageServer server;
+    private ManagedChannel channel;
+    private StorageServiceBlockingStub storage;
+
+    @BeforeEach
+    void setUp()
+    {
+        start();
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        stop();
+    }
+
+    private void start()
+    {
+        server = StorageServer.start(properties(NODE_ID, List.of(disk1, disk2), ImmutableMap.of(
+                "storage.max-response-chunk", MAX_CHUNK + "B",
+                "storage.read-coalesce-gap", "512B")));
+        channel = channel(server);
+        storage = StorageServiceGrpc.newBlockingStub(channel);
+    }
+
+    private void stop()
+    {
+        if (channel != null) {
+            GrpcChannels.close(channel);
+            channel = null;
+        }
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+
+    private void restart()
+    {
+        stop();
+        start();
+    }
+
+    @Test
+    void testUploadAndReadRanges()
+            throws Exception
+    {
+        byte[] data = fixture("all_types.parquet");
+        ParquetFileSummary expected = ParquetFooterParser.parse(PositionalReader.ofBytes(data), data.length, "all_types.parquet");
+        String id = randomFileId();
+
+        UploadResponse response = upload(channel, id, "all_types.parquet", data, data.length, 1000);
+        assertThat(response.getFileId()).isEqualTo(id);
+        assertThat(response.getSizeBytes()).isEqualTo(data.length);
+        assertThat(response.getRowCount()).isEqualTo(expected.rowCount()).isEqualTo(9);
+        assertThat(response.getColumnsList()).isEqualTo(expected.columns().stream()
+                .map(column -> Column.newBuilder().setName(column.name()).setType(column.type()).build())
+                .toList());
+        assertThat(response.getCompactStats().toByteArray()).isEqualTo(expected.stats().encoded());
+        assertThat(response.getCrc32C()).isEqualTo(crc32c(data));
+
+        // exactly one data dir holds it, in the documented layout, next to its checksum
+        Path stored = storedPath(id);
+        assertThat(stored).isIn(
+                disk1.resolve("files").resolve(id.substring(0, 2)).resolve(id + ".parquet"),
+                disk2.resolve("files").resolve(id.substring(0, 2)).resolve(id + ".parquet"));
+        assertThat(Files.readAllBytes(stored)).isEqualTo(data);
+        assertThat(stored.resolveSibling(id + ".crc")).exists();
+        assertNoTemporaryFiles();
+
+        assertThat(storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(id).build())).isEqualTo(GetFileInfoResponse.newBuilder()
+                .setFileId(id)
+                .setSizeBytes(data.length)
+                .setRowCount(9)
+                .setCompactStats(response.getCompactStats())
+                .setCrc32C(crc32c(data))
+                .build());
+
+        int size = data.length;
+        List<ByteRange> ranges = List.of(
+                range(1000, 500),
+                range(1500, 300), // adjacent to the previous one
+                range(1200, 500), // overlapping both
+                range(0, 4),
+                range(3000, 2500), // larger than a response chunk
+                range(0, size), // the whole file, out of order with the rest
+                range(size - 8, 8),
+                range(5000, 0),
+                range(10_000, 100)); // far from the others: a read of its own
+        assertThat(readRanges(id, ranges)).isEqualTo(expectedSlices(data, ranges));
+
+        long requested = ranges.stream().mapToLong(ByteRange::getLength).sum();
+        GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        assertThat(stats.getNodeId()).isEqualTo(NODE_ID);
+        assertThat(stats.getFileCount()).isEqualTo(1);
+        assertThat(stats.getCompactStatsBytes()).isEqualTo(expected.stats().sizeInBytes());
+        assertThat(stats.getColumnChunkCount()).isEqualTo(expected.stats().columnChunkCount()).isEqualTo(3L * expected.columns().size());
+        assertThat(stats.getBytesUploaded()).isEqualTo(size);
+        assertThat(stats.getReadRequests()).isEqualTo(1);
+        assertThat(stats.getBytesSent()).isEqualTo(requested);
+        assertThat(stats.getBytesReadFromDisk()).isPositive();
+
+        // the same counters over HTTP and JMX
+        assertThat(httpMetrics()).isEqualTo(Map.of(
+                "file_count", 1L,
+                "compact_stats_bytes", stats.getCompactStatsBytes(),
+                "column_chunk_count", stats.getColumnChunkCount(),
+                "bytes_read_from_disk", stats.getBytesReadFromDisk(),
+                "bytes_sent", requested,
+                "read_requests", 1L,
+                "bytes_uploaded", (long) size));
+        ObjectName reader = new ObjectName("io.nsc.storage.read:name=RangeReader,node=" + NODE_ID);
+        ObjectName store = new ObjectName("io.nsc.storage.store:name=ParquetFileStore,node=" + NODE_ID);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(reader, "BytesSent.TotalCount")).isEqualTo(requested);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(reader, "BytesReadFromDisk.TotalCount")).isEqualTo(stats.getBytesReadFromDisk());
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(store, "FileCount")).isEqualTo(1);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(store, "CompactStatsBytes")).isEqualTo(stats.getCompactStatsBytes());
+    }
+
+    @Test
+    void testSmallRangesAreCoalesced()
+    {
+        byte[] data = fixture("sorted_ints.parquet");
+        String id = randomFileId();
+        upload(channel, id, data);
+
+        // 20 ranges of 10 bytes, 20 bytes apart: one segment of 390 bytes, read once
+        ImmutableList.Builder<ByteRange> ranges = ImmutableList.builder();
+        for (int i = 0; i < 20; i++) {
+            ranges.add(range(100 + i * 20L, 10));
+        }
+        assertThat(readRanges(id, ranges.build())).isEqualTo(expectedSlices(data, ranges.build()));
+        GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        assertThat(stats.getBytesSent()).isEqualTo(200);
+        assertThat(stats.getBytesReadFromDisk()).isEqualTo(390);
+    }
+
+    @Test
+    void testReadErrors()
+    {
+        String id = randomFileId();
+        upload(channel, id, fixture("all_types.parquet"));
+        long size = fixture("all_types.parquet").length;
+
+        assertStatus(() -> readRanges(randomFileId(), List.of(range(0, 1))), Status.Code.NOT_FOUND, "not found");
+        assertStatus(() -> readRanges("../../etc/passwd", List.of(range(0, 1))), Status.Code.INVALID_ARGUMENT, "Invalid file id");
+        assertStatus(() -> readRanges(id, List.of(range(0, 1), range(size - 1, 2))), Status.Code.OUT_OF_RANGE, "Range 1 (offset %s, length 2) ends past the end of the file".formatted(size - 1));
+        assertStatus(() -> readRanges(id, List.of(range(-1, 1))), Status.Code.OUT_OF_RANGE, "is negative");
+        assertStatus(() -> readRanges(id, List.of(range(0, -1))), Status.Code.OUT_OF_RANGE, "is negative");
+
+        assertStatus(() -> storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(randomFileId()).build()), Status.Code.NOT_FOUND, "not found");
+        assertStatus(() -> storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(id.toUpperCase()).build()), Status.Code.INVALID_ARGUMENT, "Invalid file id");
+
+        assertThat(readRanges(id, List.of())).isEmpty();
+    }
+
+    @Test
+    void testRejectedUploads()
+    {
+        byte[] allTypes = fixture("all_types.parquet");
+        String id = randomFileId();
+
+        assertRejected(id, () -> upload(channel, id, "notes.txt", repeat("not parquet at all\n", 100), 1900, 512),
+                "Invalid Parquet file notes.txt (file %s): not a Parquet file".formatted(id));
+        byte[] truncated = Arrays.copyOf(allTypes, allTypes.length - 100);
+        assertRejected(id, () -> upload(channel, id, "truncated.parquet", truncated, truncated.length, 4096),
+                "Invalid Parquet file truncated.parquet (file %s)".formatted(id));
+        assertRejected(id, () -> upload(channel, id, "short.parquet", allTypes, allTypes.length + 10, 4096),
+                "size mismatch: the header announced %s bytes, received %s".formatted(allTypes.length + 10, allTypes.length));
+        assertRejected(id, () -> upload(channel, id, "long.parquet", allTypes, allTypes.length - 10, 4096),
+                "received more than the %s bytes the header announced".formatted(allTypes.length - 10));
+        assertRejected(id, () -> upload(channel, id, "nested.parquet", fixture("nested.parquet"), fixture("nested.parquet").length, 4096),
+                "nested type (struct/list/map) is not supported");
+        assertRejected(id, () -> uploadMessages(List.of(data(allTypes))), "The first upload message must be the header");
+        assertRejected(id, () -> uploadMessages(List.of()), "Upload without a header");
+        assertRejected(id, () -> uploadMessages(List.of(header(id, 10), header(id, 10))), "a second header");
+        assertRejected(id, () -> uploadMessages(List.of(header("../../etc/passwd", 10), data(new byte[10]))), "Invalid file id '../../etc/passwd'");
+        assertRejected(id, () -> uploadMessages(List.of(header(id, -1))), "negative size");
+
+        // nothing of the failures stays in the way of a good upload
+        assertThat(upload(channel, id, allTypes).getRowCount()).isEqualTo(9);
+        assertThat(storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getFileCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testRepeatedUpload()
+    {
+        byte[] data = fixture("all_types.parquet");
+        String id = randomFileId();
+        UploadResponse first = upload(channel, id, data);
+
+        // the same bytes again (a client retrying after a lost answer) succeed with the same answer
+        assertThat(upload(channel, id, data)).isEqualTo(first);
+
+        byte[] other = fixture("sorted_ints.parquet");
+        assertStatus(() -> upload(channel, id, other), Status.Code.ALREADY_EXISTS, "already exists");
+        // same size, one byte different inside the data pages: still valid Parquet, another file
+        byte[] sameSizeOtherBytes = data.clone();
+        sameSizeOtherBytes[100]++;
+        assertStatus(() -> upload(channel, id, sameSizeOtherBytes), Status.Code.ALREADY_EXISTS, "already exists");
+
+        assertNoTemporaryFiles();
+        assertThat(readRanges(id, List.of(range(0, data.length)))).containsExactly(ByteString.copyFrom(data));
+    }
+
+    @Test
+    void testCancelledUpload()
+    {
+        byte[] data = fixture("all_types.parquet");
+        String id = randomFileId();
+        CompletableFuture<UploadResponse> result = new CompletableFuture<>();
+        ClientCallStreamObserver<UploadRequest> requests = (ClientCallStreamObserver<UploadRequest>) StorageServiceGrpc.newStub(channel)
+                .upload(completing(result));
+        requests.onNext(header(id, data.length));
+        requests.onNext(data(Arrays.copyOf(data, 1000)));
+        awaitCondition("the upload's temporary file exists", () -> !temporaryFiles().isEmpty());
+
+        requests.cancel("test cancels the upload", null);
+        awaitCondition("the temporary file is deleted", () -> temporaryFiles().isEmpty());
+        assertThat(filesUnder(disk1.resolve("files"))).isEmpty();
+        assertThat(filesUnder(disk2.resolve("files"))).isEmpty();
+        assertStatus(() -> storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(id).build()), Status.Code.NOT_FOUND, "not found");
+
+        // the id is free again once the server has seen the cancellation
+        awaitCondition("the id can be uploaded", () -> {
+            try {
+                return upload(channel, id, data).getSizeBytes() == data.length;
+            }
+            catch (StatusRuntimeException e) {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ALREADY_EXISTS);
+                return false;
+            }
+        });
+    }
+
+    @Test
+    void testRestart()
+            throws IOException
+    {
+        byte[] allTypes = fixture("all_types.parquet");
+        byte[] sortedInts = fixture("sorted_ints.parquet");
+        String allTypesId = randomFileId();
+        String sortedIntsId = randomFileId();
+        upload(channel, allTypesId, allTypes);
+        upload(channel, sortedIntsId, sortedInts);
+        GetFileInfoResponse allTypesInfo = fileInfo(allTypesId);
+        GetFileInfoResponse sortedIntsInfo = fileInfo(sortedIntsId);
+        stop();
+
+        // leftovers of an interrupted upload, and a lost checksum file
+        Path leftover = Files.writeString(disk1.resolve("tmp").resolve(randomFileId() + ".0123.part"), "partial");
+        Path crcFile = storedPath(sortedIntsId).resolveSibling(sortedIntsId + ".crc");
+        Files.delete(crcFile);
+
+        start();
+        assertThat(leftover).doesNotExist();
+        assertThat(crcFile).exists();
+        assertThat(fileInfo(allTypesId)).isEqualTo(allTypesInfo);
+        assertThat(fileInfo(sortedIntsId)).isEqualTo(sortedIntsInfo);
+        assertThat(readRanges(allTypesId, List.of(range(0, allTypes.length)))).containsExactly(ByteString.copyFrom(allTypes));
+        assertThat(readRanges(sortedIntsId, List.of(range(0, sortedInts.length)))).containsExactly(ByteString.copyFrom(sortedInts));
+        GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        assertThat(stats.getFileCount()).isEqualTo(2);
+        assertThat(stats.getCompactStatsBytes()).isEqualTo(allTypesInfo.getCompactStats().size() + sortedIntsInfo.getCompactStats().size());
+
+        // a third start reads the recomputed checksum
+        restart();
+        assertThat(fileInfo(sortedIntsId)).isEqualTo(sortedIntsInfo);
+    }
+
+    @Test
+    void testDamagedFileIsQuarantined()
+            throws IOException
+    {
+        byte[] allTypes = fixture("all_types.parquet");
+        String damagedId = randomFileId();
+        String goodId = randomFileId();
+        upload(channel, damagedId, allTypes);
+        upload(channel, goodId, fixture("sorted_ints.parquet"));
+        Path damaged = storedPath(damagedId);
+        Path dataDir = damaged.getParent().getParent().getParent();
+        stop();
+
+        // overwrite the footer (same size, so only parsing can tell)
+        byte[] corrupted = allTypes.clone();
+        Arrays.fill(corrupted, corrupted.length - 200, corrupted.length, (byte) 0);
+        Files.write(damaged, corrupted);
+
+        start();
+        assertStatus(() -> fileInfo(damagedId), Status.Code.NOT_FOUND, "not found");
+        assertThat(damaged).doesNotExist();
+        assertThat(damaged.resolveSibling(damagedId + ".crc")).doesNotExist();
+        assertThat(dataDir.resolve("quarantine").resolve(damagedId + ".parquet")).hasBinaryContent(corrupted);
+        assertThat(dataDir.resolve("quarantine").resolve(damagedId + ".crc")).exists();
+        assertThat(fileInfo(goodId).getRowCount()).isPositive();
+        assertThat(storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getFileCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testFailedStartLeavesNothingBehind()
+    {
+        Map<String, String> taken = properties("test-node-2", List.of(disk1), ImmutableMap.of("storage.grpc-port", String.valueOf(server.grpcPort())));
+        assertThatThrownBy(() -> StorageServer.start(taken))
+                .hasMessageContaining("Cannot bind gRPC port 127.0.0.1:" + server.grpcPort());
+
+        // the same node starts fine once the port is free of it: nothing (MBeans, threads) was left registered
+        try (StorageServer second = StorageServer.start(properties("test-node-2", List.of(disk1), ImmutableMap.of()))) {
+            assertThat(second.nodeId()).isEqualTo("test-node-2");
+        }
+    }
+
+    @Test
+    void testFreshNodeStats()
+    {
+        assertThat(server.nodeId()).isEqualTo(NODE_ID);
+        assertThat(storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance()))
+                .isEqualTo(GetNodeStatsResponse.newBuilder().setNodeId(NODE_ID).build());
+        assertThat(disk1.resolve("files")).isDirectory();
+        assertThat(disk2.resolve("tmp")).isDirectory();
+    }
+
+    private GetFileInfoResponse fileInfo(String id)
+    {
+        return storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(id).build());
+    }
+
+    /**
+     * Reads ranges and checks the stream's shape: request order, each message within the chunk
+     * limit, each range's messages contiguous from its offset and no more of them than needed.
+     * Returns each range's bytes.
+     */
+    private List<ByteString> readRanges(String id, List<ByteRange> ranges)
+    {
+        Iterator<ReadRangesResponse> responses = storage.readRanges(ReadRangesRequest.newBuilder().setFileId(id).addAllRanges(ranges).build());
+        ByteString[] results = new ByteString[ranges.size()];
+        Arrays.fill(results, ByteString.EMPTY);
+        int[] messages = new int[ranges.size()];
+        int lastIndex = 0;
+        while (responses.hasNext()) {
+            ReadRangesResponse response = responses.next();
+            int index = response.getRangeIndex();
+            assertThat(index).isGreaterThanOrEqualTo(lastIndex);
+            lastIndex = index;
+            assertThat(response.getData().size()).isLessThanOrEqualTo(MAX_CHUNK);
+            assertThat(response.getOffset()).isEqualTo(ranges.get(index).getOffset() + results[index].size());
+            results[index] = results[index].concat(response.getData());
+            messages[index]++;
+        }
+        for (int index = 0; index < ranges.size(); index++) {
+            // full chunks, except that a range starting inside an earlier read's buffer may first finish that buffer
+            int fullChunks = (int) ((ranges.get(index).getLength() + MAX_CHUNK - 1) / MAX_CHUNK);
+            assertThat(messages[index]).as("messages for range %s", index)
+                    .isBetween(Math.max(1, fullChunks), Math.max(1, fullChunks + 1));
+        }
+        return List.of(results);
+    }
+
+    private static List<ByteString> expectedSlices(byte[] data, List<ByteRange> ranges)
+    {
+        return ranges.stream()
+                .map(range -> ByteString.copyFrom(data, (int) range.getOffset(), (int) range.getLength()))
+                .toList();
+    }
+
+    private UploadResponse uploadMessages(List<UploadRequest> messages)
+    {
+        CompletableFuture<UploadResponse> result = new CompletableFuture<>();
+        StreamObserver<UploadRequest> requests = StorageServiceGrpc.newStub(channel).upload(completing(result));
+        messages.forEach(requests::onNext);
+        requests.onCompleted();
+        return await(result);
+    }
+
+    private void assertRejected(String id, Runnable upload, String message)
+    {
+        assertStatus(upload::run, Status.Code.INVALID_ARGUMENT, message);
+        assertNoTemporaryFiles();
+        assertThat(filesUnder(disk1.resolve("files"))).isEmpty();
+        assertThat(filesUnder(disk2.resolve("files"))).isEmpty();
+        assertStatus(() -> fileInfo(id), Status.Code.NOT_FOUND, "not found");
+    }
+
+    private static void assertStatus(Runnable call, Status.Code code, String message)
+    {
+        assertThatThrownBy(call::run)
+                .asInstanceOf(type(StatusRuntimeException.class))
+                .satisfies(e -> assertThat(e.getStatus().getCode()).isEqualTo(code))
+                .satisfies(e -> assertThat(e.getStatus().getDescription()).contains(message));
+    }
+
+    private void assertNoTemporaryFiles()
+    {
+        // the server deletes a failed upload's file before it answers
+        assertThat(temporaryFiles()).isEmpty();
+    }
+
+    private List<Path> temporaryFiles()
+    {
+        return ImmutableList.<Path>builder()
+                .addAll(filesUnder(disk1.resolve("tmp")))
+                .addAll(filesUnder(disk2.resolve("tmp")))
+                .build();
+    }
+
+    private Path storedPath(String id)
+    {
+        List<Path> found = ImmutableList.<Path>builder()
+                .addAll(filesUnder(disk1.resolve("files")))
+                .addAll(filesUnder(disk2.resolve("files")))
+                .build()
+                .stream()
+                .filter(path -> path.getFileName().toString().equals(id + ".parquet"))
+                .toList();
+        assertThat(found).hasSize(1);
+        return found.getFirst();
+    }
+
+    private Map<String, Long> httpMetrics()
+            throws IOException, InterruptedException
+    {
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            HttpResponse<String> response = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/v1/metrics".formatted(server.httpPort()))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Long> metrics = new HashMap<>();
+            response.body().lines().forEach(line -> {
+                String[] parts = line.split(" ");
+                metrics.put(parts[0], Long.parseLong(parts[1]));
+            });
+            return metrics;
+        }
+    }
+
+    private static ByteRange range(long offset, long length)
+    {
+        return ByteRange.newBuilder().setOffset(offset).setLength(length).build();
+    }
+
+    private static UploadRequest header(String id, long size)
+    {
+        return UploadRequest.newBuilder().setHeader(UploadHeader.newBuilder().setFileId(id).setSizeBytes(size)).build();
+    }
+
+    private static UploadRequest data(byte[] data)
+    {
+        return UploadRequest.newBuilder().setData(ByteString.copyFrom(data)).build();
+    }
+
+    private static byte[] repeat(String text, int times)
+    {
+        return text.repeat(times).getBytes(UTF_8);
+    }
+}

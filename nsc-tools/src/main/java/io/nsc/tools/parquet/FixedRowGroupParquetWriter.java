@@ -1,0 +1,255 @@
+package io.nsc.tools.parquet;
+
+import com.google.common.collect.ImmutableList;
+import io.airlift.slice.DynamicSliceOutput;
+import io.airlift.slice.Slice;
+import io.airlift.units.DataSize;
+import io.trino.parquet.writer.ParquetSchemaConverter;
+import io.trino.parquet.writer.ParquetWriter;
+import io.trino.parquet.writer.ParquetWriterOptions;
+import io.trino.spi.Page;
+import io.trino.spi.type.Type;
+import org.apache.parquet.format.ColumnChunk;
+import org.apache.parquet.format.ColumnMetaData;
+import org.apache.parquet.format.CompressionCodec;
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.RowGroup;
+import org.apache.parquet.format.SchemaElement;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.schema.MessageType;
+
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+import static com.google.common.base.Verify.verify;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static io.trino.parquet.writer.ParquetWriter.MAGIC;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Writes a Parquet file in which every {@link #writeRowGroup} call becomes exactly one row group.
+ *
+ * <p>trino-parquet's {@link ParquetWriter} decides row-group boundaries itself, by buffered byte
+ * size, and offers no way to cut a row group at a row count. Zone maps are only as useful as the
+ * row groups are predictable, so each row group is encoded by a fresh {@code ParquetWriter} into
+ * memory, and its column chunks are copied into this file with their offsets moved to where they
+ * land. The encoding, statistics and page layout are therefore exactly trino-parquet's; only the
+ * footer is assembled here. No column or offset indexes and no Bloom filters are written (the
+ * inner writer writes neither with the options used), so there is nothing else to relocate.
+ *
+ * <p>The file is written under a temporary name and moved into place by {@link #close()}, so a
+ * crashed run leaves no file that looks complete.
+ */
+public final class FixedRowGroupParquetWriter
+        implements Closeable
+{
+    // Trino's writer records this in created_by; readers key some compatibility decisions on it
+    private static final String TRINO_VERSION = "476";
+    // The inner writer must never split a row group on its own; beyond this it would, which only
+    // makes row groups smaller than asked, never larger.
+    private static final DataSize INNER_MAX_ROW_GROUP_SIZE = DataSize.of(512, MEGABYTE);
+
+    private final Path target;
+    private final Path temporary;
+    private final OutputStream output;
+    private final MessageType messageType;
+    private final Map<List<String>, Type> primitiveTypes;
+    private final CompressionCodec compression;
+    private final int columnCount;
+    private final List<RowGroup> rowGroups = new ArrayList<>();
+
+    private long position;
+    private long rowCount;
+    private List<SchemaElement> schema;
+    private String createdBy;
+    private boolean closed;
+
+    public FixedRowGroupParquetWriter(Path target, List<String> columnNames, List<Type> columnTypes, CompressionCodec compression)
+            throws IOException
+    {
+        this.target = requireNonNull(target, "target is null");
+        requireNonNull(columnNames, "columnNames is null");
+        requireNonNull(columnTypes, "columnTypes is null");
+        checkArgument(columnNames.size() == columnTypes.size(), "columnNames and columnTypes differ in size");
+        this.compression = requireNonNull(compression, "compression is null");
+        this.columnCount = columnTypes.size();
+
+        ParquetSchemaConverter schemaConverter = new ParquetSchemaConverter(columnTypes, columnNames, false, false);
+        this.messageType = schemaConverter.getMessageType();
+        this.primitiveTypes = schemaConverter.getPrimitiveTypes();
+
+        this.temporary = target.resolveSibling("." + target.getFileName() + ".tmp");
+        this.output = new BufferedOutputStream(Files.newOutputStream(temporary), 1 << 20);
+        write(MAGIC);
+    }
+
+    /** Appends one row group holding exactly the page's rows. */
+    public void writeRowGroup(Page page)
+            throws IOException
+    {
+        requireNonNull(page, "page is null");
+        checkState(!closed, "writer is closed");
+        checkArgument(page.getChannelCount() == columnCount, "page has %s channels, file has %s columns", page.getChannelCount(), columnCount);
+        if (page.getPositionCount() == 0) {
+            return;
+        }
+
+        DynamicSliceOutput buffer = new DynamicSliceOutput(1 << 20);
+        ParquetWriter writer = newInnerWriter(buffer);
+        writer.write(page);
+        writer.close();
+        FileMetaData single = writer.getFileMetaData();
+
+        Slice file = buffer.slice();
+        int footerLength = file.getInt(file.length() - MAGIC.length() - Integer.BYTES);
+        int dataStart = MAGIC.length();
+        int dataEnd = file.length() - MAGIC.length() - Integer.BYTES - footerLength;
+
+        // every offset in the inner file counts from its own start; here the data lands at `position`
+        long shift = position - dataStart;
+        for (RowGroup rowGroup : single.getRow_groups()) {
+            relocate(rowGroup, shift);
+            rowGroups.add(rowGroup);
+            rowCount += rowGroup.getNum_rows();
+        }
+        verify(single.getNum_rows() == page.getPositionCount(), "inner writer wrote %s rows for a page of %s", single.getNum_rows(), page.getPositionCount());
+        if (schema == null) {
+            schema = single.getSchema();
+            createdBy = single.getCreated_by();
+        }
+
+        file.getBytes(dataStart, output, dataEnd - dataStart);
+        position += dataEnd - dataStart;
+    }
+
+    public long rowCount()
+    {
+        return rowCount;
+    }
+
+    public int rowGroupCount()
+    {
+        return rowGroups.size();
+    }
+
+    /** Writes the footer and moves the file to its final name. */
+    @Override
+    public void close()
+            throws IOException
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try (output) {
+            if (schema == null) {
+                writeEmptyFile();
+            }
+            else {
+                writeFooter();
+            }
+        }
+        catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temporary);
+            throw e;
+        }
+        Files.move(temporary, target, ATOMIC_MOVE);
+    }
+
+    /** Discards what was written; the target is left untouched. */
+    public void abort()
+            throws IOException
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try (output) {
+            // nothing more to write
+        }
+        finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    private void writeFooter()
+            throws IOException
+    {
+        FileMetaData fileMetaData = new FileMetaData(1, schema, rowCount, ImmutableList.copyOf(rowGroups));
+        fileMetaData.setCreated_by(createdBy);
+        DynamicSliceOutput footer = new DynamicSliceOutput(4096);
+        Util.writeFileMetaData(fileMetaData, footer);
+        Slice footerBytes = footer.slice();
+        write(footerBytes);
+        writeIntLittleEndian(footerBytes.length());
+        write(MAGIC);
+    }
+
+    private void writeEmptyFile()
+            throws IOException
+    {
+        // a file without rows: the inner writer's own output is already a complete file (magic
+        // included), so replace what the constructor wrote by writing to a fresh buffer
+        DynamicSliceOutput buffer = new DynamicSliceOutput(1024);
+        ParquetWriter writer = newInnerWriter(buffer);
+        writer.close();
+        Slice file = buffer.slice();
+        // the leading magic is already in the output; the inner file starts with it too
+        file.getBytes(MAGIC.length(), output, file.length() - MAGIC.length());
+    }
+
+    private ParquetWriter newInnerWriter(OutputStream out)
+    {
+        ParquetWriterOptions options = ParquetWriterOptions.builder()
+                .setMaxBlockSize(INNER_MAX_ROW_GROUP_SIZE)
+                .build();
+        return new ParquetWriter(out, messageType, primitiveTypes, options, compression, TRINO_VERSION, Optional.empty(), Optional.empty());
+    }
+
+    private static void relocate(RowGroup rowGroup, long shift)
+    {
+        if (rowGroup.isSetFile_offset()) {
+            rowGroup.setFile_offset(rowGroup.getFile_offset() + shift);
+        }
+        for (ColumnChunk chunk : rowGroup.getColumns()) {
+            ColumnMetaData metaData = chunk.getMeta_data();
+            metaData.setData_page_offset(metaData.getData_page_offset() + shift);
+            if (metaData.isSetDictionary_page_offset()) {
+                metaData.setDictionary_page_offset(metaData.getDictionary_page_offset() + shift);
+            }
+            if (metaData.isSetIndex_page_offset()) {
+                metaData.setIndex_page_offset(metaData.getIndex_page_offset() + shift);
+            }
+            verify(!chunk.isSetColumn_index_offset() && !chunk.isSetOffset_index_offset(), "page indexes are not relocated");
+            verify(!metaData.isSetBloom_filter_offset(), "Bloom filters are not relocated");
+        }
+    }
+
+    private void write(Slice bytes)
+            throws IOException
+    {
+        bytes.getBytes(0, output, bytes.length());
+        position += bytes.length();
+    }
+
+    private void writeIntLittleEndian(int value)
+            throws IOException
+    {
+        output.write(value & 0xFF);
+        output.write((value >>> 8) & 0xFF);
+        output.write((value >>> 16) & 0xFF);
+        output.write((value >>> 24) & 0xFF);
+        position += Integer.BYTES;
+    }
+}

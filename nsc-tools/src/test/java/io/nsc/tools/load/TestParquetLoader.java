@@ -1,0 +1,375 @@
+package io.nsc.tools.load;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.nsc.metadata.server.MetadataServer;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.GetTableFilesRequest;
+import io.nsc.protocol.proto.GetTableFilesResponse;
+import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.ListNodesRequest;
+import io.nsc.protocol.proto.ListSchemasRequest;
+import io.nsc.protocol.proto.MetadataServiceGrpc;
+import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.StorageNode;
+import io.nsc.protocol.proto.TableInfo;
+import io.nsc.storage.server.StorageServer;
+import io.nsc.tools.ParquetTestFiles;
+import io.nsc.tools.parquet.LocalParquetDataSource;
+import io.nsc.tools.tpch.TpchGeneratorOptions;
+import io.nsc.tools.tpch.TpchParquetGenerator;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.ColumnChunkMetadata;
+import io.trino.parquet.metadata.ParquetMetadata;
+import io.trino.parquet.reader.MetadataReader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+/** The loader against a real metadata service and three real storage nodes, all in this JVM. */
+final class TestParquetLoader
+{
+    private static final int STORAGE_NODES = 3;
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+    private static final LoadOptions TWO_REPLICAS = LoadOptions.defaults().withReplication(2);
+    private static final AtomicInteger tableCounter = new AtomicInteger();
+
+    @TempDir
+    static Path workDir;
+
+    private static Path tpchDir;
+    private static MetadataServer metadataServer;
+    private static final List<StorageServer> storageServers = new ArrayList<>();
+    private static ManagedChannel metadataChannel;
+    private static MetadataServiceBlockingStub metadata;
+    private static String metadataAddress;
+
+    @BeforeAll
+    static void startCluster()
+            throws Exception
+    {
+        tpchDir = workDir.resolve("tpch");
+        new TpchParquetGenerator().generate(0.01, tpchDir, TpchGeneratorOptions.defaults()
+                .withTables(List.of("lineitem", "nation", "region"))
+                .withRowsPerRowGroup(7_000)
+                .withRowsPerFile(25_000));
+
+        metadataServer = MetadataServer.start(Map.of(
+                "metadata.data-dir", workDir.resolve("metadata").toString(),
+                "metadata.grpc-port", "0",
+                "metadata.http-port", "0"));
+        metadataAddress = "127.0.0.1:" + metadataServer.grpcPort();
+        for (int node = 0; node < STORAGE_NODES; node++) {
+            storageServers.add(StorageServer.start(Map.of(
+                    "storage.node-id", "node-" + node,
+                    "storage.data-dirs", workDir.resolve("storage-" + node).toString(),
+                    "storage.grpc-port", "0",
+                    "storage.http-port", "0",
+                    "storage.metadata-address", metadataAddress)));
+        }
+        metadataChannel = GrpcChannels.forAddress(metadataAddress);
+        metadata = MetadataServiceGrpc.newBlockingStub(metadataChannel);
+        awaitLiveNodes(STORAGE_NODES);
+    }
+
+    @AfterAll
+    static void stopCluster()
+    {
+        if (metadataChannel != null) {
+            GrpcChannels.close(metadataChannel);
+        }
+        storageServers.forEach(StorageServer::close);
+        if (metadataServer != null) {
+            metadataServer.close();
+        }
+    }
+
+    @Test
+    void loadsGeneratedTable()
+            throws Exception
+    {
+        String table = newTableName();
+        List<String> progress = new ArrayList<>();
+        LoadResult result = new ParquetLoader(progress::add).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("lineitem")), TWO_REPLICAS);
+
+        assertThat(result.tableCreated()).isTrue();
+        assertThat(result.rows()).isEqualTo(60_175);
+        assertThat(result.files()).extracting(file -> file.path().getFileName().toString())
+                .containsExactly("lineitem-000.parquet", "lineitem-001.parquet", "lineitem-002.parquet");
+        assertThat(progress).anyMatch(line -> line.startsWith("uploaded"));
+
+        TableInfo info = metadata.getTable(GetTableRequest.newBuilder().setSchemaName("tpch").setTableName(table).build());
+        assertThat(info.getVersion()).isEqualTo(result.tableVersion());
+        assertThat(info.getRowCount()).isEqualTo(60_175);
+        assertThat(info.getFileCount()).isEqualTo(3);
+        assertThat(info.getColumnsList()).extracting(Column::getName).startsWith("l_orderkey", "l_partkey").endsWith("l_comment");
+        assertThat(info.getColumnsList()).contains(column("l_shipdate", "date"), column("l_quantity", "double"), column("l_returnflag", "varchar"));
+
+        GetTableFilesResponse files = metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(info.getTableId()).build());
+        assertThat(files.getVersion()).isEqualTo(result.tableVersion());
+        assertThat(files.getFilesList()).hasSize(3);
+        Map<String, Long> expectedRows = result.files().stream()
+                .collect(toImmutableMap(LoadedFile::fileId, file -> footerRowCount(file.path())));
+        for (DataFile file : files.getFilesList()) {
+            assertThat(file.getReplicaNodeIdsList()).hasSize(2).doesNotHaveDuplicates();
+            assertThat(file.getRowCount()).isEqualTo(expectedRows.get(file.getFileId()));
+            assertThat(file.getCompactStats().isEmpty()).isFalse();
+        }
+        assertThat(files.getNodesList()).extracting(StorageNode::getNodeId)
+                .containsAll(files.getFilesList().stream().flatMap(file -> file.getReplicaNodeIdsList().stream()).collect(toImmutableList()));
+    }
+
+    @Test
+    void appendsToExistingTable()
+    {
+        String table = newTableName();
+        Path nation = tpchDir.resolve("nation/nation-000.parquet");
+        ParquetLoader loader = new ParquetLoader();
+        LoadResult first = loader.load(metadataAddress, "tpch", table, List.of(nation), TWO_REPLICAS);
+        LoadResult second = loader.load(metadataAddress, "tpch", table, List.of(nation), TWO_REPLICAS);
+
+        assertThat(first.tableCreated()).isTrue();
+        assertThat(second.tableCreated()).isFalse();
+        assertThat(second.tableVersion()).isGreaterThan(first.tableVersion());
+        assertThat(second.files().getFirst().fileId()).isNotEqualTo(first.files().getFirst().fileId());
+
+        TableInfo info = tableInfo("tpch", table).orElseThrow();
+        assertThat(info.getFileCount()).isEqualTo(2);
+        assertThat(info.getRowCount()).isEqualTo(50);
+        assertThat(fileIds(info)).containsExactlyInAnyOrder(first.files().getFirst().fileId(), second.files().getFirst().fileId());
+    }
+
+    @Test
+    void refusesDirectoryWithNonParquetFile()
+            throws IOException
+    {
+        Path directory = Files.createDirectories(workDir.resolve("with-junk"));
+        Files.copy(tpchDir.resolve("nation/nation-000.parquet"), directory.resolve("a-nation.parquet"));
+        Files.writeString(directory.resolve("b-junk.parquet"), "this is a text file that only pretends to be Parquet\n".repeat(10));
+        assertRefusedForNewAndExistingTable(List.of(directory), "b-junk.parquet");
+    }
+
+    @Test
+    void refusesTruncatedFile()
+            throws IOException
+    {
+        Path truncated = workDir.resolve("truncated-lineitem.parquet");
+        byte[] bytes = Files.readAllBytes(tpchDir.resolve("lineitem/lineitem-002.parquet"));
+        Files.write(truncated, Arrays.copyOf(bytes, bytes.length / 2));
+        assertRefusedForNewAndExistingTable(List.of(tpchDir.resolve("nation/nation-000.parquet"), truncated), "truncated-lineitem.parquet");
+    }
+
+    @Test
+    void refusesNestedColumns()
+            throws IOException
+    {
+        Path nested = workDir.resolve("nested.parquet");
+        ParquetTestFiles.writeNestedFile(nested);
+        assertRefusedForNewAndExistingTable(List.of(nested), "nested.parquet");
+        assertThatThrownBy(() -> new ParquetLoader().load(metadataAddress, "tpch", newTableName(), List.of(nested), TWO_REPLICAS))
+                .hasMessageContaining("nested");
+    }
+
+    @Test
+    void refusesFilesWithDifferentColumns()
+    {
+        Path nation = tpchDir.resolve("nation/nation-000.parquet");
+        Path region = tpchDir.resolve("region/region-000.parquet");
+        String message = assertRefusedForNewAndExistingTable(List.of(nation, region), "region-000.parquet");
+        assertThat(message)
+                .contains("nation-000.parquet")
+                .contains("column 1 is n_nationkey bigint in file %s but r_regionkey bigint in file %s".formatted(nation, region));
+    }
+
+    @Test
+    void refusesFilesThatDoNotMatchTheTable()
+    {
+        String table = newTableName();
+        LoadResult nation = new ParquetLoader().load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
+        TableInfo before = tableInfo("tpch", table).orElseThrow();
+
+        assertThatThrownBy(() -> new ParquetLoader().load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("region")), TWO_REPLICAS))
+                .isInstanceOf(LoadException.class)
+                .hasMessageContaining("do not match table tpch." + table)
+                .hasMessageContaining("n_nationkey bigint")
+                .hasMessageContaining("r_regionkey bigint")
+                .hasMessageEndingWith("nothing was loaded");
+
+        TableInfo after = tableInfo("tpch", table).orElseThrow();
+        assertThat(after.getVersion()).isEqualTo(before.getVersion()).isEqualTo(nation.tableVersion());
+        assertThat(fileIds(after)).isEqualTo(fileIds(before));
+    }
+
+    @Test
+    void refusesCorruptDataPage()
+            throws IOException
+    {
+        Path corrupt = workDir.resolve("corrupt-lineitem.parquet");
+        Files.copy(tpchDir.resolve("lineitem/lineitem-002.parquet"), corrupt);
+        ColumnChunkMetadata chunk = columnChunk(corrupt, 1, "l_comment");
+        // garble the middle of the chunk's compressed pages; the footer stays intact
+        try (RandomAccessFile file = new RandomAccessFile(corrupt.toFile(), "rw")) {
+            byte[] garbage = new byte[(int) Math.min(256, chunk.getTotalSize() / 2)];
+            Arrays.fill(garbage, (byte) 0x5A);
+            file.seek(chunk.getStartingPos() + chunk.getTotalSize() / 4);
+            file.write(garbage);
+        }
+        String message = assertRefusedForNewAndExistingTable(List.of(corrupt), "corrupt-lineitem.parquet");
+        assertThat(message).contains("corrupt data in column l_comment, row group 1: ");
+    }
+
+    @Test
+    void refusesEmptyDirectory()
+            throws IOException
+    {
+        Path empty = Files.createDirectories(workDir.resolve("empty"));
+        Files.writeString(empty.resolve("notes.txt"), "no parquet here");
+        assertThatThrownBy(() -> new ParquetLoader().load(metadataAddress, "tpch", newTableName(), List.of(empty), TWO_REPLICAS))
+                .hasMessage("no *.parquet files in directory %s; nothing was loaded".formatted(empty));
+    }
+
+    @Test
+    void refusesUnreachableMetadataService()
+    {
+        // validation passes; the failure comes at the first call, before any upload
+        assertThatThrownBy(() -> new ParquetLoader().load("127.0.0.1:1", "tpch", newTableName(), List.of(tpchDir.resolve("nation")), TWO_REPLICAS))
+                .isInstanceOf(LoadException.class)
+                .hasMessageContaining("UNAVAILABLE")
+                .hasMessageEndingWith("nothing was loaded");
+    }
+
+    /**
+     * Loads into a new table and into an existing one; both must be refused with a message naming
+     * the file, and leave the catalog exactly as it was.
+     *
+     * @return the refusal's message
+     */
+    private static String assertRefusedForNewAndExistingTable(List<Path> paths, String fileNamed)
+    {
+        String newTable = newTableName();
+        String message = refusal(newTable, paths);
+        assertThat(message).contains(fileNamed).endsWith("nothing was loaded");
+        assertThat(tableInfo("refused", newTable)).isEmpty();
+        assertThat(metadata.listSchemas(ListSchemasRequest.getDefaultInstance()).getSchemaNamesList()).doesNotContain("refused");
+
+        String existingTable = newTableName();
+        new ParquetLoader().load(metadataAddress, "tpch", existingTable, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
+        TableInfo before = tableInfo("tpch", existingTable).orElseThrow();
+        String existingMessage = assertThrows(() -> new ParquetLoader().load(metadataAddress, "tpch", existingTable, paths, TWO_REPLICAS));
+        assertThat(existingMessage).contains(fileNamed).endsWith("nothing was loaded");
+        TableInfo after = tableInfo("tpch", existingTable).orElseThrow();
+        assertThat(after.getVersion()).isEqualTo(before.getVersion());
+        assertThat(fileIds(after)).isEqualTo(fileIds(before));
+        return message;
+    }
+
+    private static String refusal(String table, List<Path> paths)
+    {
+        return assertThrows(() -> new ParquetLoader().load(metadataAddress, "refused", table, paths, TWO_REPLICAS));
+    }
+
+    private static String assertThrows(Runnable load)
+    {
+        try {
+            load.run();
+        }
+        catch (LoadException e) {
+            return e.getMessage();
+        }
+        return fail("the load was not refused");
+    }
+
+    private static Optional<TableInfo> tableInfo(String schema, String table)
+    {
+        try {
+            return Optional.of(metadata.getTable(GetTableRequest.newBuilder().setSchemaName(schema).setTableName(table).build()));
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    private static List<String> fileIds(TableInfo table)
+    {
+        return metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(table.getTableId()).build())
+                .getFilesList().stream()
+                .map(DataFile::getFileId)
+                .sorted()
+                .collect(toImmutableList());
+    }
+
+    private static long footerRowCount(Path file)
+    {
+        try {
+            return ParquetFooterParser.parse(file).rowCount();
+        }
+        catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static ColumnChunkMetadata columnChunk(Path file, int rowGroup, String column)
+            throws IOException
+    {
+        try (LocalParquetDataSource source = LocalParquetDataSource.open(file, ParquetReaderOptions.defaultOptions())) {
+            ParquetMetadata metadata = MetadataReader.readFooter(source, Optional.empty());
+            return metadata.getBlocks().get(rowGroup).columns().stream()
+                    .filter(chunk -> chunk.getPath().toDotString().equals(column))
+                    .findFirst()
+                    .orElseThrow();
+        }
+    }
+
+    private static Column column(String name, String type)
+    {
+        return Column.newBuilder().setName(name).setType(type).build();
+    }
+
+    private static String newTableName()
+    {
+        return "t" + tableCounter.incrementAndGet();
+    }
+
+    private static void awaitLiveNodes(int count)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (true) {
+            List<StorageNode> nodes = metadata.listNodes(ListNodesRequest.getDefaultInstance()).getNodesList();
+            long alive = nodes.stream().filter(StorageNode::getAlive).map(StorageNode::getNodeId).distinct().count();
+            if (alive >= count) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("only %s of %s storage nodes registered: %s".formatted(alive, count, nodes));
+            }
+            Thread.sleep(100);
+        }
+    }
+}

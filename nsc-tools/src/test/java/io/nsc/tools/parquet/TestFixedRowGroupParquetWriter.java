@@ -1,0 +1,90 @@
+package io.nsc.tools.parquet;
+
+import io.nsc.protocol.parquet.ParquetFileSummary;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.tools.ParquetTestFiles;
+import io.trino.spi.Page;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.type.Type;
+import org.apache.parquet.format.CompressionCodec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static org.assertj.core.api.Assertions.assertThat;
+
+final class TestFixedRowGroupParquetWriter
+{
+    private static final List<String> NAMES = List.of("id", "name");
+    private static final List<Type> TYPES = List.of(BIGINT, VARCHAR);
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void eachCallIsOneRowGroup()
+            throws Exception
+    {
+        Path file = directory.resolve("groups.parquet");
+        List<List<Object>> expected = new ArrayList<>();
+        try (FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, NAMES, TYPES, CompressionCodec.SNAPPY)) {
+            // far below any byte threshold: trino-parquet alone would put all of it in one row group
+            writer.writeRowGroup(page(0, 3, expected));
+            writer.writeRowGroup(page(3, 1, expected));
+            writer.writeRowGroup(page(4, 20_000, expected));
+            assertThat(file).doesNotExist();
+        }
+        ParquetFileSummary summary = ParquetFooterParser.parse(file);
+        assertThat(summary.rowCount()).isEqualTo(20_004);
+        assertThat(summary.stats().rowGroupCount()).isEqualTo(3);
+        assertThat(summary.stats().rowGroupRowCount(0)).isEqualTo(3);
+        assertThat(summary.stats().rowGroupRowCount(1)).isEqualTo(1);
+        assertThat(summary.stats().rowGroupRowCount(2)).isEqualTo(20_000);
+        assertThat(ParquetTestFiles.readRows(file, NAMES, TYPES)).isEqualTo(expected);
+        try (var files = Files.list(directory)) {
+            assertThat(files.toList()).containsExactly(file);
+        }
+    }
+
+    @Test
+    void writesAFileWithoutRows()
+            throws Exception
+    {
+        Path file = directory.resolve("empty.parquet");
+        new FixedRowGroupParquetWriter(file, NAMES, TYPES, CompressionCodec.ZSTD).close();
+        ParquetFileSummary summary = ParquetFooterParser.parse(file);
+        assertThat(summary.rowCount()).isZero();
+        assertThat(summary.columns()).hasSize(2);
+    }
+
+    @Test
+    void abortLeavesNothingBehind()
+            throws Exception
+    {
+        Path file = directory.resolve("aborted.parquet");
+        FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, NAMES, TYPES, CompressionCodec.ZSTD);
+        writer.writeRowGroup(page(0, 10, new ArrayList<>()));
+        writer.abort();
+        try (var files = Files.list(directory)) {
+            assertThat(files.toList()).isEmpty();
+        }
+    }
+
+    private static Page page(long start, int rows, List<List<Object>> expected)
+    {
+        BlockBuilder ids = BIGINT.createFixedSizeBlockBuilder(rows);
+        BlockBuilder names = VARCHAR.createBlockBuilder(null, rows);
+        for (long id = start; id < start + rows; id++) {
+            BIGINT.writeLong(ids, id);
+            VARCHAR.writeString(names, "name-" + id);
+            expected.add(List.of(id, "name-" + id));
+        }
+        return new Page(ids.build(), names.build());
+    }
+}

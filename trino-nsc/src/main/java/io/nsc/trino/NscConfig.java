@@ -1,0 +1,129 @@
+package io.nsc.trino;
+
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import io.airlift.units.MaxDataSize;
+import io.airlift.units.MinDataSize;
+import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+public class NscConfig
+{
+    private String metadataAddress;
+    private DataSize targetSplitSize = DataSize.of(32, MEGABYTE);
+    private Duration metadataTimeout = new Duration(30, SECONDS);
+    private Duration storageTimeout = new Duration(2, MINUTES);
+    private Duration tableFilesCacheTtl = new Duration(10, SECONDS);
+    private int footerCacheSize = 1000;
+    private boolean statsPruningEnabled = true;
+
+    @NotNull
+    @Pattern(regexp = "[^:\\s]+:\\d+", message = "must be host:port")
+    public String getMetadataAddress()
+    {
+        return metadataAddress;
+    }
+
+    @Config("nsc.metadata-address")
+    @ConfigDescription("host:port of the nsc metadata service")
+    public NscConfig setMetadataAddress(String metadataAddress)
+    {
+        this.metadataAddress = metadataAddress;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1kB")
+    @MaxDataSize("1GB")
+    public DataSize getTargetSplitSize()
+    {
+        return targetSplitSize;
+    }
+
+    @Config("nsc.target-split-size")
+    @ConfigDescription("Consecutive surviving row groups of a file are packed into one split up to this compressed size")
+    public NscConfig setTargetSplitSize(DataSize targetSplitSize)
+    {
+        this.targetSplitSize = targetSplitSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getMetadataTimeout()
+    {
+        return metadataTimeout;
+    }
+
+    @Config("nsc.metadata-timeout")
+    @ConfigDescription("Deadline of one call to the metadata service")
+    public NscConfig setMetadataTimeout(Duration metadataTimeout)
+    {
+        this.metadataTimeout = metadataTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getStorageTimeout()
+    {
+        return storageTimeout;
+    }
+
+    @Config("nsc.storage-timeout")
+    @ConfigDescription("Deadline of one byte-range read from a storage node before the next replica is tried")
+    public NscConfig setStorageTimeout(Duration storageTimeout)
+    {
+        this.storageTimeout = storageTimeout;
+        return this;
+    }
+
+    @NotNull
+    public Duration getTableFilesCacheTtl()
+    {
+        return tableFilesCacheTtl;
+    }
+
+    @Config("nsc.table-files-cache-ttl")
+    @ConfigDescription("How long the coordinator reuses a table's file list and compact stats for the same table version")
+    public NscConfig setTableFilesCacheTtl(Duration tableFilesCacheTtl)
+    {
+        this.tableFilesCacheTtl = tableFilesCacheTtl;
+        return this;
+    }
+
+    @Min(0)
+    public int getFooterCacheSize()
+    {
+        return footerCacheSize;
+    }
+
+    @Config("nsc.footer-cache-size")
+    @ConfigDescription("Parquet footers kept per worker, by file id (files are immutable)")
+    public NscConfig setFooterCacheSize(int footerCacheSize)
+    {
+        this.footerCacheSize = footerCacheSize;
+        return this;
+    }
+
+    public boolean isStatsPruningEnabled()
+    {
+        return statsPruningEnabled;
+    }
+
+    @Config("nsc.stats-pruning-enabled")
+    @ConfigDescription("Skip row groups whose compact stats prove no row can match (catalog default of the session property)")
+    public NscConfig setStatsPruningEnabled(boolean statsPruningEnabled)
+    {
+        this.statsPruningEnabled = statsPruningEnabled;
+        return this;
+    }
+}

@@ -1,0 +1,39 @@
+package io.nsc.trino;
+
+import io.trino.spi.ErrorCode;
+import io.trino.spi.ErrorCodeSupplier;
+import io.trino.spi.ErrorType;
+
+import static io.trino.spi.ErrorType.EXTERNAL;
+import static io.trino.spi.ErrorType.INTERNAL_ERROR;
+
+public enum NscErrorCode
+        implements ErrorCodeSupplier
+{
+    /** The metadata service could not be reached or failed. */
+    NSC_METADATA_ERROR(0, EXTERNAL),
+    /** No replica of a file could serve a read. */
+    NSC_STORAGE_ERROR(1, EXTERNAL),
+    /** A file's bytes could not be decoded as Parquet. */
+    NSC_BAD_DATA(2, EXTERNAL),
+    /** A column type the connector does not know how to read. */
+    NSC_UNSUPPORTED_TYPE(3, INTERNAL_ERROR),
+    /** The statistics the metadata service sent are malformed. */
+    NSC_CORRUPT_STATS(4, EXTERNAL),
+    /** A storage-side read took longer than the configured timeout. */
+    NSC_STORAGE_TIMEOUT(5, EXTERNAL);
+
+    private final ErrorCode errorCode;
+
+    NscErrorCode(int code, ErrorType type)
+    {
+        // 0x0700_0000 range: chosen clear of the codes Trino's own connectors use
+        errorCode = new ErrorCode(code + 0x0700_0000, name(), type);
+    }
+
+    @Override
+    public ErrorCode toErrorCode()
+    {
+        return errorCode;
+    }
+}

@@ -1,0 +1,49 @@
+package io.nsc.trino;
+
+import com.google.inject.Binder;
+import com.google.inject.Module;
+import com.google.inject.Scopes;
+import io.nsc.trino.client.NscMetadataClient;
+import io.nsc.trino.client.StorageClients;
+import io.nsc.trino.metadata.NscMetadata;
+import io.nsc.trino.metadata.TableFilesCache;
+import io.nsc.trino.read.FooterCache;
+import io.nsc.trino.read.NscPageSourceProvider;
+import io.nsc.trino.split.NscSplitManager;
+import io.trino.spi.NodeManager;
+import io.trino.spi.type.TypeManager;
+
+import static io.airlift.configuration.ConfigBinder.configBinder;
+import static java.util.Objects.requireNonNull;
+
+public class NscModule
+        implements Module
+{
+    private final TypeManager typeManager;
+    private final NodeManager nodeManager;
+
+    public NscModule(TypeManager typeManager, NodeManager nodeManager)
+    {
+        this.typeManager = requireNonNull(typeManager, "typeManager is null");
+        this.nodeManager = requireNonNull(nodeManager, "nodeManager is null");
+    }
+
+    @Override
+    public void configure(Binder binder)
+    {
+        binder.bind(TypeManager.class).toInstance(typeManager);
+        binder.bind(NodeManager.class).toInstance(nodeManager);
+        configBinder(binder).bindConfig(NscConfig.class);
+
+        binder.bind(NscConnector.class).in(Scopes.SINGLETON);
+        binder.bind(NscSessionProperties.class).in(Scopes.SINGLETON);
+        binder.bind(NscMetadataClient.class).in(Scopes.SINGLETON);
+        binder.bind(StorageClients.class).in(Scopes.SINGLETON);
+        binder.bind(TableFilesCache.class).in(Scopes.SINGLETON);
+        binder.bind(NscMetadata.class).in(Scopes.SINGLETON);
+        binder.bind(NscSplitManager.class).in(Scopes.SINGLETON);
+        binder.bind(FooterCache.class).in(Scopes.SINGLETON);
+        binder.bind(NscPageSourceProvider.class).in(Scopes.SINGLETON);
+    }
+
+}

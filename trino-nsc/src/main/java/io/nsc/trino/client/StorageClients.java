@@ -1,0 +1,35 @@
+package io.nsc.trino.client;
+
+import com.google.inject.Inject;
+import io.grpc.ManagedChannel;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
+import jakarta.annotation.PreDestroy;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * One long-lived channel per storage node: gRPC multiplexes all of a worker's reads to a node
+ * over it, so opening one per split would only add handshakes.
+ */
+public class StorageClients
+{
+    private final ConcurrentMap<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+
+    @Inject
+    public StorageClients() {}
+
+    public StorageServiceBlockingStub blockingStub(String address)
+    {
+        return StorageServiceGrpc.newBlockingStub(channels.computeIfAbsent(address, GrpcChannels::forAddress));
+    }
+
+    @PreDestroy
+    public void close()
+    {
+        channels.values().forEach(GrpcChannels::close);
+        channels.clear();
+    }
+}

@@ -1,0 +1,115 @@
+package io.nsc.trino.metadata;
+
+import com.google.common.collect.ImmutableMap;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.protocol.stats.KeyKind;
+import io.nsc.protocol.stats.StatsKeys;
+import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.statistics.ColumnStatistics;
+import io.trino.spi.statistics.DoubleRange;
+import io.trino.spi.statistics.Estimate;
+import io.trino.spi.statistics.TableStatistics;
+import io.trino.spi.type.BigintType;
+import io.trino.spi.type.DateType;
+import io.trino.spi.type.DecimalType;
+import io.trino.spi.type.DoubleType;
+import io.trino.spi.type.IntegerType;
+import io.trino.spi.type.RealType;
+import io.trino.spi.type.SmallintType;
+import io.trino.spi.type.TimestampType;
+import io.trino.spi.type.TinyintType;
+import io.trino.spi.type.Type;
+import io.trino.spi.type.VarbinaryType;
+import io.trino.spi.type.VarcharType;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Table statistics for the cost-based optimizer, summed from the compact stats of every file:
+ * row count, nulls fraction, value range and data size. Distinct counts are not in Parquet
+ * footers, so they stay unknown.
+ */
+final class NscTableStatistics
+{
+    private NscTableStatistics() {}
+
+    static TableStatistics compute(List<NscColumnHandle> columns, TableFiles files)
+    {
+        long rowCount = files.rowCount();
+        ImmutableMap.Builder<ColumnHandle, ColumnStatistics> columnStatistics = ImmutableMap.builder();
+        for (NscColumnHandle column : columns) {
+            columnStatistics.put(column, columnStatistics(column, files.files(), rowCount));
+        }
+        return new TableStatistics(Estimate.of(rowCount), columnStatistics.buildOrThrow());
+    }
+
+    private static ColumnStatistics columnStatistics(NscColumnHandle column, List<FileEntry> files, long rowCount)
+    {
+        ColumnStatistics.Builder builder = ColumnStatistics.builder();
+        if (rowCount == 0) {
+            return builder.setNullsFraction(Estimate.zero()).setDataSize(Estimate.zero()).build();
+        }
+        int ordinal = column.ordinal();
+        long nulls = 0;
+        boolean nullsKnown = true;
+        long compressedBytes = 0;
+        boolean rangeKnown = true;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        boolean anyValue = false;
+        for (FileEntry file : files) {
+            CompactFileStats stats = file.stats();
+            KeyKind kind = stats.keyKind(ordinal);
+            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                long rowGroupRows = stats.rowGroupRowCount(rowGroup);
+                long nullCount = stats.nullCount(rowGroup, ordinal);
+                compressedBytes += stats.compressedSize(rowGroup, ordinal);
+                if (nullCount < 0) {
+                    nullsKnown = false;
+                }
+                else {
+                    nulls += nullCount;
+                }
+                if (rowGroupRows == 0 || nullCount == rowGroupRows) {
+                    continue;
+                }
+                if (!stats.hasMinMax(rowGroup, ordinal) || (kind != KeyKind.EXACT && kind != KeyKind.FLOATING)) {
+                    rangeKnown = false;
+                    continue;
+                }
+                anyValue = true;
+                min = Math.min(min, stats.min(rowGroup, ordinal));
+                max = Math.max(max, stats.max(rowGroup, ordinal));
+            }
+        }
+        if (nullsKnown) {
+            builder.setNullsFraction(Estimate.of((double) nulls / rowCount));
+        }
+        if (column.type() instanceof VarcharType || column.type() instanceof VarbinaryType) {
+            // compressed bytes under-estimate the decoded size, but are the only size footers carry per chunk
+            builder.setDataSize(Estimate.of(compressedBytes));
+        }
+        if (rangeKnown && anyValue) {
+            Optional<Double> low = toStatsValue(column.type(), min);
+            Optional<Double> high = toStatsValue(column.type(), max);
+            if (low.isPresent() && high.isPresent()) {
+                builder.setRange(new DoubleRange(low.get(), high.get()));
+            }
+        }
+        return builder.build();
+    }
+
+    /** The double Trino's optimizer uses to represent a value of the type, from an exact stats key. */
+    private static Optional<Double> toStatsValue(Type type, long key)
+    {
+        return switch (type) {
+            case TinyintType _, SmallintType _, IntegerType _, BigintType _, DateType _ -> Optional.of((double) key);
+            case DecimalType decimal when decimal.isShort() -> Optional.of(key / Math.pow(10, decimal.getScale()));
+            case RealType _, DoubleType _ -> Optional.of(StatsKeys.toDouble(key));
+            case TimestampType timestamp when timestamp.isShort() -> Optional.of((double) key);
+            default -> Optional.empty();
+        };
+    }
+}

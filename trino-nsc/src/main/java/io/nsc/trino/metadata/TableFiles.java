@@ -1,0 +1,84 @@
+package io.nsc.trino.metadata;
+
+import com.google.common.collect.ImmutableList;
+import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.GetTableFilesResponse;
+import io.nsc.protocol.proto.StorageNode;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.trino.spi.HostAddress;
+import io.trino.spi.TrinoException;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static io.nsc.trino.NscErrorCode.NSC_CORRUPT_STATS;
+import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The files of one table version with their compact stats decoded once (one byte array per file)
+ * and their replicas resolved to addresses.
+ */
+public record TableFiles(long tableId, long version, List<FileEntry> files)
+{
+    public TableFiles
+    {
+        files = ImmutableList.copyOf(requireNonNull(files, "files is null"));
+    }
+
+    public record FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats)
+    {
+        public FileEntry
+        {
+            requireNonNull(fileId, "fileId is null");
+            replicas = ImmutableList.copyOf(requireNonNull(replicas, "replicas is null"));
+            requireNonNull(stats, "stats is null");
+        }
+    }
+
+    public static TableFiles fromResponse(GetTableFilesResponse response)
+    {
+        Map<String, StorageNode> nodes = response.getNodesList().stream()
+                .collect(toImmutableMap(StorageNode::getNodeId, Function.identity(), (first, _) -> first));
+        List<FileEntry> files = response.getFilesList().stream()
+                .map(file -> toFileEntry(file, nodes))
+                .collect(toImmutableList());
+        return new TableFiles(response.getTableId(), response.getVersion(), files);
+    }
+
+    public long rowCount()
+    {
+        return files.stream().mapToLong(FileEntry::rowCount).sum();
+    }
+
+    private static FileEntry toFileEntry(DataFile file, Map<String, StorageNode> nodes)
+    {
+        CompactFileStats stats;
+        try {
+            stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
+        }
+        catch (IllegalArgumentException e) {
+            throw new TrinoException(NSC_CORRUPT_STATS, "Compact stats of nsc file %s are malformed: %s".formatted(file.getFileId(), e.getMessage()), e);
+        }
+        // Live replicas first, in placement order; down nodes stay last as a final fallback.
+        List<HostAddress> replicas = file.getReplicaNodeIdsList().stream()
+                .map(nodeId -> {
+                    StorageNode node = nodes.get(nodeId);
+                    if (node == null) {
+                        throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s names unknown storage node %s".formatted(file.getFileId(), nodeId));
+                    }
+                    return node;
+                })
+                .sorted(Comparator.comparing(node -> !node.getAlive()))
+                .map(node -> HostAddress.fromString(node.getAddress()))
+                .collect(toImmutableList());
+        if (replicas.isEmpty()) {
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s has no replica".formatted(file.getFileId()));
+        }
+        return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats);
+    }
+}

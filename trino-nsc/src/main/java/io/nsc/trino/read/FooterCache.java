@@ -1,0 +1,64 @@
+package io.nsc.trino.read;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import com.google.common.util.concurrent.UncheckedExecutionException;
+import com.google.inject.Inject;
+import io.nsc.trino.NscConfig;
+import io.trino.parquet.ParquetDataSource;
+import io.trino.parquet.metadata.ParquetMetadata;
+import io.trino.parquet.reader.MetadataReader;
+import io.trino.spi.TrinoException;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+
+import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
+
+/**
+ * Parsed Parquet footers by file id. nsc files are immutable and ids are never reused, so an
+ * entry never goes stale: a worker fetches each footer once while it stays in the cache.
+ */
+public class FooterCache
+{
+    private final Cache<String, ParquetMetadata> footers;
+
+    @Inject
+    public FooterCache(NscConfig config)
+    {
+        footers = CacheBuilder.newBuilder()
+                .maximumSize(config.getFooterCacheSize())
+                .recordStats()
+                .build();
+    }
+
+    public ParquetMetadata get(String fileId, ParquetDataSource dataSource)
+    {
+        try {
+            return footers.get(fileId, () -> readFooter(dataSource));
+        }
+        catch (ExecutionException | UncheckedExecutionException e) {
+            if (e.getCause() instanceof TrinoException trinoException) {
+                throw trinoException;
+            }
+            throw new TrinoException(NSC_BAD_DATA, "Cannot read the Parquet footer of nsc file %s: %s".formatted(fileId, e.getCause().getMessage()), e.getCause());
+        }
+    }
+
+    public long hitCount()
+    {
+        return footers.stats().hitCount();
+    }
+
+    private static ParquetMetadata readFooter(ParquetDataSource dataSource)
+    {
+        try {
+            return MetadataReader.readFooter(dataSource, Optional.empty());
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

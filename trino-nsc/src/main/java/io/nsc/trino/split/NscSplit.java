@@ -1,0 +1,68 @@
+package io.nsc.trino.split;
+
+import com.google.common.collect.ImmutableList;
+import io.trino.spi.HostAddress;
+import io.trino.spi.connector.ConnectorSplit;
+
+import java.util.List;
+import java.util.Map;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.airlift.slice.SizeOf.estimatedSizeOf;
+import static io.airlift.slice.SizeOf.instanceSize;
+import static io.airlift.slice.SizeOf.sizeOf;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Row groups of one file that survived pruning. The addresses are the storage nodes holding a
+ * replica, in the order the page source tries them; any Trino worker can read them.
+ */
+public record NscSplit(
+        String fileId,
+        long fileSize,
+        List<Integer> rowGroups,
+        long rowCount,
+        long compressedBytes,
+        List<HostAddress> addresses)
+        implements ConnectorSplit
+{
+    private static final int INSTANCE_SIZE = instanceSize(NscSplit.class);
+    private static final int INTEGER_INSTANCE_SIZE = instanceSize(Integer.class);
+
+    public NscSplit
+    {
+        requireNonNull(fileId, "fileId is null");
+        rowGroups = ImmutableList.copyOf(requireNonNull(rowGroups, "rowGroups is null"));
+        addresses = ImmutableList.copyOf(requireNonNull(addresses, "addresses is null"));
+        checkArgument(!rowGroups.isEmpty(), "split without row groups");
+        checkArgument(!addresses.isEmpty(), "split without replicas");
+    }
+
+    @Override
+    public List<HostAddress> getAddresses()
+    {
+        return addresses;
+    }
+
+    @Override
+    public boolean isRemotelyAccessible()
+    {
+        return true;
+    }
+
+    @Override
+    public Map<String, String> getSplitInfo()
+    {
+        return Map.of("fileId", fileId, "rowGroups", rowGroups.toString(), "replicas", addresses.toString());
+    }
+
+    @Override
+    public long getRetainedSizeInBytes()
+    {
+        return INSTANCE_SIZE
+                + estimatedSizeOf(fileId)
+                + estimatedSizeOf(rowGroups, _ -> INTEGER_INSTANCE_SIZE)
+                + estimatedSizeOf(addresses, HostAddress::getRetainedSizeInBytes)
+                + sizeOf(0L);
+    }
+}

@@ -1,0 +1,133 @@
+package io.nsc.trino.split;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.nsc.protocol.predicate.RowGroupMatch;
+import io.nsc.protocol.predicate.RowGroupPruner;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.trino.metadata.TableFiles;
+import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metrics;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Classifies every row group of a table version against the predicate and packs the survivors
+ * of each file into splits of about the target size. Pure computation over compact stats, so it
+ * is tested without a cluster.
+ */
+public final class RowGroupPlanner
+{
+    public static final String ROW_GROUPS_TOTAL = "row_groups_total";
+    public static final String ROW_GROUPS_PRUNED_BY_STATS = "row_groups_pruned_by_stats";
+    public static final String ROW_GROUPS_FULLY_MATCHING = "row_groups_fully_matching";
+    public static final String SPLITS = "splits";
+
+    private final long targetSplitBytes;
+
+    public RowGroupPlanner(long targetSplitBytes)
+    {
+        this.targetSplitBytes = targetSplitBytes;
+    }
+
+    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsFullyMatching)
+    {
+        public Plan
+        {
+            splits = ImmutableList.copyOf(requireNonNull(splits, "splits is null"));
+        }
+
+        public Metrics metrics()
+        {
+            return new Metrics(ImmutableMap.of(
+                    ROW_GROUPS_TOTAL, new LongCount(rowGroupsTotal),
+                    ROW_GROUPS_PRUNED_BY_STATS, new LongCount(rowGroupsPruned),
+                    ROW_GROUPS_FULLY_MATCHING, new LongCount(rowGroupsFullyMatching),
+                    SPLITS, new LongCount(splits.size())));
+        }
+    }
+
+    /**
+     * @param predicate empty: keep every non-empty row group (pruning disabled)
+     */
+    public Plan plan(TableFiles files, Optional<PruningPredicate> predicate)
+    {
+        List<NscSplit> splits = new ArrayList<>();
+        long total = 0;
+        long pruned = 0;
+        long fullyMatching = 0;
+        for (FileEntry file : files.files()) {
+            CompactFileStats stats = file.stats();
+            SplitPacker packer = new SplitPacker(file, splits::add);
+            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                total++;
+                RowGroupMatch match = classify(stats, rowGroup, predicate);
+                if (match == RowGroupMatch.NONE) {
+                    pruned++;
+                    continue;
+                }
+                if (match == RowGroupMatch.ALL) {
+                    fullyMatching++;
+                }
+                packer.add(rowGroup, stats.rowGroupRowCount(rowGroup), stats.rowGroupCompressedSize(rowGroup));
+            }
+            packer.flush();
+        }
+        return new Plan(splits, total, pruned, fullyMatching);
+    }
+
+    private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)
+    {
+        if (predicate.isEmpty()) {
+            // without pruning only truly empty row groups are skipped: they hold nothing to read
+            return stats.rowGroupRowCount(rowGroup) == 0 ? RowGroupMatch.NONE : RowGroupMatch.SOME;
+        }
+        RowGroupMatch match = RowGroupPruner.classify(stats, rowGroup, predicate.get().columns());
+        if (match == RowGroupMatch.ALL && !predicate.get().fullyTranslated()) {
+            return RowGroupMatch.SOME;
+        }
+        return match;
+    }
+
+    private final class SplitPacker
+    {
+        private final FileEntry file;
+        private final Consumer<NscSplit> sink;
+        private final List<Integer> rowGroups = new ArrayList<>();
+        private long rows;
+        private long bytes;
+
+        private SplitPacker(FileEntry file, Consumer<NscSplit> sink)
+        {
+            this.file = file;
+            this.sink = sink;
+        }
+
+        void add(int rowGroup, long rowGroupRows, long rowGroupBytes)
+        {
+            if (!rowGroups.isEmpty() && bytes + rowGroupBytes > targetSplitBytes) {
+                flush();
+            }
+            rowGroups.add(rowGroup);
+            rows += rowGroupRows;
+            bytes += rowGroupBytes;
+        }
+
+        void flush()
+        {
+            if (rowGroups.isEmpty()) {
+                return;
+            }
+            sink.accept(new NscSplit(file.fileId(), file.sizeBytes(), rowGroups, rows, bytes, file.replicas()));
+            rowGroups.clear();
+            rows = 0;
+            bytes = 0;
+        }
+    }
+}

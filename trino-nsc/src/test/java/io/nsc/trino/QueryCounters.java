@@ -1,0 +1,49 @@
+package io.nsc.trino;
+
+import io.trino.Session;
+import io.trino.execution.QueryInfo;
+import io.trino.execution.StageInfo;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metric;
+import io.trino.spi.metrics.Metrics;
+import io.trino.testing.DistributedQueryRunner;
+import io.trino.testing.MaterializedResult;
+import io.trino.testing.QueryRunner.MaterializedResultWithPlan;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The result of a query with the counters that show what the connector did: split-generation
+ * metrics from the coordinator (row groups pruned, splits) and physical input bytes (bytes
+ * received from storage nodes).
+ */
+public record QueryCounters(MaterializedResult result, long physicalInputBytes, Metrics splitMetrics)
+{
+    public QueryCounters
+    {
+        requireNonNull(result, "result is null");
+        requireNonNull(splitMetrics, "splitMetrics is null");
+    }
+
+    public static QueryCounters run(DistributedQueryRunner queryRunner, Session session, String sql)
+    {
+        MaterializedResultWithPlan execution = queryRunner.executeWithPlan(session, sql);
+        QueryInfo info = queryRunner.getCoordinator().getQueryManager().getFullQueryInfo(execution.queryId());
+        Metrics splitMetrics = Metrics.EMPTY;
+        for (StageInfo stage : StageInfo.getAllStages(info.getOutputStage())) {
+            for (Metrics metrics : stage.getStageStats().getSplitSourceMetrics().values()) {
+                splitMetrics = splitMetrics.mergeWith(metrics);
+            }
+        }
+        return new QueryCounters(execution.result(), info.getQueryStats().getPhysicalInputDataSize().toBytes(), splitMetrics);
+    }
+
+    public long splitMetric(String name)
+    {
+        Metric<?> metric = splitMetrics.getMetrics().get(name);
+        if (metric == null) {
+            throw new IllegalStateException("no split metric %s in %s".formatted(name, splitMetrics));
+        }
+        return ((LongCount) metric).getTotal();
+    }
+}

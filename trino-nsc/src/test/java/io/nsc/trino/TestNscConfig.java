@@ -1,0 +1,54 @@
+package io.nsc.trino;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
+import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
+import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+final class TestNscConfig
+{
+    @Test
+    void testDefaults()
+    {
+        assertRecordedDefaults(recordDefaults(NscConfig.class)
+                .setMetadataAddress(null)
+                .setTargetSplitSize(DataSize.of(32, MEGABYTE))
+                .setMetadataTimeout(new Duration(30, SECONDS))
+                .setStorageTimeout(new Duration(2, MINUTES))
+                .setTableFilesCacheTtl(new Duration(10, SECONDS))
+                .setFooterCacheSize(1000)
+                .setStatsPruningEnabled(true));
+    }
+
+    @Test
+    void testExplicitPropertyMappings()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .put("nsc.metadata-address", "meta.example:9000")
+                .put("nsc.target-split-size", "8MB")
+                .put("nsc.metadata-timeout", "5s")
+                .put("nsc.storage-timeout", "20s")
+                .put("nsc.table-files-cache-ttl", "1m")
+                .put("nsc.footer-cache-size", "10")
+                .put("nsc.stats-pruning-enabled", "false")
+                .buildOrThrow();
+
+        assertFullMapping(properties, new NscConfig()
+                .setMetadataAddress("meta.example:9000")
+                .setTargetSplitSize(DataSize.of(8, MEGABYTE))
+                .setMetadataTimeout(new Duration(5, SECONDS))
+                .setStorageTimeout(new Duration(20, SECONDS))
+                .setTableFilesCacheTtl(new Duration(1, MINUTES))
+                .setFooterCacheSize(10)
+                .setStatsPruningEnabled(false));
+    }
+}

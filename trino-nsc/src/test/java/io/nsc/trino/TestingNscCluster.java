@@ -1,0 +1,119 @@
+package io.nsc.trino;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.io.MoreFiles;
+import io.grpc.ManagedChannel;
+import io.nsc.metadata.server.MetadataServer;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.ListNodesRequest;
+import io.nsc.protocol.proto.MetadataServiceGrpc;
+import io.nsc.protocol.proto.StorageNode;
+import io.nsc.storage.server.StorageServer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static com.google.common.io.RecursiveDeleteOption.ALLOW_INSECURE;
+
+/**
+ * A metadata service and storage services in this JVM on ephemeral loopback ports, each storage
+ * node with two data dirs standing in for disks.
+ */
+public final class TestingNscCluster
+        implements AutoCloseable
+{
+    private final Path root;
+    private final MetadataServer metadata;
+    private final List<StorageServer> storageNodes;
+
+    private TestingNscCluster(Path root, MetadataServer metadata, List<StorageServer> storageNodes)
+    {
+        this.root = root;
+        this.metadata = metadata;
+        this.storageNodes = new ArrayList<>(storageNodes);
+    }
+
+    public static TestingNscCluster start(int storageNodeCount)
+    {
+        try {
+            Path root = Files.createTempDirectory("nsc-cluster");
+            MetadataServer metadata = MetadataServer.start(Map.of(
+                    "metadata.data-dir", root.resolve("metadata").toString(),
+                    "metadata.grpc-port", "0",
+                    "metadata.http-port", "0",
+                    "metadata.heartbeat-interval", "500ms"));
+            ImmutableList.Builder<StorageServer> storageNodes = ImmutableList.builder();
+            for (int i = 1; i <= storageNodeCount; i++) {
+                Path node = root.resolve("storage-" + i);
+                storageNodes.add(StorageServer.start(Map.of(
+                        "storage.node-id", "storage-" + i,
+                        "storage.data-dirs", node.resolve("disk1") + "," + node.resolve("disk2"),
+                        "storage.grpc-port", "0",
+                        "storage.http-port", "0",
+                        "storage.metadata-address", "127.0.0.1:" + metadata.grpcPort())));
+            }
+            TestingNscCluster cluster = new TestingNscCluster(root, metadata, storageNodes.build());
+            cluster.awaitLiveNodes(storageNodeCount);
+            return cluster;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String metadataAddress()
+    {
+        return "127.0.0.1:" + metadata.grpcPort();
+    }
+
+    public Path root()
+    {
+        return root;
+    }
+
+    public List<StorageServer> storageNodes()
+    {
+        return List.copyOf(storageNodes);
+    }
+
+    public void awaitLiveNodes(int count)
+    {
+        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress());
+        try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (true) {
+                List<StorageNode> nodes = MetadataServiceGrpc.newBlockingStub(channel).listNodes(ListNodesRequest.getDefaultInstance()).getNodesList();
+                if (nodes.stream().filter(StorageNode::getAlive).count() >= count) {
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("only %s of %s storage nodes registered: %s".formatted(nodes.size(), count, nodes));
+                }
+                Thread.sleep(50);
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+        finally {
+            GrpcChannels.close(channel);
+        }
+    }
+
+    @Override
+    public void close()
+            throws IOException
+    {
+        for (StorageServer node : storageNodes) {
+            node.close();
+        }
+        metadata.close();
+        MoreFiles.deleteRecursively(root, ALLOW_INSECURE);
+    }
+}

@@ -1,5 +1,6 @@
 package io.nsc.tools;
 
+import io.nsc.tools.info.TableInfoCommand;
 import io.nsc.tools.load.LoadCommand;
 import io.nsc.tools.tpch.TpchCommand;
 
@@ -43,6 +44,7 @@ public final class NscTool
         return switch (command) {
             case "load" -> LoadCommand.run(rest, out, err);
             case "tpch" -> TpchCommand.run(rest, out, err);
+            case "info" -> TableInfoCommand.run(rest, out, err);
             case "help", "--help", "-h" -> {
                 out.print(usage());
                 yield EXIT_OK;
@@ -57,6 +59,6 @@ public final class NscTool
 
     public static String usage()
     {
-        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n";
+        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n";
     }
 }

@@ -15,8 +15,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
@@ -29,6 +31,7 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 final class TestDemoCluster
 {
     private NscCommand nsc;
+    private Path var;
     private int trinoPort;
     private String demoOutput;
 
@@ -36,7 +39,7 @@ final class TestDemoCluster
     void startDemo()
             throws IOException
     {
-        Path var = Files.createTempDirectory("nsc-demo-test");
+        var = Files.createTempDirectory("nsc-demo-test");
         trinoPort = freePort();
         nsc = new NscCommand(NscCommand.repositoryRoot(), Map.of(
                 "NSC_VAR", var.toString(),
@@ -50,6 +53,7 @@ final class TestDemoCluster
 
     @AfterAll
     void stopDemo()
+            throws IOException
     {
         if (nsc == null) {
             return;
@@ -59,6 +63,17 @@ final class TestDemoCluster
         NscCommand.Result status = nsc.run(1, "status");
         assertThat(status.exitCode()).as("status after stop: " + status.output()).isNotZero();
         assertThat(status.output()).doesNotContain("healthy");
+        deleteRecursively(var);
+    }
+
+    private static void deleteRecursively(Path directory)
+            throws IOException
+    {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.storage.server.StorageServer;
+import io.nsc.tools.NscTool;
 import io.nsc.tools.ParquetTestFiles;
 import io.nsc.tools.parquet.LocalParquetDataSource;
 import io.nsc.tools.tpch.TpchGeneratorOptions;
@@ -31,7 +32,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +48,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
@@ -140,6 +144,27 @@ final class TestParquetLoader
         }
         assertThat(files.getNodesList()).extracting(StorageNode::getNodeId)
                 .containsAll(files.getFilesList().stream().flatMap(file -> file.getReplicaNodeIdsList().stream()).collect(toImmutableList()));
+    }
+
+    @Test
+    void infoCommandDescribesTheLoadedTable()
+    {
+        String table = newTableName();
+        new ParquetLoader().load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation")), TWO_REPLICAS);
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = NscTool.run(List.of("info", "--metadata", metadataAddress, "tpch." + table), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+
+        assertThat(status).as(err.toString(UTF_8)).isZero();
+        // nation: 4 columns, 25 rows in one row group
+        assertThat(out.toString(UTF_8))
+                .contains("table tpch.%s version 1: 4 columns, 1 files, 25 rows".formatted(table))
+                .contains("1 row groups, 4 column chunks")
+                .containsPattern("compact stats: [0-9,]+ bytes in all, [0-9.]+ bytes per column chunk");
+        assertThat(NscTool.run(List.of("info", "--metadata", metadataAddress, "tpch.no_such_table"), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8)))
+                .isEqualTo(NscTool.EXIT_FAILED);
+        assertThat(err.toString(UTF_8)).contains("NOT_FOUND");
     }
 
     @Test

@@ -1,0 +1,96 @@
+package io.nsc.tools.info;
+
+import com.google.common.base.Splitter;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.GetTableFilesRequest;
+import io.nsc.protocol.proto.GetTableFilesResponse;
+import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.MetadataServiceGrpc;
+import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.tools.cli.Arguments;
+import io.nsc.tools.cli.UsageException;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Set;
+
+import static io.nsc.tools.NscTool.EXIT_FAILED;
+import static io.nsc.tools.NscTool.EXIT_OK;
+import static io.nsc.tools.NscTool.EXIT_USAGE;
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+/**
+ * Prints how a table is laid out: files, row groups, column chunks, replicas, and how many bytes
+ * its compact stats take (the size every storage node and the coordinator hold per file).
+ */
+public final class TableInfoCommand
+{
+    public static final String USAGE = "nsc info --metadata host:port <schema>.<table>";
+
+    private TableInfoCommand() {}
+
+    public static int run(List<String> args, PrintStream out, PrintStream err)
+    {
+        String metadataAddress;
+        List<String> name;
+        try {
+            Arguments arguments = Arguments.parse(args, Set.of("metadata"), Set.of());
+            metadataAddress = arguments.required("metadata");
+            if (arguments.positionals().size() != 1) {
+                throw new UsageException("need exactly one <schema>.<table>");
+            }
+            name = Splitter.on('.').splitToList(arguments.positionals().getFirst());
+            if (name.size() != 2) {
+                throw new UsageException("'%s' is not <schema>.<table>".formatted(arguments.positionals().getFirst()));
+            }
+        }
+        catch (UsageException | IllegalArgumentException e) {
+            err.println("nsc info: " + e.getMessage());
+            err.println("usage: " + USAGE);
+            return EXIT_USAGE;
+        }
+
+        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress);
+        try {
+            MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, SECONDS);
+            TableInfo table = metadata.getTable(GetTableRequest.newBuilder().setSchemaName(name.get(0)).setTableName(name.get(1)).build());
+            GetTableFilesResponse files = metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(table.getTableId()).build());
+            print(out, table, files);
+            return EXIT_OK;
+        }
+        catch (StatusRuntimeException e) {
+            err.println("nsc info: " + e.getStatus().getCode() + ": " + e.getStatus().getDescription());
+            return EXIT_FAILED;
+        }
+        finally {
+            GrpcChannels.close(channel);
+        }
+    }
+
+    private static void print(PrintStream out, TableInfo table, GetTableFilesResponse files)
+    {
+        long rows = 0;
+        long bytes = 0;
+        long rowGroups = 0;
+        long chunks = 0;
+        long statsBytes = 0;
+        for (DataFile file : files.getFilesList()) {
+            CompactFileStats stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
+            out.printf("file %s: %,d rows, %,d bytes, %d row groups, replicas %s%n",
+                    file.getFileId(), file.getRowCount(), file.getSizeBytes(), stats.rowGroupCount(), String.join(",", file.getReplicaNodeIdsList()));
+            rows += file.getRowCount();
+            bytes += file.getSizeBytes();
+            rowGroups += stats.rowGroupCount();
+            chunks += stats.columnChunkCount();
+            statsBytes += stats.sizeInBytes();
+        }
+        out.printf("table %s.%s version %d: %d columns, %d files, %,d rows, %,d bytes, %d row groups, %d column chunks%n",
+                table.getSchemaName(), table.getTableName(), table.getVersion(), table.getColumnsCount(), files.getFilesCount(), rows, bytes, rowGroups, chunks);
+        out.printf("compact stats: %,d bytes in all, %.2f bytes per column chunk%n", statsBytes, chunks == 0 ? 0.0 : (double) statsBytes / chunks);
+    }
+}

@@ -69,11 +69,13 @@ final class TestLoadValidation
     void refusesNamesTheCatalogWouldReject()
     {
         assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "Sales", "t", List.of(directory), LoadOptions.defaults()))
-                .hasMessageStartingWith("invalid schema name 'Sales'");
+                .hasMessageStartingWith("Invalid schema name 'Sales'");
         assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "s", "order-lines", List.of(directory), LoadOptions.defaults()))
-                .hasMessageStartingWith("invalid table name 'order-lines'");
+                .hasMessageStartingWith("Invalid table name 'order-lines'");
         assertThatThrownBy(() -> NameRules.checkColumnNames(Path.of("f.parquet"), List.of(column("a b", "bigint"))))
-                .hasMessageContaining("file f.parquet: column name 'a b' is not usable");
+                .hasMessageContaining("file f.parquet: Invalid column name 'a b'");
+        assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "information_schema", "t", List.of(directory), LoadOptions.defaults()))
+                .hasMessageStartingWith("Schema name information_schema is reserved");
     }
 
     @Test

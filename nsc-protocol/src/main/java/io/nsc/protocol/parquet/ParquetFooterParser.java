@@ -45,6 +45,7 @@ public final class ParquetFooterParser
 {
     // trino-parquet 476 refuses these at decode time; refusing them at load keeps a table readable
     private static final Set<CompressionCodec> UNREADABLE_CODECS = EnumSet.of(CompressionCodec.BROTLI, CompressionCodec.LZ4_RAW);
+    private static final String TRINO_WRITER = "parquet-mr-trino";
 
     private static final byte[] MAGIC = "PAR1".getBytes(US_ASCII);
     private static final byte[] ENCRYPTED_MAGIC = "PARE".getBytes(US_ASCII);
@@ -174,9 +175,10 @@ public final class ParquetFooterParser
         CompactFileStats.Builder builder = CompactFileStats.builder(columns.stream().map(ParquetColumn::keyKind).toList())
                 .footer(footer.start(), footer.length());
         List<RowGroup> rowGroups = metadata.isSetRow_groups() ? metadata.getRow_groups() : List.of();
+        String createdBy = metadata.isSetCreated_by() ? metadata.getCreated_by() : "";
         long rowCount = 0;
         for (int rowGroup = 0; rowGroup < rowGroups.size(); rowGroup++) {
-            addRowGroup(builder, rowGroup, rowGroups.get(rowGroup), columns, typeDefinedOrder, footer.start(), displayName);
+            addRowGroup(builder, rowGroup, rowGroups.get(rowGroup), columns, typeDefinedOrder, footer.start(), createdBy, displayName);
             try {
                 rowCount = Math.addExact(rowCount, rowGroups.get(rowGroup).getNum_rows());
             }
@@ -187,7 +189,6 @@ public final class ParquetFooterParser
         if (rowCount != metadata.getNum_rows()) {
             throw invalidFile(displayName, "corrupt footer: the row groups hold %s rows but the file claims %s".formatted(rowCount, metadata.getNum_rows()));
         }
-        String createdBy = metadata.isSetCreated_by() ? metadata.getCreated_by() : "";
         return new ParquetFileSummary(columns.stream().map(ParquetColumn::spec).toList(), rowCount, builder.build(), createdBy);
     }
 
@@ -239,7 +240,7 @@ public final class ParquetFooterParser
         return result;
     }
 
-    private static void addRowGroup(CompactFileStats.Builder builder, int index, RowGroup rowGroup, List<ParquetColumn> columns, boolean[] typeDefinedOrder, long dataEnd, String displayName)
+    private static void addRowGroup(CompactFileStats.Builder builder, int index, RowGroup rowGroup, List<ParquetColumn> columns, boolean[] typeDefinedOrder, long dataEnd, String createdBy, String displayName)
             throws InvalidParquetFileException
     {
         long rowCount = rowGroup.getNum_rows();
@@ -253,7 +254,7 @@ public final class ParquetFooterParser
         List<ColumnMetaData> chunkMetadata = new ArrayList<>(chunks.size());
         long rowGroupOffset = Long.MAX_VALUE;
         for (int column = 0; column < columns.size(); column++) {
-            ColumnMetaData metadata = chunkMetadata(chunks.get(column), index, columns.get(column), dataEnd, displayName);
+            ColumnMetaData metadata = chunkMetadata(chunks.get(column), index, columns.get(column), dataEnd, createdBy, displayName);
             chunkMetadata.add(metadata);
             // the smallest chunk start, rather than RowGroup.file_offset, which some writers got wrong (PARQUET-2078)
             if (chunkStart(metadata) > 0) {
@@ -275,7 +276,7 @@ public final class ParquetFooterParser
         }
     }
 
-    private static ColumnMetaData chunkMetadata(ColumnChunk chunk, int rowGroup, ParquetColumn column, long dataEnd, String displayName)
+    private static ColumnMetaData chunkMetadata(ColumnChunk chunk, int rowGroup, ParquetColumn column, long dataEnd, String createdBy, String displayName)
             throws InvalidParquetFileException
     {
         String name = column.spec().name();
@@ -295,6 +296,9 @@ public final class ParquetFooterParser
         }
         if (metadata.getType() != column.physicalType()) {
             throw invalidFile(displayName, "corrupt footer: row group %s column %s has physical type %s in its chunk but %s in the schema".formatted(rowGroup, name, metadata.getType(), column.physicalType()));
+        }
+        if (metadata.getCodec() == CompressionCodec.LZ4 && createdBy.startsWith(TRINO_WRITER)) {
+            throw invalidFile(displayName, "column %s: LZ4 pages written by Trino's Parquet writer are not Hadoop-framed, so the Trino 476 Parquet reader nsc serves through cannot decode them; rewrite the file with another codec".formatted(name));
         }
         if (UNREADABLE_CODECS.contains(metadata.getCodec())) {
             throw invalidFile(displayName, "column %s: compression codec %s cannot be decoded by the Trino 476 Parquet reader nsc serves through; rewrite the file with SNAPPY, GZIP, ZSTD, LZ4 (Hadoop) or no compression".formatted(name, metadata.getCodec()));

@@ -1,6 +1,7 @@
 package io.nsc.tools.load;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.protocol.parquet.DecodedTypes;
 import io.nsc.protocol.proto.Column;
 import io.nsc.tools.parquet.LocalParquetDataSource;
 import io.nsc.tools.parquet.TrinoTypes;
@@ -71,7 +72,7 @@ final class DataVerifier
         MessageColumnIO messageColumnIO = getColumnIO(schema, schema);
         ImmutableList.Builder<io.trino.parquet.Column> fields = ImmutableList.builder();
         for (Column column : columns) {
-            Optional<Type> type = TrinoTypes.fromSignature(column.getType());
+            Optional<Type> type = TrinoTypes.fromSignature(DecodedTypes.decodedType(column.getType()));
             if (type.isEmpty()) {
                 return Optional.of("file %s: column %s has type %s, which the loader cannot decode".formatted(file, column.getName(), column.getType()));
             }

@@ -6,13 +6,17 @@ import io.trino.parquet.ParquetCorruptionException;
 import io.trino.parquet.reader.ParquetReader;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.TrinoException;
+import io.trino.spi.block.Block;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metrics;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static java.util.Objects.requireNonNull;
@@ -28,15 +32,22 @@ public class NscPageSource
     private final RemoteParquetDataSource dataSource;
     private final AggregatedMemoryContext memoryContext;
     private final String fileId;
+    private final List<Optional<UnaryOperator<Block>>> conversions;
     private long completedPositions;
     private boolean finished;
 
-    public NscPageSource(ParquetReader reader, RemoteParquetDataSource dataSource, AggregatedMemoryContext memoryContext, String fileId)
+    public NscPageSource(
+            ParquetReader reader,
+            RemoteParquetDataSource dataSource,
+            AggregatedMemoryContext memoryContext,
+            String fileId,
+            List<Optional<UnaryOperator<Block>>> conversions)
     {
         this.reader = requireNonNull(reader, "reader is null");
         this.dataSource = requireNonNull(dataSource, "dataSource is null");
         this.memoryContext = requireNonNull(memoryContext, "memoryContext is null");
         this.fileId = requireNonNull(fileId, "fileId is null");
+        this.conversions = List.copyOf(conversions);
     }
 
     @Override
@@ -66,7 +77,7 @@ public class NscPageSource
             return null;
         }
         completedPositions += page.getPositionCount();
-        return page;
+        return new NscSourcePage(page, fileId, conversions);
     }
 
     @Override

@@ -91,8 +91,11 @@ public class NscPageSourceProvider
         ParquetMetadata footer = footerCache.get(nscSplit.fileId(), dataSource);
         AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
         try {
-            ParquetReader reader = createReader(nscSplit, nscColumns, footer, dataSource, memoryContext);
-            return new NscPageSource(reader, dataSource, memoryContext, nscSplit.fileId());
+            List<ColumnDecoding> decodings = nscColumns.stream()
+                    .map(column -> ColumnDecoding.forType(column.type()))
+                    .collect(toImmutableList());
+            ParquetReader reader = createReader(nscSplit, nscColumns, decodings, footer, dataSource, memoryContext);
+            return new NscPageSource(reader, dataSource, memoryContext, nscSplit.fileId(), decodings.stream().map(ColumnDecoding::conversion).collect(toImmutableList()));
         }
         catch (IOException | RuntimeException e) {
             if (e instanceof TrinoException trinoException) {
@@ -105,6 +108,7 @@ public class NscPageSourceProvider
     private ParquetReader createReader(
             NscSplit split,
             List<NscColumnHandle> columns,
+            List<ColumnDecoding> decodings,
             ParquetMetadata footer,
             RemoteParquetDataSource dataSource,
             AggregatedMemoryContext memoryContext)
@@ -125,7 +129,7 @@ public class NscPageSourceProvider
             NscColumnHandle column = columns.get(i);
             String fileColumnName = fileFields.get(i).getName();
             ColumnIO columnIO = lookupColumnByName(messageColumnIO, fileColumnName);
-            Field field = constructField(column.type(), columnIO)
+            Field field = constructField(decodings.get(i).readType(), columnIO)
                     .orElseThrow(() -> new TrinoException(NSC_BAD_DATA, "nsc file %s has no column %s".formatted(split.fileId(), fileColumnName)));
             parquetColumns.add(new Column(column.name(), field));
         }

@@ -89,7 +89,9 @@ public final class RowGroupPlanner
             return stats.rowGroupRowCount(rowGroup) == 0 ? RowGroupMatch.NONE : RowGroupMatch.SOME;
         }
         RowGroupMatch match = RowGroupPruner.classify(stats, rowGroup, predicate.get().columns());
-        if (match == RowGroupMatch.ALL && !predicate.get().fullyTranslated()) {
+        // "fully matching" speaks of the predicate the connector was given: with none, or with
+        // part of it left untranslated, no row group can be said to match it entirely
+        if (match == RowGroupMatch.ALL && (predicate.get().columns().isEmpty() || !predicate.get().fullyTranslated())) {
             return RowGroupMatch.SOME;
         }
         return match;

@@ -1,5 +1,6 @@
 package io.nsc.metadata.catalog;
 
+import com.google.common.annotations.VisibleForTesting;
 import io.airlift.log.Logger;
 import jakarta.annotation.PreDestroy;
 
@@ -100,7 +101,19 @@ public final class CatalogDatabase
                         file_id CHAR(32) NOT NULL PRIMARY KEY,
                         created_millis BIGINT NOT NULL,
                         replica_node_ids VARCHAR(65536) NOT NULL)
-                    """));
+                    """),
+            // 2: table properties (CREATE TABLE ... WITH); allocations FindOrphans reported as orphans
+            List.of(
+                    """
+                    CREATE TABLE table_properties (
+                        table_id BIGINT NOT NULL REFERENCES tables (table_id),
+                        property_name VARCHAR(128) NOT NULL,
+                        property_value VARCHAR(65536) NOT NULL,
+                        PRIMARY KEY (table_id, property_name))
+                    """,
+                    // set once a storage node was told it may delete the file: from then on no
+                    // commit may claim it, even if the wall clock steps back below the timeout
+                    "ALTER TABLE allocations ADD COLUMN orphaned BOOLEAN DEFAULT FALSE NOT NULL"));
 
     public static final int SCHEMA_VERSION = MIGRATIONS.size();
 
@@ -117,6 +130,21 @@ public final class CatalogDatabase
      * current version. H2 locks the file, so a second service on the same directory fails here.
      */
     public static CatalogDatabase open(Path dataDir)
+    {
+        return open(dataDir, MIGRATIONS);
+    }
+
+    /**
+     * Opens the database with only the first {@code schemaVersion} migrations, as an older
+     * service would have left it: for tests of the upgrade path.
+     */
+    @VisibleForTesting
+    static CatalogDatabase openAtSchemaVersion(Path dataDir, int schemaVersion)
+    {
+        return open(dataDir, MIGRATIONS.subList(0, schemaVersion));
+    }
+
+    private static CatalogDatabase open(Path dataDir, List<List<String>> migrations)
     {
         Path directory = dataDir.toAbsolutePath();
         try {
@@ -137,7 +165,7 @@ public final class CatalogDatabase
         }
         CatalogDatabase database = new CatalogDatabase(connection);
         try {
-            database.inTransaction(CatalogDatabase::migrate);
+            database.inTransaction(transaction -> migrate(transaction, migrations));
         }
         catch (RuntimeException e) {
             database.close();
@@ -210,14 +238,15 @@ public final class CatalogDatabase
         }
     }
 
-    private static Void migrate(Connection connection)
+    private static Void migrate(Connection connection, List<List<String>> migrations)
             throws SQLException
     {
         int version = currentSchemaVersion(connection);
-        if (version > SCHEMA_VERSION) {
-            throw new CatalogDatabaseException("The catalog database is at schema version %s, newer than this service supports (%s)".formatted(version, SCHEMA_VERSION));
+        int target = migrations.size();
+        if (version > target) {
+            throw new CatalogDatabaseException("The catalog database is at schema version %s, newer than this service supports (%s)".formatted(version, target));
         }
-        if (version == SCHEMA_VERSION) {
+        if (version == target) {
             return null;
         }
         try (Statement statement = connection.createStatement()) {
@@ -225,14 +254,14 @@ public final class CatalogDatabase
                 statement.execute("CREATE TABLE schema_version (version INT NOT NULL)");
                 statement.execute("INSERT INTO schema_version (version) VALUES (0)");
             }
-            for (List<String> migration : MIGRATIONS.subList(version, SCHEMA_VERSION)) {
+            for (List<String> migration : migrations.subList(version, target)) {
                 for (String sql : migration) {
                     statement.execute(sql);
                 }
             }
-            statement.execute("UPDATE schema_version SET version = " + SCHEMA_VERSION);
+            statement.execute("UPDATE schema_version SET version = " + target);
         }
-        log.info("Catalog database schema migrated from version %s to %s", version, SCHEMA_VERSION);
+        log.info("Catalog database schema migrated from version %s to %s", version, target);
         return null;
     }
 

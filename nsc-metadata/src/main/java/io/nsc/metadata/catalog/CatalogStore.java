@@ -3,9 +3,10 @@ package io.nsc.metadata.catalog;
 import com.google.common.base.Joiner;
 import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
-import com.google.inject.Inject;
 import com.google.protobuf.ByteString;
+import io.airlift.units.Duration;
 import io.nsc.protocol.stats.CompactFileStats;
 
 import java.sql.Connection;
@@ -13,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -31,6 +33,7 @@ import static io.nsc.metadata.catalog.FileIds.isValidFileId;
 import static io.nsc.metadata.catalog.Names.checkColumnName;
 import static io.nsc.metadata.catalog.Names.checkSchemaName;
 import static io.nsc.metadata.catalog.Names.checkTableName;
+import static io.nsc.metadata.catalog.Names.checkTablePropertyName;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -40,18 +43,32 @@ import static java.util.Objects.requireNonNull;
  * <p>Each public method is one transaction. Methods that change state validate what they can
  * before touching the database, then re-check everything that depends on the database's
  * current state inside the transaction; a method that throws has changed nothing.
+ *
+ * <p>An allocation is open for the allocation timeout after it was issued. A commit may claim
+ * only files of open allocations; a file that is neither committed to a table nor in an open
+ * allocation is an orphan, which its storage nodes may delete ({@link #findOrphans}).
  */
 public final class CatalogStore
 {
+    // Bounds the work one FindOrphans call does while it holds the catalog's lock.
+    public static final int MAX_ORPHAN_CHECK_FILE_IDS = 10_000;
+    private static final int MAX_TABLE_PROPERTY_VALUE_LENGTH = 65_536;
+
     private static final Joiner NODE_ID_JOINER = Joiner.on(',');
     private static final Splitter NODE_ID_SPLITTER = Splitter.on(',').omitEmptyStrings();
 
     private final CatalogDatabase database;
+    // wall-clock time: allocation times are persisted and must mean the same after a restart
+    private final Clock clock;
+    private final Duration allocationTimeout;
+    private final long allocationTimeoutMillis;
 
-    @Inject
-    public CatalogStore(CatalogDatabase database)
+    public CatalogStore(CatalogDatabase database, Clock clock, Duration allocationTimeout)
     {
         this.database = requireNonNull(database, "database is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.allocationTimeout = requireNonNull(allocationTimeout, "allocationTimeout is null");
+        this.allocationTimeoutMillis = allocationTimeout.toMillis();
     }
 
     // ---------------------------------------------------------------- schemas and tables
@@ -85,9 +102,34 @@ public final class CatalogStore
             }
             try (PreparedStatement statement = connection.prepareStatement("INSERT INTO schemas (schema_name, created_millis) VALUES (?, ?)")) {
                 statement.setString(1, schemaName);
-                statement.setLong(2, System.currentTimeMillis());
+                statement.setLong(2, clock.millis());
                 statement.executeUpdate();
             }
+            return true;
+        });
+    }
+
+    /**
+     * Drops an empty schema. A name that breaks the naming rule cannot exist, so it is not found.
+     *
+     * @return whether the schema was dropped; false when it did not exist and {@code ifExists} is set
+     */
+    public boolean dropSchema(String schemaName, boolean ifExists)
+    {
+        requireNonNull(schemaName, "schemaName is null");
+        return database.inTransaction(connection -> {
+            if (!schemaExists(connection, schemaName)) {
+                if (ifExists) {
+                    return false;
+                }
+                throw notFound("Schema %s does not exist", schemaName);
+            }
+            try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM tables WHERE schema_name = ? LIMIT 1")) {
+                if (queryOptional(statement, schemaName, _ -> true).isPresent()) {
+                    throw failedPrecondition("Schema %s is not empty", schemaName);
+                }
+            }
+            executeUpdate(connection, "DELETE FROM schemas WHERE schema_name = ?", schemaName);
             return true;
         });
     }
@@ -124,6 +166,63 @@ public final class CatalogStore
     {
         requireNonNull(table, "table is null");
         return database.inTransaction(connection -> findTable(connection, table));
+    }
+
+    /**
+     * Creates an empty table. It starts at version 1, like a table after its first commit, so
+     * that every existing table has a version a commit can expect.
+     *
+     * @param properties stored as given: their values are the connector's to validate
+     */
+    public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, boolean ifNotExists)
+    {
+        checkSchemaName(name.schemaName());
+        checkTableName(name.tableName());
+        validateColumns(columns);
+        validateProperties(properties);
+        return database.inTransaction(connection -> {
+            if (!schemaExists(connection, name.schemaName())) {
+                throw notFound("Schema %s does not exist", name.schemaName());
+            }
+            Optional<TableEntry> existing = findTable(connection, name);
+            if (existing.isPresent()) {
+                if (ifNotExists) {
+                    return new CreateTableResult(existing.get(), false);
+                }
+                throw alreadyExists("Table %s already exists", name);
+            }
+            long tableId = insertTable(connection, name, columns, properties, clock.millis());
+            updateTable(connection, tableId, 1, List.of());
+            return new CreateTableResult(findTable(connection, name).orElseThrow(), true);
+        });
+    }
+
+    /**
+     * Removes the table with its columns, properties and files in one transaction. The files'
+     * ids then belong to no table, so storage nodes reclaim them as orphans.
+     *
+     * @return the dropped table; empty when it did not exist and {@code ifExists} is set
+     */
+    public Optional<DroppedTable> dropTable(SchemaTableName name, boolean ifExists)
+    {
+        requireNonNull(name, "name is null");
+        return database.inTransaction(connection -> {
+            Optional<TableEntry> table = findTable(connection, name);
+            if (table.isEmpty()) {
+                if (ifExists) {
+                    return Optional.empty();
+                }
+                throw notFound("Table %s does not exist", name);
+            }
+            long tableId = table.get().tableId();
+            // children first: they reference the rows deleted after them
+            executeUpdate(connection, "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = ?)", tableId);
+            int filesReleased = executeUpdate(connection, "DELETE FROM files WHERE table_id = ?", tableId);
+            executeUpdate(connection, "DELETE FROM table_properties WHERE table_id = ?", tableId);
+            executeUpdate(connection, "DELETE FROM columns WHERE table_id = ?", tableId);
+            executeUpdate(connection, "DELETE FROM tables WHERE table_id = ?", tableId);
+            return Optional.of(new DroppedTable(tableId, filesReleased));
+        });
     }
 
     /**
@@ -205,6 +304,49 @@ public final class CatalogStore
     }
 
     /**
+     * The ids among {@code fileIds} that no commit claims or can still claim: neither committed
+     * to an existing table nor in an open allocation. Ids are global, so it does not matter
+     * which node asks. An expired allocation reported here is marked, so that no later commit
+     * can claim a file that a node may already have deleted, whatever the clock does.
+     */
+    public List<String> findOrphans(Collection<String> fileIds)
+    {
+        if (fileIds.size() > MAX_ORPHAN_CHECK_FILE_IDS) {
+            throw invalidArgument("At most %s file ids per orphan check, got %s", MAX_ORPHAN_CHECK_FILE_IDS, fileIds.size());
+        }
+        for (String fileId : fileIds) {
+            if (!isValidFileId(fileId)) {
+                // a node that sends such an id is confused: better it deletes nothing
+                throw invalidArgument("Invalid file id '%s': file ids are 32 lower-case hex characters", fileId);
+            }
+        }
+        Set<String> distinct = ImmutableSet.copyOf(fileIds);
+        return database.inTransaction(connection -> {
+            long now = clock.millis();
+            ImmutableList.Builder<String> orphans = ImmutableList.builder();
+            List<String> newlyOrphaned = new ArrayList<>();
+            try (PreparedStatement committed = connection.prepareStatement("SELECT 1 FROM files WHERE file_id = ?");
+                    PreparedStatement allocated = connection.prepareStatement("SELECT created_millis, orphaned FROM allocations WHERE file_id = ?")) {
+                for (String fileId : distinct) {
+                    if (queryOptional(committed, fileId, _ -> true).isPresent()) {
+                        continue;
+                    }
+                    Optional<AllocationState> allocation = queryOptional(allocated, fileId, AllocationState::read);
+                    if (allocation.isPresent() && isOpen(allocation.get(), now)) {
+                        continue;
+                    }
+                    orphans.add(fileId);
+                    if (allocation.isPresent() && !allocation.get().orphaned()) {
+                        newlyOrphaned.add(fileId);
+                    }
+                }
+            }
+            markOrphaned(connection, newlyOrphaned);
+            return orphans.build();
+        });
+    }
+
+    /**
      * Adds the request's files to the table as one new version, creating the table first when
      * asked. Either everything is written or, when any check fails, nothing.
      */
@@ -217,20 +359,39 @@ public final class CatalogStore
                 throw notFound("Schema %s does not exist", name.schemaName());
             }
             Optional<TableEntry> existing = findTable(connection, name);
-            if (existing.isEmpty() && !request.createTable()) {
+            if (existing.isPresent() && request.mustCreate()) {
+                // a CREATE TABLE AS that lost a race with another CREATE must not append to its table
+                throw alreadyExists("Table %s already exists", name);
+            }
+            if (existing.isEmpty() && !request.createsTableIfAbsent()) {
                 throw notFound("Table %s does not exist", name);
+            }
+            if (existing.isPresent() && request.files().isEmpty()) {
+                return appendNothing(name, existing.get(), request);
             }
             checkExpectedVersion(name, existing.map(TableEntry::version), request);
             existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
-            checkFilesCommittable(connection, request.files());
+            long now = clock.millis();
+            checkFilesCommittable(connection, request.files(), now);
 
-            long tableId = existing.isPresent() ? existing.get().tableId() : insertTable(connection, name, request.columns());
+            long tableId = existing.isPresent() ? existing.get().tableId() : insertTable(connection, name, request.columns(), request.tableProperties(), now);
             long version = existing.map(TableEntry::version).orElse(0L) + 1;
             insertFiles(connection, tableId, version, request.files());
             deleteAllocations(connection, request.files());
             updateTable(connection, tableId, version, request.files());
             return new CommitResult(tableId, version, existing.isEmpty());
         });
+    }
+
+    /**
+     * An INSERT that wrote no rows: nothing changes, so the version stays (readers keep their
+     * cached file lists). The expected version is not checked: a write of nothing cannot conflict
+     * with a commit that came in between, it serializes before it.
+     */
+    private static CommitResult appendNothing(SchemaTableName name, TableEntry table, CommitRequest request)
+    {
+        checkColumnsMatch(name, table.columns(), request.columns());
+        return new CommitResult(table.tableId(), table.version(), false);
     }
 
     // ---------------------------------------------------------------- storage nodes
@@ -302,6 +463,7 @@ public final class CatalogStore
         checkSchemaName(request.table().schemaName());
         checkTableName(request.table().tableName());
         validateColumns(request.columns());
+        validateProperties(request.tableProperties());
         Set<String> fileIds = new HashSet<>();
         for (FileEntry file : request.files()) {
             validateFile(file);
@@ -326,6 +488,16 @@ public final class CatalogStore
                 throw invalidArgument("Duplicate column name %s", column.name());
             }
         }
+    }
+
+    private static void validateProperties(Map<String, String> properties)
+    {
+        properties.forEach((name, value) -> {
+            checkTablePropertyName(name);
+            if (value.length() > MAX_TABLE_PROPERTY_VALUE_LENGTH) {
+                throw invalidArgument("The value of table property %s is longer than %s characters", name, MAX_TABLE_PROPERTY_VALUE_LENGTH);
+            }
+        });
     }
 
     private static void validateFile(FileEntry file)
@@ -394,11 +566,11 @@ public final class CatalogStore
         }
     }
 
-    private static void checkFilesCommittable(Connection connection, List<FileEntry> files)
+    private void checkFilesCommittable(Connection connection, List<FileEntry> files, long now)
             throws SQLException
     {
         Set<String> knownNodes = nodeIds(connection);
-        try (PreparedStatement allocated = connection.prepareStatement("SELECT 1 FROM allocations WHERE file_id = ?");
+        try (PreparedStatement allocated = connection.prepareStatement("SELECT created_millis, orphaned FROM allocations WHERE file_id = ?");
                 PreparedStatement committed = connection.prepareStatement(
                         "SELECT t.schema_name, t.table_name FROM files f JOIN tables t ON f.table_id = t.table_id WHERE f.file_id = ?")) {
             for (FileEntry file : files) {
@@ -406,8 +578,13 @@ public final class CatalogStore
                 if (owner.isPresent()) {
                     throw failedPrecondition("File %s is already committed to table %s", file.fileId(), owner.get());
                 }
-                if (queryOptional(allocated, file.fileId(), _ -> true).isEmpty()) {
+                Optional<AllocationState> allocation = queryOptional(allocated, file.fileId(), AllocationState::read);
+                if (allocation.isEmpty()) {
                     throw failedPrecondition("File %s has no open allocation: its id was not issued by AllocateFiles", file.fileId());
+                }
+                if (!isOpen(allocation.get(), now)) {
+                    // its storage nodes may have deleted it as an orphan already
+                    throw failedPrecondition("Cannot commit: file id %s was allocated too long ago (allocation timeout %s)", file.fileId(), succinct(allocationTimeout));
                 }
                 for (String nodeId : file.replicaNodeIds()) {
                     if (!knownNodes.contains(nodeId)) {
@@ -420,7 +597,8 @@ public final class CatalogStore
 
     // ---------------------------------------------------------------- writes
 
-    private static long insertTable(Connection connection, SchemaTableName name, List<TableColumn> columns)
+    /** A table at version 0, with no files: the caller sets the version it starts at. */
+    private static long insertTable(Connection connection, SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, long createdMillis)
             throws SQLException
     {
         long tableId;
@@ -429,7 +607,7 @@ public final class CatalogStore
                 Statement.RETURN_GENERATED_KEYS)) {
             statement.setString(1, name.schemaName());
             statement.setString(2, name.tableName());
-            statement.setLong(3, System.currentTimeMillis());
+            statement.setLong(3, createdMillis);
             statement.executeUpdate();
             try (ResultSet keys = statement.getGeneratedKeys()) {
                 if (!keys.next()) {
@@ -445,6 +623,16 @@ public final class CatalogStore
                 statement.setInt(2, ordinal);
                 statement.setString(3, columns.get(ordinal).name());
                 statement.setString(4, columns.get(ordinal).type());
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        }
+        try (PreparedStatement statement = connection.prepareStatement(
+                "INSERT INTO table_properties (table_id, property_name, property_value) VALUES (?, ?, ?)")) {
+            for (Map.Entry<String, String> property : properties.entrySet()) {
+                statement.setLong(1, tableId);
+                statement.setString(2, property.getKey());
+                statement.setString(3, property.getValue());
                 statement.addBatch();
             }
             statement.executeBatch();
@@ -480,6 +668,18 @@ public final class CatalogStore
             // files first: the replicas reference them
             fileStatement.executeBatch();
             replicaStatement.executeBatch();
+        }
+    }
+
+    private static void markOrphaned(Connection connection, List<String> fileIds)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("UPDATE allocations SET orphaned = TRUE WHERE file_id = ?")) {
+            for (String fileId : fileIds) {
+                statement.setString(1, fileId);
+                statement.addBatch();
+            }
+            statement.executeBatch();
         }
     }
 
@@ -589,7 +789,22 @@ public final class CatalogStore
                 sizeBytes = resultSet.getLong(6);
             }
         }
-        return Optional.of(new TableEntry(tableId, name, version, createdMillis, columns(connection, tableId), rowCount, fileCount, sizeBytes));
+        return Optional.of(new TableEntry(tableId, name, version, createdMillis, columns(connection, tableId), properties(connection, tableId), rowCount, fileCount, sizeBytes));
+    }
+
+    private static Map<String, String> properties(Connection connection, long tableId)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT property_name, property_value FROM table_properties WHERE table_id = ? ORDER BY property_name")) {
+            statement.setLong(1, tableId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
+                while (resultSet.next()) {
+                    properties.put(resultSet.getString(1), resultSet.getString(2));
+                }
+                return properties.buildOrThrow();
+            }
+        }
     }
 
     private static List<TableColumn> columns(Connection connection, long tableId)
@@ -657,6 +872,43 @@ public final class CatalogStore
     {
         T map(ResultSet resultSet)
                 throws SQLException;
+    }
+
+    /** Runs an update with one parameter; returns the number of rows it changed. */
+    private static int executeUpdate(Connection connection, String sql, Object parameter)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, parameter);
+            return statement.executeUpdate();
+        }
+    }
+
+    /** "1h" rather than Duration's "1.00h", for messages. */
+    private static String succinct(Duration duration)
+    {
+        Duration succinct = duration.convertToMostSuccinctTimeUnit();
+        double value = succinct.getValue();
+        if (value == Math.rint(value)) {
+            return "%d%s".formatted((long) value, Duration.timeUnitToString(succinct.getUnit()));
+        }
+        return succinct.toString();
+    }
+
+    /** What a commit or an orphan check needs to know about an allocation. */
+    private record AllocationState(long createdMillis, boolean orphaned)
+    {
+        static AllocationState read(ResultSet resultSet)
+                throws SQLException
+        {
+            return new AllocationState(resultSet.getLong(1), resultSet.getBoolean(2));
+        }
+    }
+
+    /** Open: issued no longer than the allocation timeout ago, and never reported as an orphan. */
+    private boolean isOpen(AllocationState allocation, long now)
+    {
+        return !allocation.orphaned() && now - allocation.createdMillis() <= allocationTimeoutMillis;
     }
 
     /** Runs a statement with one string parameter and maps its first row, if any. */

@@ -1,6 +1,9 @@
 package io.nsc.metadata.catalog;
 
+import com.google.common.collect.ImmutableMap;
+
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 
 import static java.util.Objects.requireNonNull;
@@ -9,14 +12,20 @@ import static java.util.Objects.requireNonNull;
  * Files to add to a table in one transaction.
  *
  * @param columns the files' schema: a created table gets it, an existing table must match it
+ * @param createTable create the table when it does not exist
  * @param expectedVersion when present, the commit is aborted unless the table is at this version
+ * @param tableProperties properties of a table the commit creates; ignored for an existing table
+ * @param mustCreate fail instead of appending when the table exists (CREATE TABLE AS); implies
+ *        {@code createTable}
  */
 public record CommitRequest(
         SchemaTableName table,
         List<TableColumn> columns,
         boolean createTable,
         List<FileEntry> files,
-        OptionalLong expectedVersion)
+        OptionalLong expectedVersion,
+        Map<String, String> tableProperties,
+        boolean mustCreate)
 {
     public CommitRequest
     {
@@ -24,5 +33,17 @@ public record CommitRequest(
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
         files = List.copyOf(requireNonNull(files, "files is null"));
         requireNonNull(expectedVersion, "expectedVersion is null");
+        tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
+    }
+
+    /** An append to an existing table, or the first commit of a new one (with no properties). */
+    public CommitRequest(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)
+    {
+        this(table, columns, createTable, files, expectedVersion, Map.of(), false);
+    }
+
+    public boolean createsTableIfAbsent()
+    {
+        return createTable || mustCreate;
     }
 }

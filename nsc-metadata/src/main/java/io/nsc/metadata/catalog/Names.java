@@ -34,6 +34,12 @@ public final class Names
         return check("column", name);
     }
 
+    /** Trino's table property names follow the same rule, so the catalog holds no others. */
+    public static String checkTablePropertyName(String name)
+    {
+        return check("table property", name);
+    }
+
     private static String check(String kind, String name)
     {
         NameRules.problem(kind, name).ifPresent(problem -> {

@@ -1,12 +1,17 @@
 package io.nsc.metadata.catalog;
 
+import com.google.common.collect.ImmutableMap;
+
 import java.util.List;
+import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * A table at its current version. The totals are kept with the table row by every commit, so
  * that answering them does not need a scan over the table's files.
+ *
+ * @param properties the table properties as the creator gave them, ordered by name
  */
 public record TableEntry(
         long tableId,
@@ -14,6 +19,7 @@ public record TableEntry(
         long version,
         long createdMillis,
         List<TableColumn> columns,
+        Map<String, String> properties,
         long rowCount,
         long fileCount,
         long sizeBytes)
@@ -22,5 +28,6 @@ public record TableEntry(
     {
         requireNonNull(name, "name is null");
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
+        properties = ImmutableMap.copyOf(requireNonNull(properties, "properties is null"));
     }
 }

@@ -7,6 +7,7 @@ import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.List;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -27,15 +28,18 @@ public final class FileAllocator
     private final NodeRegistry nodes;
     private final PlacementPolicy policy;
     private final int defaultReplication;
+    // the catalog's clock: it judges allocations by the time stamped here
+    private final Clock clock;
     private final SecureRandom random = new SecureRandom();
 
-    public FileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, int defaultReplication)
+    public FileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, int defaultReplication, Clock clock)
     {
         checkArgument(defaultReplication > 0, "defaultReplication must be positive");
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.nodes = requireNonNull(nodes, "nodes is null");
         this.policy = requireNonNull(policy, "policy is null");
         this.defaultReplication = defaultReplication;
+        this.clock = requireNonNull(clock, "clock is null");
     }
 
     /**
@@ -52,7 +56,7 @@ public final class FileAllocator
         int effectiveReplication = replication == 0 ? defaultReplication : replication;
         List<List<StorageNodeState>> placements = policy.place(fileCount, effectiveReplication, nodes.nodes());
 
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         ImmutableList.Builder<FileAllocationResult> results = ImmutableList.builderWithExpectedSize(fileCount);
         ImmutableList.Builder<Allocation> allocations = ImmutableList.builderWithExpectedSize(fileCount);
         for (List<StorageNodeState> replicas : placements) {

@@ -9,6 +9,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 public class MetadataConfig
@@ -20,6 +21,7 @@ public class MetadataConfig
     private int defaultReplication = 2;
     private Duration heartbeatInterval = new Duration(2, SECONDS);
     private Duration nodeTimeout = new Duration(10, SECONDS);
+    private Duration allocationTimeout = new Duration(1, HOURS);
 
     @NotNull
     public String getBindHost()
@@ -120,6 +122,21 @@ public class MetadataConfig
     public MetadataConfig setNodeTimeout(Duration nodeTimeout)
     {
         this.nodeTimeout = nodeTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getAllocationTimeout()
+    {
+        return allocationTimeout;
+    }
+
+    @Config("metadata.allocation-timeout")
+    @ConfigDescription("A file id not committed this long after AllocateFiles issued it can no longer be committed; storage nodes may delete its file")
+    public MetadataConfig setAllocationTimeout(Duration allocationTimeout)
+    {
+        this.allocationTimeout = allocationTimeout;
         return this;
     }
 

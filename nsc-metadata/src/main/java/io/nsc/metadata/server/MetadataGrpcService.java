@@ -8,6 +8,8 @@ import io.grpc.stub.StreamObserver;
 import io.nsc.metadata.catalog.CatalogStore;
 import io.nsc.metadata.catalog.CommitRequest;
 import io.nsc.metadata.catalog.CommitResult;
+import io.nsc.metadata.catalog.CreateTableResult;
+import io.nsc.metadata.catalog.DroppedTable;
 import io.nsc.metadata.catalog.FileEntry;
 import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableColumn;
@@ -24,8 +26,16 @@ import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.CreateSchemaRequest;
 import io.nsc.protocol.proto.CreateSchemaResponse;
+import io.nsc.protocol.proto.CreateTableRequest;
+import io.nsc.protocol.proto.CreateTableResponse;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.DropSchemaRequest;
+import io.nsc.protocol.proto.DropSchemaResponse;
+import io.nsc.protocol.proto.DropTableRequest;
+import io.nsc.protocol.proto.DropTableResponse;
 import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.FindOrphansRequest;
+import io.nsc.protocol.proto.FindOrphansResponse;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
@@ -122,6 +132,52 @@ public final class MetadataGrpcService
     }
 
     @Override
+    public void createTable(CreateTableRequest request, StreamObserver<CreateTableResponse> observer)
+    {
+        respond("CreateTable", observer, () -> {
+            SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+            CreateTableResult result = catalog.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), request.getIfNotExists());
+            if (result.created()) {
+                stats.tableCreated();
+                log.info("Created table %s (id %s)", name, result.table().tableId());
+            }
+            return CreateTableResponse.newBuilder()
+                    .setTable(toTableInfo(result.table()))
+                    .setCreated(result.created())
+                    .build();
+        });
+    }
+
+    @Override
+    public void dropTable(DropTableRequest request, StreamObserver<DropTableResponse> observer)
+    {
+        respond("DropTable", observer, () -> {
+            SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+            Optional<DroppedTable> dropped = catalog.dropTable(name, request.getIfExists());
+            dropped.ifPresent(table -> {
+                stats.tableDropped(table.filesReleased());
+                log.info("Dropped table %s (id %s), releasing %s files", name, table.tableId(), table.filesReleased());
+            });
+            return DropTableResponse.newBuilder()
+                    .setDropped(dropped.isPresent())
+                    .setFilesReleased(dropped.map(DroppedTable::filesReleased).orElse(0))
+                    .build();
+        });
+    }
+
+    @Override
+    public void dropSchema(DropSchemaRequest request, StreamObserver<DropSchemaResponse> observer)
+    {
+        respond("DropSchema", observer, () -> {
+            boolean dropped = catalog.dropSchema(request.getSchemaName(), request.getIfExists());
+            if (dropped) {
+                log.info("Dropped schema %s", request.getSchemaName());
+            }
+            return DropSchemaResponse.newBuilder().setDropped(dropped).build();
+        });
+    }
+
+    @Override
     public void getTableFiles(GetTableFilesRequest request, StreamObserver<GetTableFilesResponse> observer)
     {
         respond("GetTableFiles", observer, () -> {
@@ -167,15 +223,15 @@ public final class MetadataGrpcService
         respond("CommitFiles", observer, () -> {
             CommitResult result = catalog.commit(new CommitRequest(
                     new SchemaTableName(request.getSchemaName(), request.getTableName()),
-                    request.getColumnsList().stream()
-                            .map(column -> new TableColumn(column.getName(), column.getType()))
-                            .toList(),
+                    toTableColumns(request.getColumnsList()),
                     request.getCreateTable(),
                     request.getFilesList().stream()
                             .map(MetadataGrpcService::toFileEntry)
                             .toList(),
-                    // proto3 has no "unset": 0 means no expectation, and no table is ever at version 0 after a commit
-                    request.getExpectedVersion() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedVersion())));
+                    // proto3 has no "unset": 0 means no expectation, and no existing table is ever at version 0
+                    request.getExpectedVersion() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedVersion()),
+                    request.getTablePropertiesMap(),
+                    request.getMustCreate()));
             stats.committed(request.getFilesCount(), result.tableCreated());
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
@@ -222,6 +278,23 @@ public final class MetadataGrpcService
      * Runs one call. Statuses raised on purpose (bad input, missing objects, conflicts) go back
      * as they are; anything else is the service's own failure: logged, and reported as INTERNAL.
      */
+    @Override
+    public void findOrphans(FindOrphansRequest request, StreamObserver<FindOrphansResponse> observer)
+    {
+        respond("FindOrphans", observer, () -> {
+            List<String> orphans = catalog.findOrphans(request.getFileIdsList());
+            stats.orphanCheck(orphans.size());
+            // a node asks every few minutes: only the answers that make it delete something are news
+            if (orphans.isEmpty()) {
+                log.debug("Storage node %s asked about %s files: no orphans", request.getNodeId(), request.getFileIdsCount());
+            }
+            else {
+                log.info("Storage node %s asked about %s files: reporting %s orphans", request.getNodeId(), request.getFileIdsCount(), orphans.size());
+            }
+            return FindOrphansResponse.newBuilder().addAllOrphanFileIds(orphans).build();
+        });
+    }
+
     private <T> void respond(String method, StreamObserver<T> observer, Supplier<T> call)
     {
         T response;
@@ -257,7 +330,15 @@ public final class MetadataGrpcService
         for (TableColumn column : table.columns()) {
             info.addColumns(Column.newBuilder().setName(column.name()).setType(column.type()));
         }
+        info.putAllProperties(table.properties());
         return info.build();
+    }
+
+    private static List<TableColumn> toTableColumns(List<Column> columns)
+    {
+        return columns.stream()
+                .map(column -> new TableColumn(column.getName(), column.getType()))
+                .toList();
     }
 
     private static DataFile toDataFile(FileEntry file)

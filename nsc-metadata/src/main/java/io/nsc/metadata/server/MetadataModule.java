@@ -13,6 +13,7 @@ import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
 
 import java.nio.file.Path;
+import java.time.Clock;
 
 import static io.airlift.configuration.ConfigBinder.configBinder;
 import static org.weakref.jmx.guice.ExportBinder.newExporter;
@@ -25,7 +26,8 @@ public class MetadataModule
     {
         configBinder(binder).bindConfig(MetadataConfig.class);
 
-        binder.bind(CatalogStore.class).in(Scopes.SINGLETON);
+        // the wall clock that times allocations (persisted, so not a monotonic ticker)
+        binder.bind(Clock.class).toInstance(Clock.systemUTC());
         binder.bind(PlacementPolicy.class).in(Scopes.SINGLETON);
         binder.bind(MetadataStats.class).in(Scopes.SINGLETON);
         binder.bind(MetadataGrpcService.class).in(Scopes.SINGLETON);
@@ -43,6 +45,13 @@ public class MetadataModule
 
     @Provides
     @Singleton
+    public static CatalogStore createCatalogStore(CatalogDatabase database, Clock clock, MetadataConfig config)
+    {
+        return new CatalogStore(database, clock, config.getAllocationTimeout());
+    }
+
+    @Provides
+    @Singleton
     public static NodeRegistry createNodeRegistry(CatalogStore catalog, MetadataConfig config)
     {
         return new NodeRegistry(catalog, Ticker.systemTicker(), config.getNodeTimeout());
@@ -50,8 +59,8 @@ public class MetadataModule
 
     @Provides
     @Singleton
-    public static FileAllocator createFileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config)
+    public static FileAllocator createFileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config, Clock clock)
     {
-        return new FileAllocator(catalog, nodes, policy, config.getDefaultReplication());
+        return new FileAllocator(catalog, nodes, policy, config.getDefaultReplication(), clock);
     }
 }

@@ -20,6 +20,10 @@ public final class MetadataStats
     private final CounterStat commits = new CounterStat();
     private final CounterStat filesCommitted = new CounterStat();
     private final CounterStat tablesCreated = new CounterStat();
+    private final CounterStat tablesDropped = new CounterStat();
+    private final CounterStat filesReleased = new CounterStat();
+    private final CounterStat orphanChecks = new CounterStat();
+    private final CounterStat orphansReported = new CounterStat();
     private final CounterStat allocations = new CounterStat();
     private final CounterStat filesAllocated = new CounterStat();
     private final CounterStat nodeRegistrations = new CounterStat();
@@ -39,6 +43,23 @@ public final class MetadataStats
         if (tableCreated) {
             tablesCreated.update(1);
         }
+    }
+
+    public void tableCreated()
+    {
+        tablesCreated.update(1);
+    }
+
+    public void tableDropped(int filesReleasedByDrop)
+    {
+        tablesDropped.update(1);
+        filesReleased.update(filesReleasedByDrop);
+    }
+
+    public void orphanCheck(int orphans)
+    {
+        orphanChecks.update(1);
+        orphansReported.update(orphans);
     }
 
     public void allocated(int fileCount)
@@ -80,6 +101,34 @@ public final class MetadataStats
     public CounterStat getTablesCreated()
     {
         return tablesCreated;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getTablesDropped()
+    {
+        return tablesDropped;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesReleased()
+    {
+        return filesReleased;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getOrphanChecks()
+    {
+        return orphanChecks;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getOrphansReported()
+    {
+        return orphansReported;
     }
 
     @Managed
@@ -136,6 +185,10 @@ public final class MetadataStats
                 .put("commits", commits.getTotalCount())
                 .put("files_committed", filesCommitted.getTotalCount())
                 .put("tables_created", tablesCreated.getTotalCount())
+                .put("tables_dropped", tablesDropped.getTotalCount())
+                .put("files_released", filesReleased.getTotalCount())
+                .put("orphan_checks", orphanChecks.getTotalCount())
+                .put("orphans_reported", orphansReported.getTotalCount())
                 .put("allocations", allocations.getTotalCount())
                 .put("files_allocated", filesAllocated.getTotalCount())
                 .put("node_registrations", nodeRegistrations.getTotalCount())

@@ -1,7 +1,9 @@
 package io.nsc.metadata.catalog;
 
 import com.google.protobuf.ByteString;
+import io.airlift.units.Duration;
 import io.grpc.StatusRuntimeException;
+import io.nsc.metadata.TestingClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -10,8 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -28,6 +32,8 @@ import static io.grpc.Status.Code.NOT_FOUND;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
 import static io.nsc.metadata.TestingStats.compactStats;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 final class TestCatalogStore
@@ -38,6 +44,8 @@ final class TestCatalogStore
             new TableColumn("l_partkey", "bigint"),
             new TableColumn("l_quantity", "double"),
             new TableColumn("l_shipdate", "date"));
+    private static final Map<String, String> PROPERTIES = Map.of("sorted_by", "l_shipdate,l_orderkey", "row_group_size", "64MB");
+    private static final Duration ALLOCATION_TIMEOUT = new Duration(1, HOURS);
 
     @TempDir
     Path dataDir;
@@ -45,6 +53,7 @@ final class TestCatalogStore
     private CatalogDatabase database;
     private CatalogStore catalog;
     private int nextFileId;
+    private final TestingClock clock = new TestingClock(1_750_000_000_000L);
 
     @BeforeEach
     void setUp()
@@ -330,13 +339,14 @@ final class TestCatalogStore
         FileEntry file = file(10, "node-b", "node-a");
         FileEntry open = file(10, "node-a");
         allocate(file, open);
-        long tableId = catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty())).tableId();
+        long tableId = catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty(), PROPERTIES, false)).tableId();
 
         database.close();
         open();
 
         assertThat(catalog.listSchemas()).containsExactly("tpch");
         assertThat(catalog.getTable(LINEITEM).orElseThrow().columns()).isEqualTo(LINEITEM_COLUMNS);
+        assertThat(catalog.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
         assertThat(catalog.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(catalog.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(catalog.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
@@ -350,10 +360,314 @@ final class TestCatalogStore
         assertThat(schemaVersion).isEqualTo(CatalogDatabase.SCHEMA_VERSION);
     }
 
+    @Test
+    void testCreateTable()
+    {
+        assertStatus(() -> catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false), NOT_FOUND, "Schema tpch does not exist");
+        catalog.createSchema("tpch", false);
+
+        CreateTableResult created = catalog.createTable(LINEITEM, LINEITEM_COLUMNS, PROPERTIES, false);
+        assertThat(created.created()).isTrue();
+        TableEntry table = created.table();
+        assertThat(table.name()).isEqualTo(LINEITEM);
+        assertThat(table.columns()).isEqualTo(LINEITEM_COLUMNS);
+        assertThat(table.properties()).isEqualTo(PROPERTIES);
+        // like a table after its first commit, so that an INSERT can expect a version
+        assertThat(table.version()).isEqualTo(1);
+        assertThat(table.createdMillis()).isEqualTo(clock.millis());
+        assertThat(List.of(table.rowCount(), table.fileCount(), table.sizeBytes())).containsOnly(0L);
+        assertThat(catalog.getTable(LINEITEM)).contains(table);
+        assertThat(catalog.listTables(Optional.of("tpch"))).containsExactly(LINEITEM);
+        TableFiles files = catalog.getTableFiles(table.tableId()).orElseThrow();
+        assertThat(files.version()).isEqualTo(1);
+        assertThat(files.files()).isEmpty();
+
+        assertStatus(() -> catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false), ALREADY_EXISTS, "Table tpch.lineitem already exists");
+        // IF NOT EXISTS answers the table as it is, whatever the request's columns
+        CreateTableResult again = catalog.createTable(LINEITEM, List.of(new TableColumn("other", "varchar")), Map.of(), true);
+        assertThat(again).isEqualTo(new CreateTableResult(table, false));
+
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        assertThat(catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.of(1))))
+                .isEqualTo(new CommitResult(table.tableId(), 2, false));
+    }
+
+    @Test
+    void testCreateTableChecks()
+    {
+        catalog.createSchema("tpch", false);
+        assertStatusContains(() -> catalog.createTable(new SchemaTableName("Tpch", "t"), LINEITEM_COLUMNS, Map.of(), false), INVALID_ARGUMENT, "Invalid schema name 'Tpch'");
+        assertStatusContains(() -> catalog.createTable(new SchemaTableName("tpch", "t-1"), LINEITEM_COLUMNS, Map.of(), false), INVALID_ARGUMENT, "Invalid table name 't-1'");
+        assertStatus(() -> catalog.createTable(LINEITEM, List.of(), Map.of(), false), INVALID_ARGUMENT, "A table needs at least one column");
+        assertStatus(() -> catalog.createTable(LINEITEM, List.of(new TableColumn("a", "bigint"), new TableColumn("a", "bigint")), Map.of(), false), INVALID_ARGUMENT,
+                "Duplicate column name a");
+        assertStatusContains(() -> catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of("Sorted By", "x"), false), INVALID_ARGUMENT, "Invalid table property name 'Sorted By'");
+        assertStatus(() -> catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of("", "x"), false), INVALID_ARGUMENT, "The table property name is empty");
+        assertStatus(() -> catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of("sorted_by", "x".repeat(65_537)), false), INVALID_ARGUMENT,
+                "The value of table property sorted_by is longer than 65536 characters");
+        assertNothingCommitted();
+
+        // values are the connector's to judge: stored as given, even empty
+        Map<String, String> unusual = Map.of("sorted_by", "", "x".repeat(128), "v".repeat(65_536));
+        assertThat(catalog.createTable(LINEITEM, LINEITEM_COLUMNS, unusual, false).table().properties()).isEqualTo(unusual);
+    }
+
+    @Test
+    void testCommitCreatesTableWithProperties()
+    {
+        catalog.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        CommitResult created = catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty(), PROPERTIES, false));
+        assertThat(created.tableCreated()).isTrue();
+        assertThat(catalog.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+
+        // an append ignores properties: they belong to the table's creation
+        FileEntry second = file(10, "node-a");
+        allocate(second);
+        catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(second), OptionalLong.empty(), Map.of("sorted_by", "l_partkey"), false));
+        TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
+        assertThat(table.properties()).isEqualTo(PROPERTIES);
+        assertThat(table.version()).isEqualTo(2);
+
+        assertStatusContains(() -> catalog.commit(new CommitRequest(new SchemaTableName("tpch", "t"), LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of("Bad", "x"), false)),
+                INVALID_ARGUMENT, "Invalid table property name 'Bad'");
+    }
+
+    @Test
+    void testMustCreate()
+    {
+        catalog.createSchema("tpch", false);
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        // must_create alone creates the table: it implies create_table
+        CommitResult created = catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.empty(), PROPERTIES, true));
+        assertThat(created).isEqualTo(new CommitResult(created.tableId(), 1, true));
+
+        // a CREATE TABLE AS that lost the race to another CREATE fails rather than appending
+        FileEntry loser = file(20, "node-b");
+        allocate(loser);
+        for (List<FileEntry> files : List.of(List.of(loser), List.<FileEntry>of())) {
+            assertStatus(
+                    () -> catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, files, OptionalLong.empty(), Map.of(), true)),
+                    ALREADY_EXISTS,
+                    "Table tpch.lineitem already exists");
+        }
+        TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
+        assertThat(table.version()).isEqualTo(1);
+        assertThat(table.rowCount()).isEqualTo(10);
+        assertThat(catalog.getTableFiles(created.tableId()).orElseThrow().files()).containsExactly(file);
+        assertThat(catalog.listAllocations()).extracting(Allocation::fileId).containsExactly(loser.fileId());
+    }
+
+    @Test
+    void testZeroFileCommits()
+    {
+        catalog.createSchema("tpch", false);
+        // CREATE TABLE AS of an empty result: the table exists, with its properties
+        CommitResult created = catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), PROPERTIES, true));
+        assertThat(created).isEqualTo(new CommitResult(created.tableId(), 1, true));
+        assertThat(catalog.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+
+        // INSERT of nothing: no new version, so readers keep their cached file lists
+        assertThat(catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(), OptionalLong.of(1)))).isEqualTo(new CommitResult(created.tableId(), 1, false));
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.of(1)));
+        // it wrote nothing, so a commit in between is no conflict
+        assertThat(catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(), OptionalLong.of(1)))).isEqualTo(new CommitResult(created.tableId(), 2, false));
+        // but it still must be about this table
+        assertStatusContains(() -> catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS.subList(0, 2), false, List.of(), OptionalLong.empty())), FAILED_PRECONDITION,
+                "Columns of table tpch.lineitem do not match the files");
+        assertStatus(() -> catalog.commit(commit(new SchemaTableName("tpch", "missing"), LINEITEM_COLUMNS, false, List.of(), OptionalLong.empty())), NOT_FOUND,
+                "Table tpch.missing does not exist");
+
+        TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
+        assertThat(table.version()).isEqualTo(2);
+        assertThat(table.fileCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testDropTable()
+            throws Exception
+    {
+        catalog.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a", "node-b");
+        FileEntry second = file(20, "node-b");
+        FileEntry other = file(30, "node-a");
+        allocate(first, second, other);
+        long tableId = catalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, second), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        SchemaTableName orders = new SchemaTableName("tpch", "orders");
+        long ordersId = catalog.commit(commit(orders, LINEITEM_COLUMNS, true, List.of(other), OptionalLong.empty())).tableId();
+
+        assertThat(catalog.dropTable(LINEITEM, false)).contains(new DroppedTable(tableId, 2));
+        assertThat(catalog.getTable(LINEITEM)).isEmpty();
+        assertThat(catalog.getTableFiles(tableId)).isEmpty();
+        assertThat(catalog.listTables(Optional.empty())).containsExactly(orders);
+        for (String table : List.of("tables", "columns", "table_properties", "files")) {
+            assertThat(countRows("SELECT count(*) FROM %s WHERE table_id = %s".formatted(table, tableId))).as(table).isZero();
+        }
+        assertThat(countRows("SELECT count(*) FROM file_replicas WHERE file_id IN ('%s', '%s')".formatted(first.fileId(), second.fileId()))).isZero();
+        // the other table is untouched
+        assertThat(catalog.getTableFiles(ordersId).orElseThrow().files()).containsExactly(other);
+
+        assertStatus(() -> catalog.dropTable(LINEITEM, false), NOT_FOUND, "Table tpch.lineitem does not exist");
+        assertStatus(() -> catalog.dropTable(new SchemaTableName("nope", "t"), false), NOT_FOUND, "Table nope.t does not exist");
+        assertStatus(() -> catalog.dropTable(new SchemaTableName("tpch", "Bad Name"), false), NOT_FOUND, "Table tpch.Bad Name does not exist");
+        assertThat(catalog.dropTable(LINEITEM, true)).isEmpty();
+
+        // the name is free again: a new table, with a new id and nothing of the old one
+        CreateTableResult recreated = catalog.createTable(LINEITEM, LINEITEM_COLUMNS.subList(0, 1), Map.of(), false);
+        assertThat(recreated.table().tableId()).isNotIn(tableId, ordersId);
+        assertThat(recreated.table().properties()).isEmpty();
+        assertThat(catalog.dropTable(LINEITEM, false)).contains(new DroppedTable(recreated.table().tableId(), 0));
+    }
+
+    @Test
+    void testDropSchema()
+    {
+        assertStatus(() -> catalog.dropSchema("tpch", false), NOT_FOUND, "Schema tpch does not exist");
+        assertStatus(() -> catalog.dropSchema("Bad Name", false), NOT_FOUND, "Schema Bad Name does not exist");
+        assertThat(catalog.dropSchema("tpch", true)).isFalse();
+
+        catalog.createSchema("tpch", false);
+        catalog.createSchema("other", false);
+        catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false);
+        assertStatus(() -> catalog.dropSchema("tpch", false), FAILED_PRECONDITION, "Schema tpch is not empty");
+        assertStatus(() -> catalog.dropSchema("tpch", true), FAILED_PRECONDITION, "Schema tpch is not empty");
+        assertThat(catalog.listSchemas()).containsExactly("other", "tpch");
+
+        catalog.dropTable(LINEITEM, false);
+        assertThat(catalog.dropSchema("tpch", false)).isTrue();
+        assertThat(catalog.listSchemas()).containsExactly("other");
+        assertStatus(() -> catalog.listTables(Optional.of("tpch")), NOT_FOUND, "Schema tpch does not exist");
+        assertThat(catalog.createSchema("tpch", false)).isTrue();
+    }
+
+    @Test
+    void testAllocationExpiry()
+    {
+        catalog.createSchema("tpch", false);
+        FileEntry onTime = file(10, "node-a");
+        FileEntry late = file(10, "node-a");
+        allocate(onTime, late);
+
+        // exactly the timeout after allocation is still in time
+        clock.advance(1, HOURS);
+        catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(onTime), OptionalLong.empty()));
+        clock.advance(1, MILLISECONDS);
+        assertStatus(
+                () -> catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(late), OptionalLong.empty())),
+                FAILED_PRECONDITION,
+                "Cannot commit: file id %s was allocated too long ago (allocation timeout 1h)".formatted(late.fileId()));
+        assertThat(catalog.getTable(LINEITEM).orElseThrow().version()).isEqualTo(1);
+        assertThat(catalog.listAllocations()).extracting(Allocation::fileId).containsExactly(late.fileId());
+    }
+
+    @Test
+    void testFindOrphans()
+    {
+        catalog.createSchema("tpch", false);
+        FileEntry committed = file(10, "node-a");
+        FileEntry dropped = file(10, "node-b");
+        FileEntry expired = file(10, "node-a");
+        allocate(committed, dropped, expired);
+        catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(committed), OptionalLong.empty()));
+        catalog.commit(commit(new SchemaTableName("tpch", "gone"), LINEITEM_COLUMNS, true, List.of(dropped), OptionalLong.empty()));
+        catalog.dropTable(new SchemaTableName("tpch", "gone"), false);
+        clock.advance(2, HOURS);
+        FileEntry open = file(10, "node-a");
+        allocate(open);
+        String unknown = "ffffffffffffffffffffffffffffffff";
+
+        List<String> asked = List.of(committed.fileId(), dropped.fileId(), expired.fileId(), open.fileId(), unknown, unknown);
+        assertThat(catalog.findOrphans(asked)).containsExactlyInAnyOrder(dropped.fileId(), expired.fileId(), unknown);
+        assertThat(catalog.findOrphans(List.of())).isEmpty();
+
+        // once reported, an expired allocation stays dead even if the wall clock steps back
+        clock.advance(-2, HOURS);
+        assertStatusContains(() -> catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(expired), OptionalLong.empty())), FAILED_PRECONDITION,
+                "file id %s was allocated too long ago".formatted(expired.fileId()));
+        assertThat(catalog.findOrphans(List.of(expired.fileId(), open.fileId()))).containsExactly(expired.fileId());
+
+        // the open allocation expires in its turn
+        clock.advance(4, HOURS);
+        assertThat(catalog.findOrphans(List.of(open.fileId(), committed.fileId()))).containsExactly(open.fileId());
+
+        assertStatus(() -> catalog.findOrphans(List.of("../x")), INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters");
+        List<String> tooMany = IntStream.range(0, 10_001).mapToObj("f%031x"::formatted).toList();
+        assertStatus(() -> catalog.findOrphans(tooMany), INVALID_ARGUMENT, "At most 10000 file ids per orphan check, got 10001");
+        assertThat(catalog.findOrphans(tooMany.subList(1, 10_001))).hasSize(10_000);
+    }
+
+    @Test
+    void testUpgradeFromSchemaVersion1()
+            throws Exception
+    {
+        database.close();
+        Path directory = dataDir.resolve("old");
+        FileEntry committed = file(10, "node-a");
+        FileEntry allocated = file(20, "node-a");
+        // a catalog as the first release of the service left it
+        try (CatalogDatabase old = CatalogDatabase.openAtSchemaVersion(directory, 1)) {
+            old.inTransaction(connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("INSERT INTO schemas VALUES ('tpch', 1)");
+                    statement.execute("INSERT INTO tables (table_id, schema_name, table_name, version, created_millis, row_count, file_count, size_bytes) VALUES (7, 'tpch', 'lineitem', 1, 1, 10, 1, 1010)");
+                    statement.execute("INSERT INTO columns VALUES (7, 0, 'l_orderkey', 'bigint')");
+                    statement.execute("INSERT INTO nodes VALUES ('node-a', '127.0.0.1:7001', 1000, 900, 1, 1)");
+                }
+                try (PreparedStatement statement = connection.prepareStatement("INSERT INTO files VALUES (?, 7, 1, 0, 1010, 10, 0, ?)")) {
+                    statement.setString(1, committed.fileId());
+                    statement.setBytes(2, committed.compactStats().toByteArray());
+                    statement.executeUpdate();
+                }
+                try (PreparedStatement statement = connection.prepareStatement("INSERT INTO allocations VALUES (?, ?, 'node-a')")) {
+                    statement.setString(1, allocated.fileId());
+                    statement.setLong(2, clock.millis());
+                    statement.executeUpdate();
+                }
+                return null;
+            });
+            assertThat(old.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(1);
+            assertThat(countRows(old, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'TABLE_PROPERTIES'")).isZero();
+        }
+
+        database = CatalogDatabase.open(directory);
+        catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(2);
+        TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
+        assertThat(table.tableId()).isEqualTo(7);
+        assertThat(table.properties()).isEmpty();
+        // the old open allocation is still open, the committed file still claimed
+        assertThat(catalog.findOrphans(List.of(committed.fileId(), allocated.fileId()))).isEmpty();
+        assertThat(catalog.commit(commit(LINEITEM, List.of(new TableColumn("l_orderkey", "bigint")), false, List.of(allocated), OptionalLong.of(1))).version()).isEqualTo(2);
+        catalog.createTable(new SchemaTableName("tpch", "orders"), LINEITEM_COLUMNS, PROPERTIES, false);
+        assertThat(catalog.getTable(new SchemaTableName("tpch", "orders")).orElseThrow().properties()).isEqualTo(PROPERTIES);
+        assertThat(catalog.dropTable(LINEITEM, false)).contains(new DroppedTable(7, 2));
+    }
+
     private void open()
     {
         database = CatalogDatabase.open(dataDir.resolve("catalog"));
-        catalog = new CatalogStore(database);
+        catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
+    }
+
+    private long countRows(String sql)
+    {
+        return countRows(database, sql);
+    }
+
+    private static long countRows(CatalogDatabase database, String sql)
+    {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql);
+                    ResultSet resultSet = statement.executeQuery()) {
+                resultSet.next();
+                return resultSet.getLong(1);
+            }
+        });
     }
 
     private void assertNothingCommitted()
@@ -364,7 +678,7 @@ final class TestCatalogStore
     private void allocate(FileEntry... files)
     {
         List<Allocation> allocations = List.of(files).stream()
-                .map(file -> new Allocation(file.fileId(), System.currentTimeMillis(), file.replicaNodeIds()))
+                .map(file -> new Allocation(file.fileId(), clock.millis(), file.replicaNodeIds()))
                 .toList();
         catalog.addAllocations(allocations);
     }

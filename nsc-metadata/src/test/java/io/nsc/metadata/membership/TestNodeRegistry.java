@@ -10,10 +10,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +35,7 @@ final class TestNodeRegistry
     void setUp()
     {
         database = CatalogDatabase.open(dataDir);
-        catalog = new CatalogStore(database);
+        catalog = new CatalogStore(database, Clock.systemUTC(), new Duration(1, HOURS));
     }
 
     @AfterEach

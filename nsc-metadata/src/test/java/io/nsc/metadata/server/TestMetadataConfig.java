@@ -9,6 +9,7 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -26,7 +27,8 @@ final class TestMetadataConfig
                 .setDataDir(null)
                 .setDefaultReplication(2)
                 .setHeartbeatInterval(new Duration(2, SECONDS))
-                .setNodeTimeout(new Duration(10, SECONDS)));
+                .setNodeTimeout(new Duration(10, SECONDS))
+                .setAllocationTimeout(new Duration(1, HOURS)));
     }
 
     @Test
@@ -40,6 +42,7 @@ final class TestMetadataConfig
                 .put("metadata.default-replication", "3")
                 .put("metadata.heartbeat-interval", "500ms")
                 .put("metadata.node-timeout", "1m")
+                .put("metadata.allocation-timeout", "30m")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -49,7 +52,8 @@ final class TestMetadataConfig
                 .setDataDir("/var/lib/nsc/metadata")
                 .setDefaultReplication(3)
                 .setHeartbeatInterval(new Duration(500, MILLISECONDS))
-                .setNodeTimeout(new Duration(1, MINUTES));
+                .setNodeTimeout(new Duration(1, MINUTES))
+                .setAllocationTimeout(new Duration(30, MINUTES));
 
         assertFullMapping(properties, expected);
     }

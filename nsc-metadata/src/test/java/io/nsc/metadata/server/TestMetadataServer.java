@@ -1,5 +1,6 @@
 package io.nsc.metadata.server;
 
+import com.google.common.collect.ImmutableMap;
 import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.AllocateFilesRequest;
@@ -8,8 +9,15 @@ import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.CreateSchemaRequest;
+import io.nsc.protocol.proto.CreateTableRequest;
+import io.nsc.protocol.proto.CreateTableResponse;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.DropSchemaRequest;
+import io.nsc.protocol.proto.DropSchemaResponse;
+import io.nsc.protocol.proto.DropTableRequest;
+import io.nsc.protocol.proto.DropTableResponse;
 import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
@@ -40,6 +48,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static io.grpc.Status.Code.ALREADY_EXISTS;
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
@@ -223,12 +233,170 @@ final class TestMetadataServer
         assertThat(mbeanServer.isRegistered(stats)).isFalse();
     }
 
+    @Test
+    void testCreateAndDropTables()
+            throws Exception
+    {
+        MetadataServer server = startServer();
+        MetadataServiceBlockingStub client = client(server);
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        Map<String, String> properties = Map.of("sorted_by", "l_orderkey", "replication", "1");
+
+        CreateTableRequest create = CreateTableRequest.newBuilder()
+                .setSchemaName("s")
+                .setTableName("t")
+                .addAllColumns(COLUMNS)
+                .putAllProperties(properties)
+                .build();
+        assertStatus(() -> client.createTable(create), NOT_FOUND, "Schema s does not exist");
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+        CreateTableResponse created = client.createTable(create);
+        assertThat(created.getCreated()).isTrue();
+        TableInfo table = created.getTable();
+        assertThat(table.getColumnsList()).isEqualTo(COLUMNS);
+        assertThat(table.getPropertiesMap()).isEqualTo(properties);
+        assertThat(table.getVersion()).isEqualTo(1);
+        assertThat(client.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("t").build())).isEqualTo(table);
+        assertStatus(() -> client.createTable(create), ALREADY_EXISTS, "Table s.t already exists");
+        assertThat(client.createTable(create.toBuilder().setIfNotExists(true).build())).isEqualTo(CreateTableResponse.newBuilder().setTable(table).setCreated(false).build());
+        assertStatus(() -> client.createTable(create.toBuilder().setTableName("u").clearColumns().build()), INVALID_ARGUMENT, "A table needs at least one column");
+
+        // CREATE TABLE AS: properties with the commit, and no appending to a table that exists
+        DataFile file = allocateAndDescribe(client, 5);
+        CommitFilesRequest ctas = CommitFilesRequest.newBuilder()
+                .setSchemaName("s")
+                .setTableName("ctas")
+                .addAllColumns(COLUMNS)
+                .setCreateTable(true)
+                .setMustCreate(true)
+                .putTableProperties("row_group_size", "32MB")
+                .addFiles(file)
+                .build();
+        CommitFilesResponse committed = client.commitFiles(ctas);
+        assertThat(committed.getTableCreated()).isTrue();
+        assertStatus(() -> client.commitFiles(ctas.toBuilder().setFiles(0, allocateAndDescribe(client, 5)).build()), ALREADY_EXISTS, "Table s.ctas already exists");
+        // an INSERT of nothing leaves the version alone
+        CommitFilesResponse empty = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("ctas").addAllColumns(COLUMNS).build());
+        assertThat(empty).isEqualTo(CommitFilesResponse.newBuilder().setTableId(committed.getTableId()).setVersion(1).build());
+
+        // the properties survive a restart
+        close(server);
+        MetadataServer restarted = startServer();
+        MetadataServiceBlockingStub after = client(restarted);
+        assertThat(after.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("t").build()).getPropertiesMap()).isEqualTo(properties);
+        assertThat(after.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("ctas").build()).getPropertiesMap()).containsExactly(Map.entry("row_group_size", "32MB"));
+
+        assertStatus(() -> after.dropSchema(DropSchemaRequest.newBuilder().setSchemaName("s").build()), FAILED_PRECONDITION, "Schema s is not empty");
+        assertThat(after.dropTable(DropTableRequest.newBuilder().setSchemaName("s").setTableName("ctas").build()))
+                .isEqualTo(DropTableResponse.newBuilder().setDropped(true).setFilesReleased(1).build());
+        // the dropped table's file is an orphan now
+        assertThat(after.findOrphans(FindOrphansRequest.newBuilder().setNodeId("node-a").addFileIds(file.getFileId()).build()).getOrphanFileIdsList())
+                .containsExactly(file.getFileId());
+        assertStatus(() -> after.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("ctas").build()), NOT_FOUND, "Table s.ctas does not exist");
+        assertStatus(() -> after.dropTable(DropTableRequest.newBuilder().setSchemaName("s").setTableName("ctas").build()), NOT_FOUND, "Table s.ctas does not exist");
+        assertThat(after.dropTable(DropTableRequest.newBuilder().setSchemaName("s").setTableName("ctas").setIfExists(true).build())).isEqualTo(DropTableResponse.getDefaultInstance());
+        assertThat(after.dropTable(DropTableRequest.newBuilder().setSchemaName("s").setTableName("t").build()).getFilesReleased()).isZero();
+        assertThat(after.dropSchema(DropSchemaRequest.newBuilder().setSchemaName("s").build())).isEqualTo(DropSchemaResponse.newBuilder().setDropped(true).build());
+        assertStatus(() -> after.dropSchema(DropSchemaRequest.newBuilder().setSchemaName("s").build()), NOT_FOUND, "Schema s does not exist");
+        assertThat(after.dropSchema(DropSchemaRequest.newBuilder().setSchemaName("s").setIfExists(true).build()).getDropped()).isFalse();
+        assertThat(after.listSchemas(ListSchemasRequest.getDefaultInstance()).getSchemaNamesList()).isEmpty();
+
+        assertThat(httpGet(restarted, "/v1/metrics"))
+                .contains("tables_dropped 2\n")
+                .contains("files_released 1\n")
+                .contains("orphan_checks 1\n")
+                .contains("orphans_reported 1\n");
+    }
+
+    @Test
+    void testFindOrphans()
+            throws Exception
+    {
+        MetadataServer server = startServer();
+        MetadataServiceBlockingStub client = client(server);
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+        DataFile committed = allocateAndDescribe(client, 5);
+        DataFile allocated = allocateAndDescribe(client, 5);
+        client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addFiles(committed).build());
+        String unknown = "0123456789abcdef0123456789abcdef";
+
+        // ids are global: any node, even one never registered, gets the answer
+        for (String nodeId : List.of("node-a", "node-z")) {
+            assertThat(client.findOrphans(FindOrphansRequest.newBuilder()
+                    .setNodeId(nodeId)
+                    .addFileIds(committed.getFileId())
+                    .addFileIds(allocated.getFileId())
+                    .addFileIds(unknown)
+                    .build())
+                    .getOrphanFileIdsList())
+                    .containsExactly(unknown);
+        }
+        assertStatusContains(() -> client.findOrphans(FindOrphansRequest.newBuilder().setNodeId("node-a").addFileIds("nope").build()), INVALID_ARGUMENT, "Invalid file id 'nope'");
+        assertThat(httpGet(server, "/v1/metrics"))
+                .contains("orphan_checks 2\n")
+                .contains("orphans_reported 2\n");
+    }
+
+    @Test
+    void testExpiredAllocation()
+    {
+        MetadataServer server = startServer(Map.of("metadata.allocation-timeout", "1s"));
+        MetadataServiceBlockingStub client = client(server);
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+        DataFile file = allocateAndDescribe(client, 5);
+        // polling, not sleeping a fixed time: the allocation is reported once it has expired
+        FindOrphansRequest check = FindOrphansRequest.newBuilder().setNodeId("node-a").addFileIds(file.getFileId()).build();
+        awaitCondition("the allocation expires", () -> client.findOrphans(check).getOrphanFileIdsCount() == 1);
+        assertStatus(
+                () -> client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addFiles(file).build()),
+                FAILED_PRECONDITION,
+                "Cannot commit: file id %s was allocated too long ago (allocation timeout 1s)".formatted(file.getFileId()));
+    }
+
+    private static DataFile allocateAndDescribe(MetadataServiceBlockingStub client, long rows)
+    {
+        FileAllocation allocation = client.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).setReplication(1).build()).getFiles(0);
+        return DataFile.newBuilder()
+                .setFileId(allocation.getFileId())
+                .setRowCount(rows)
+                .setSizeBytes(100)
+                .addAllReplicaNodeIds(allocation.getReplicasList().stream().map(StorageNode::getNodeId).toList())
+                .setCompactStats(compactStats(rows))
+                .build();
+    }
+
+    private static void awaitCondition(String description, BooleanSupplier condition)
+    {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out waiting until " + description);
+            }
+            try {
+                Thread.sleep(20);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
     private MetadataServer startServer()
     {
-        MetadataServer server = MetadataServer.start(Map.of(
-                "metadata.data-dir", dataDir.resolve("metadata").toString(),
-                "metadata.grpc-port", "0",
-                "metadata.http-port", "0"));
+        return startServer(Map.of());
+    }
+
+    private MetadataServer startServer(Map<String, String> extraProperties)
+    {
+        MetadataServer server = MetadataServer.start(ImmutableMap.<String, String>builder()
+                .put("metadata.data-dir", dataDir.resolve("metadata").toString())
+                .put("metadata.grpc-port", "0")
+                .put("metadata.http-port", "0")
+                .putAll(extraProperties)
+                .buildOrThrow());
         resources.add(server);
         return server;
     }

@@ -12,6 +12,7 @@ import io.nsc.storage.store.StoredFile;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 
 import static java.lang.Math.min;
 import static java.nio.file.StandardOpenOption.READ;
@@ -60,6 +61,11 @@ final class RangeReadCall
         call.setOnReadyHandler(this::drain);
         try {
             channel = FileChannel.open(file.path(), READ);
+        }
+        catch (NoSuchFileException e) {
+            // deleted as an orphan between the lookup and here: as if the lookup had come later
+            fail(Status.NOT_FOUND.withDescription("File %s not found on this node".formatted(file.id())).asRuntimeException());
+            return;
         }
         catch (IOException e) {
             fail(Status.INTERNAL.withDescription("Cannot open file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());

@@ -40,6 +40,8 @@ public final class NodeStatistics
                 .setBytesSent(reader.getBytesSent().getTotalCount())
                 .setReadRequests(reader.getReadRequests().getTotalCount())
                 .setBytesUploaded(store.getBytesUploaded().getTotalCount())
+                .setFilesDeleted(store.getFilesDeleted().getTotalCount())
+                .setBytesDeleted(store.getBytesDeleted().getTotalCount())
                 .build();
     }
 
@@ -54,6 +56,8 @@ public final class NodeStatistics
                 .put("bytes_sent", stats.getBytesSent())
                 .put("read_requests", stats.getReadRequests())
                 .put("bytes_uploaded", stats.getBytesUploaded())
+                .put("files_deleted", stats.getFilesDeleted())
+                .put("bytes_deleted", stats.getBytesDeleted())
                 .buildOrThrow();
     }
 }

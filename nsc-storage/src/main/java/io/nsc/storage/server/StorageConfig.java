@@ -6,8 +6,10 @@ import com.google.common.net.HostAndPort;
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
+import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -20,6 +22,8 @@ import java.util.List;
 import java.util.Optional;
 
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 
 public class StorageConfig
 {
@@ -32,6 +36,8 @@ public class StorageConfig
     private String metadataAddress;
     private DataSize readCoalesceGap = DataSize.of(1, MEGABYTE);
     private DataSize maxResponseChunk = DataSize.of(1, MEGABYTE);
+    private Duration orphanCheckInterval = new Duration(1, MINUTES);
+    private Duration orphanMinAge = new Duration(1, HOURS);
 
     @NotNull
     @Pattern(regexp = "[a-z0-9-]{1,64}", message = "must be 1 to 64 characters of [a-z0-9-]")
@@ -194,6 +200,35 @@ public class StorageConfig
     public StorageConfig setMaxResponseChunk(DataSize maxResponseChunk)
     {
         this.maxResponseChunk = maxResponseChunk;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("10ms")
+    public Duration getOrphanCheckInterval()
+    {
+        return orphanCheckInterval;
+    }
+
+    @Config("storage.orphan-check-interval")
+    @ConfigDescription("How often the node asks the metadata service which of its files no commit claims, and deletes those")
+    public StorageConfig setOrphanCheckInterval(Duration orphanCheckInterval)
+    {
+        this.orphanCheckInterval = orphanCheckInterval;
+        return this;
+    }
+
+    @NotNull
+    public Duration getOrphanMinAge()
+    {
+        return orphanMinAge;
+    }
+
+    @Config("storage.orphan-min-age")
+    @ConfigDescription("Files uploaded more recently than this are never offered for deletion, whatever the metadata service says")
+    public StorageConfig setOrphanMinAge(Duration orphanMinAge)
+    {
+        this.orphanMinAge = orphanMinAge;
         return this;
     }
 }

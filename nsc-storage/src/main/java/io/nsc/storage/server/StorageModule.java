@@ -7,6 +7,7 @@ import com.google.inject.Singleton;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
+import io.nsc.storage.reclaim.OrphanReclaimer;
 import io.nsc.storage.store.ParquetFileStore;
 import org.weakref.jmx.ObjectNames;
 import org.weakref.jmx.guice.ExportBinder;
@@ -15,6 +16,7 @@ import org.weakref.jmx.guice.MBeanModule;
 import javax.management.MBeanServer;
 
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNullElse;
@@ -62,5 +64,20 @@ public class StorageModule
         // without a metadata service the node runs standalone (tests, tools)
         return config.getMetadataAddress()
                 .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, store));
+    }
+
+    @Provides
+    @Singleton
+    public static Optional<OrphanReclaimer> createOrphanReclaimer(StorageConfig config, ParquetFileStore store)
+    {
+        // only the metadata service can tell an orphan: a standalone node deletes nothing
+        return config.getMetadataAddress()
+                .map(address -> new OrphanReclaimer(
+                        config.getNodeId(),
+                        address,
+                        store,
+                        config.getOrphanCheckInterval().toJavaTime(),
+                        config.getOrphanMinAge().toJavaTime(),
+                        Clock.systemUTC()));
     }
 }

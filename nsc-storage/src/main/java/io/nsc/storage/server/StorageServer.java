@@ -8,6 +8,7 @@ import io.airlift.bootstrap.LifeCycleManager;
 import io.airlift.log.Logger;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.membership.MembershipClient;
+import io.nsc.storage.reclaim.OrphanReclaimer;
 import org.weakref.jmx.MBeanExporter;
 
 import java.util.List;
@@ -18,7 +19,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * A running storage node: the Airlift application plus its gRPC and HTTP endpoints and, when a
- * metadata service is configured, its membership in the cluster.
+ * metadata service is configured, its membership in the cluster and the reclaiming of files no
+ * commit claims.
  */
 public final class StorageServer
         implements AutoCloseable
@@ -28,13 +30,15 @@ public final class StorageServer
     private final Injector injector;
     private final ServiceEndpoints endpoints;
     private final Optional<MembershipClient> membership;
+    private final Optional<OrphanReclaimer> orphanReclaimer;
     private final String nodeId;
 
-    private StorageServer(Injector injector, ServiceEndpoints endpoints, Optional<MembershipClient> membership, String nodeId)
+    private StorageServer(Injector injector, ServiceEndpoints endpoints, Optional<MembershipClient> membership, Optional<OrphanReclaimer> orphanReclaimer, String nodeId)
     {
         this.injector = requireNonNull(injector, "injector is null");
         this.endpoints = requireNonNull(endpoints, "endpoints is null");
         this.membership = requireNonNull(membership, "membership is null");
+        this.orphanReclaimer = requireNonNull(orphanReclaimer, "orphanReclaimer is null");
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
     }
 
@@ -55,6 +59,7 @@ public final class StorageServer
     {
         Injector injector = bootstrap.initialize();
         Optional<MembershipClient> membership = injector.getInstance(Key.get(new TypeLiteral<Optional<MembershipClient>>() {}));
+        Optional<OrphanReclaimer> orphanReclaimer = injector.getInstance(Key.get(new TypeLiteral<Optional<OrphanReclaimer>>() {}));
         try {
             StorageConfig config = injector.getInstance(StorageConfig.class);
             NodeStatistics statistics = injector.getInstance(NodeStatistics.class);
@@ -66,10 +71,12 @@ public final class StorageServer
                     statistics::metrics);
             // register only once the node can serve what it announces
             membership.ifPresent(client -> client.start(endpoints.grpcPort()));
+            orphanReclaimer.ifPresent(OrphanReclaimer::start);
             log.info("======== SERVER STARTED ======== storage node %s: gRPC port %s, HTTP port %s", config.getNodeId(), endpoints.grpcPort(), endpoints.httpPort());
-            return new StorageServer(injector, endpoints, membership, config.getNodeId());
+            return new StorageServer(injector, endpoints, membership, orphanReclaimer, config.getNodeId());
         }
         catch (RuntimeException e) {
+            orphanReclaimer.ifPresent(OrphanReclaimer::close);
             membership.ifPresent(MembershipClient::close);
             stop(injector);
             throw e;
@@ -94,6 +101,7 @@ public final class StorageServer
     @Override
     public void close()
     {
+        orphanReclaimer.ifPresent(OrphanReclaimer::close);
         // leave the cluster before refusing calls, so the metadata service stops sending readers here first
         membership.ifPresent(MembershipClient::close);
         endpoints.close();

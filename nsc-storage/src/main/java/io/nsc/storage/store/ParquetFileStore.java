@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * The Parquet files of this node over its data directories, and the compact metadata of each
  * file in memory. Files are immutable: a file appears (atomically) when its upload completes
- * and is never modified.
+ * and is never modified; it disappears only when the metadata service reports that no commit
+ * claims it (see {@link #delete}).
  */
 public final class ParquetFileStore
 {
@@ -49,9 +51,12 @@ public final class ParquetFileStore
 
     private final List<DataDirectory> directories;
     private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
-    // at most one upload per id at a time, so that the final rename never races with another
+    // at most one upload per id at a time, so that the final rename never races with another;
+    // a deletion holds the id here too, so that it never races with an upload of the same id
     private final Set<FileId> uploadsInProgress = ConcurrentHashMap.newKeySet();
     private final CounterStat bytesUploaded = new CounterStat();
+    private final CounterStat filesDeleted = new CounterStat();
+    private final CounterStat bytesDeleted = new CounterStat();
 
     private ParquetFileStore(List<DataDirectory> directories)
     {
@@ -107,6 +112,72 @@ public final class ParquetFileStore
     public List<FileId> fileIds()
     {
         return ImmutableList.copyOf(files.keySet());
+    }
+
+    /**
+     * Files whose upload completed before {@code cutoff}, judged by the file's modification time
+     * (the last write of its upload; the final rename keeps it).
+     */
+    public List<FileId> filesUploadedBefore(Instant cutoff)
+    {
+        ImmutableList.Builder<FileId> ids = ImmutableList.builder();
+        for (StoredFile file : files.values()) {
+            try {
+                if (Files.getLastModifiedTime(file.path()).toInstant().isBefore(cutoff)) {
+                    ids.add(file.id());
+                }
+            }
+            catch (IOException e) {
+                // deleted meanwhile, or unreadable: not a candidate this time
+                log.debug("Cannot read the modification time of %s: %s", file.path(), e);
+            }
+        }
+        return ids.build();
+    }
+
+    /**
+     * Stops serving the file and deletes it and its checksum. Reads already under way keep their
+     * open channel (an unlinked file stays readable until its last descriptor closes); new reads
+     * get NOT_FOUND.
+     *
+     * @return false when the node does not hold the file, or an upload of its id is in progress
+     * (a later call may try again)
+     * @throws IOException when the file cannot be deleted; it is served on as before
+     */
+    public boolean delete(FileId id)
+            throws IOException
+    {
+        if (!uploadsInProgress.add(id)) {
+            return false;
+        }
+        try {
+            StoredFile file = files.remove(id);
+            if (file == null) {
+                return false;
+            }
+            try {
+                Files.deleteIfExists(file.path());
+            }
+            catch (IOException e) {
+                files.put(id, file);
+                throw e;
+            }
+            // the checksum second: after a crash in between, start-up deletes the lone .crc
+            Path crcPath = file.path().resolveSibling(id.value() + CRC_SUFFIX);
+            try {
+                Files.deleteIfExists(crcPath);
+                fsyncDirectory(file.path().getParent());
+            }
+            catch (IOException e) {
+                log.warn(e, "Deleted %s but not its checksum %s; start-up will", file.path(), crcPath);
+            }
+            filesDeleted.update(1);
+            bytesDeleted.update(file.sizeBytes());
+            return true;
+        }
+        finally {
+            uploadsInProgress.remove(id);
+        }
     }
 
     /**
@@ -220,6 +291,20 @@ public final class ParquetFileStore
     public CounterStat getBytesUploaded()
     {
         return bytesUploaded;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesDeleted()
+    {
+        return filesDeleted;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getBytesDeleted()
+    {
+        return bytesDeleted;
     }
 
     private void scan(DataDirectory directory)

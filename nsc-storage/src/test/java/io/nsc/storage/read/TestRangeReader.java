@@ -107,6 +107,39 @@ final class TestRangeReader
         assertThat(call.messages).hasSize(1);
     }
 
+    @Test
+    void testReadInFlightSurvivesDeletion()
+            throws Exception
+    {
+        ScriptedCall call = new ScriptedCall(1);
+        reader.read(file, List.of(range(0, data.length)), call);
+        assertThat(call.messages).hasSize(1);
+
+        // reclaimed as an orphan meanwhile: the open channel still reads the unlinked file
+        Files.delete(file.path());
+        call.allow(Integer.MAX_VALUE);
+        assertThat(call.error).isNull();
+        assertThat(call.completed).isTrue();
+        assertThat(call.data(0)).isEqualTo(ByteString.copyFrom(data));
+    }
+
+    @Test
+    void testFileDeletedBeforeTheReadIsNotFound()
+            throws Exception
+    {
+        // looked up just before its deletion, opened just after
+        Files.delete(file.path());
+        ScriptedCall call = new ScriptedCall(Integer.MAX_VALUE);
+        reader.read(file, List.of(range(0, 10)), call);
+
+        assertThat(call.completed).isFalse();
+        assertThat(call.messages).isEmpty();
+        assertThat(call.error)
+                .asInstanceOf(type(StatusRuntimeException.class))
+                .satisfies(e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND))
+                .satisfies(e -> assertThat(e.getStatus().getDescription()).isEqualTo("File %s not found on this node".formatted(file.id())));
+    }
+
     private static ByteRange range(long offset, long length)
     {
         return ByteRange.newBuilder().setOffset(offset).setLength(length).build();

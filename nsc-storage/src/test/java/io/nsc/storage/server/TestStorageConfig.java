@@ -2,6 +2,7 @@ package io.nsc.storage.server;
 
 import com.google.common.collect.ImmutableMap;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -16,6 +17,9 @@ import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
 import static io.airlift.testing.ValidationAssertions.assertValidates;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 final class TestStorageConfig
@@ -32,7 +36,9 @@ final class TestStorageConfig
                 .setHttpPort(7081)
                 .setMetadataAddress(null)
                 .setReadCoalesceGap(DataSize.of(1, MEGABYTE))
-                .setMaxResponseChunk(DataSize.of(1, MEGABYTE)));
+                .setMaxResponseChunk(DataSize.of(1, MEGABYTE))
+                .setOrphanCheckInterval(new Duration(1, MINUTES))
+                .setOrphanMinAge(new Duration(1, HOURS)));
     }
 
     @Test
@@ -48,6 +54,8 @@ final class TestStorageConfig
                 .put("storage.metadata-address", "metadata.example.com:7070")
                 .put("storage.read-coalesce-gap", "256kB")
                 .put("storage.max-response-chunk", "4MB")
+                .put("storage.orphan-check-interval", "30s")
+                .put("storage.orphan-min-age", "2h")
                 .buildOrThrow();
 
         StorageConfig expected = new StorageConfig()
@@ -59,7 +67,9 @@ final class TestStorageConfig
                 .setHttpPort(0)
                 .setMetadataAddress("metadata.example.com:7070")
                 .setReadCoalesceGap(DataSize.of(256, KILOBYTE))
-                .setMaxResponseChunk(DataSize.of(4, MEGABYTE));
+                .setMaxResponseChunk(DataSize.of(4, MEGABYTE))
+                .setOrphanCheckInterval(new Duration(30, SECONDS))
+                .setOrphanMinAge(new Duration(2, HOURS));
 
         assertFullMapping(properties, expected);
         assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));
@@ -82,6 +92,7 @@ final class TestStorageConfig
         assertFailsValidation(validConfig().setMetadataAddress("no-port"), "metadataAddressValid", "storage.metadata-address must be host:port", jakarta.validation.constraints.AssertTrue.class);
         assertFailsValidation(validConfig().setGrpcPort(70000), "grpcPort", "must be less than or equal to 65535", jakarta.validation.constraints.Max.class);
         assertFailsValidation(validConfig().setMaxResponseChunk(DataSize.of(64, MEGABYTE)), "maxResponseChunk", "must be less than or equal to 32MB", io.airlift.units.MaxDataSize.class);
+        assertFailsValidation(validConfig().setOrphanCheckInterval(new Duration(1, java.util.concurrent.TimeUnit.MILLISECONDS)), "orphanCheckInterval", "must be greater than or equal to 10ms", io.airlift.units.MinDuration.class);
     }
 
     private static StorageConfig validConfig()

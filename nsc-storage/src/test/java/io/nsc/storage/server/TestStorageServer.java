@@ -182,7 +182,9 @@ final class TestStorageServer
                 "bytes_read_from_disk", stats.getBytesReadFromDisk(),
                 "bytes_sent", requested,
                 "read_requests", 1L,
-                "bytes_uploaded", (long) size));
+                "bytes_uploaded", (long) size,
+                "files_deleted", 0L,
+                "bytes_deleted", 0L));
         ObjectName reader = new ObjectName("io.nsc.storage.read:name=RangeReader,node=" + NODE_ID);
         ObjectName store = new ObjectName("io.nsc.storage.store:name=ParquetFileStore,node=" + NODE_ID);
         assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(reader, "BytesSent.TotalCount")).isEqualTo(requested);

@@ -113,7 +113,18 @@ public final class CatalogDatabase
                     """,
                     // set once a storage node was told it may delete the file: from then on no
                     // commit may claim it, even if the wall clock steps back below the timeout
-                    "ALTER TABLE allocations ADD COLUMN orphaned BOOLEAN DEFAULT FALSE NOT NULL"));
+                    "ALTER TABLE allocations ADD COLUMN orphaned BOOLEAN DEFAULT FALSE NOT NULL"),
+            // 3: the cluster id, created once with the database (or when an older one is upgraded).
+            // Storage nodes keep the id they registered under and delete no file while a service
+            // answers another: one started on an empty or wrong data directory would call every
+            // file an orphan. The single-row key keeps it one id forever.
+            List.of(
+                    """
+                    CREATE TABLE cluster (
+                        singleton INT DEFAULT 1 NOT NULL PRIMARY KEY CHECK (singleton = 1),
+                        cluster_id VARCHAR(64) NOT NULL)
+                    """,
+                    "INSERT INTO cluster (cluster_id) VALUES (CAST(RANDOM_UUID() AS VARCHAR))"));
 
     public static final int SCHEMA_VERSION = MIGRATIONS.size();
 

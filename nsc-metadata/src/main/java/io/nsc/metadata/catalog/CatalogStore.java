@@ -71,6 +71,26 @@ public final class CatalogStore
         this.allocationTimeoutMillis = allocationTimeout.toMillis();
     }
 
+    // ---------------------------------------------------------------- cluster
+
+    /**
+     * The id of the cluster this catalog belongs to: created with the database (schema version 3)
+     * and never changed, so it survives restarts and tells storage nodes whether they still talk
+     * to the catalog that knows their files.
+     */
+    public String clusterId()
+    {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT cluster_id FROM cluster");
+                    ResultSet resultSet = statement.executeQuery()) {
+                if (!resultSet.next()) {
+                    throw new CatalogDatabaseException("The catalog database has no cluster id");
+                }
+                return resultSet.getString(1);
+            }
+        });
+    }
+
     // ---------------------------------------------------------------- schemas and tables
 
     public List<String> listSchemas()

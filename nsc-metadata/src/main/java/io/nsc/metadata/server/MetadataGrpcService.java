@@ -78,6 +78,8 @@ public final class MetadataGrpcService
     private final NodeRegistry nodes;
     private final MetadataStats stats;
     private final long heartbeatIntervalMillis;
+    // read once: it never changes, and every membership and orphan answer carries it
+    private final String clusterId;
 
     @Inject
     public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config)
@@ -87,6 +89,9 @@ public final class MetadataGrpcService
         this.nodes = requireNonNull(nodes, "nodes is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.heartbeatIntervalMillis = config.getHeartbeatInterval().toMillis();
+        this.clusterId = catalog.clusterId();
+        // the id storage nodes compare with theirs: an operator chasing a mismatch looks for it here
+        log.info("Cluster id %s (catalog in %s)", clusterId, config.getDataDir());
     }
 
     @Override
@@ -252,6 +257,7 @@ public final class MetadataGrpcService
             stats.nodeRegistered();
             return RegisterNodeResponse.newBuilder()
                     .setHeartbeatIntervalMillis(heartbeatIntervalMillis)
+                    .setClusterId(clusterId)
                     .build();
         });
     }
@@ -261,6 +267,7 @@ public final class MetadataGrpcService
     {
         respond("Heartbeat", observer, () -> HeartbeatResponse.newBuilder()
                 .setKnown(nodes.heartbeat(request.getNodeId(), request.getFreeBytes(), request.getFileCount(), request.getLoad()))
+                .setClusterId(clusterId)
                 .build());
     }
 
@@ -274,10 +281,6 @@ public final class MetadataGrpcService
         });
     }
 
-    /**
-     * Runs one call. Statuses raised on purpose (bad input, missing objects, conflicts) go back
-     * as they are; anything else is the service's own failure: logged, and reported as INTERNAL.
-     */
     @Override
     public void findOrphans(FindOrphansRequest request, StreamObserver<FindOrphansResponse> observer)
     {
@@ -291,10 +294,18 @@ public final class MetadataGrpcService
             else {
                 log.info("Storage node %s asked about %s files: reporting %s orphans", request.getNodeId(), request.getFileIdsCount(), orphans.size());
             }
-            return FindOrphansResponse.newBuilder().addAllOrphanFileIds(orphans).build();
+            // the id lets the node check, answer by answer, that the catalog naming its files orphans is its own
+            return FindOrphansResponse.newBuilder()
+                    .addAllOrphanFileIds(orphans)
+                    .setClusterId(clusterId)
+                    .build();
         });
     }
 
+    /**
+     * Runs one call. Statuses raised on purpose (bad input, missing objects, conflicts) go back
+     * as they are; anything else is the service's own failure: logged, and reported as INTERNAL.
+     */
     private <T> void respond(String method, StreamObserver<T> observer, Supplier<T> call)
     {
         T response;

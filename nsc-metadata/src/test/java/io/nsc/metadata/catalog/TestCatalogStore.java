@@ -35,6 +35,7 @@ import static io.nsc.metadata.TestingStats.compactStats;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 final class TestCatalogStore
 {
@@ -46,6 +47,7 @@ final class TestCatalogStore
             new TableColumn("l_shipdate", "date"));
     private static final Map<String, String> PROPERTIES = Map.of("sorted_by", "l_shipdate,l_orderkey", "row_group_size", "64MB");
     private static final Duration ALLOCATION_TIMEOUT = new Duration(1, HOURS);
+    private static final String UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
     @TempDir
     Path dataDir;
@@ -636,7 +638,8 @@ final class TestCatalogStore
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(2);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(catalog.clusterId()).matches(UUID_PATTERN);
         TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
         assertThat(table.tableId()).isEqualTo(7);
         assertThat(table.properties()).isEmpty();
@@ -646,6 +649,67 @@ final class TestCatalogStore
         catalog.createTable(new SchemaTableName("tpch", "orders"), LINEITEM_COLUMNS, PROPERTIES, false);
         assertThat(catalog.getTable(new SchemaTableName("tpch", "orders")).orElseThrow().properties()).isEqualTo(PROPERTIES);
         assertThat(catalog.dropTable(LINEITEM, false)).contains(new DroppedTable(7, 2));
+    }
+
+    @Test
+    void testClusterId()
+            throws Exception
+    {
+        String clusterId = catalog.clusterId();
+        assertThat(clusterId).matches(UUID_PATTERN);
+        assertThat(catalog.clusterId()).isEqualTo(clusterId);
+
+        // kept across restarts
+        database.close();
+        open();
+        assertThat(catalog.clusterId()).isEqualTo(clusterId);
+
+        // another database is another cluster
+        try (CatalogDatabase other = CatalogDatabase.open(dataDir.resolve("other"))) {
+            assertThat(new CatalogStore(other, clock, ALLOCATION_TIMEOUT).clusterId()).matches(UUID_PATTERN).isNotEqualTo(clusterId);
+        }
+
+        // one id, forever: the table takes no second row
+        assertThatThrownBy(() -> database.inTransaction(connection -> {
+            try (Statement statement = connection.createStatement()) {
+                return statement.executeUpdate("INSERT INTO cluster (cluster_id) VALUES ('another')");
+            }
+        })).isInstanceOf(CatalogDatabaseException.class);
+        assertThat(catalog.clusterId()).isEqualTo(clusterId);
+    }
+
+    @Test
+    void testUpgradeFromSchemaVersion2()
+            throws Exception
+    {
+        database.close();
+        Path directory = dataDir.resolve("v2");
+        FileEntry committed = file(10, "node-a");
+        // a catalog as the release before cluster ids left it
+        try (CatalogDatabase old = CatalogDatabase.openAtSchemaVersion(directory, 2)) {
+            CatalogStore oldCatalog = new CatalogStore(old, clock, ALLOCATION_TIMEOUT);
+            oldCatalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
+            oldCatalog.createSchema("tpch", false);
+            oldCatalog.addAllocations(List.of(new Allocation(committed.fileId(), clock.millis(), committed.replicaNodeIds())));
+            oldCatalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(committed), OptionalLong.empty(), PROPERTIES, false));
+            assertThat(old.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(2);
+            assertThat(countRows(old, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'CLUSTER'")).isZero();
+        }
+
+        database = CatalogDatabase.open(directory);
+        catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(3);
+        String clusterId = catalog.clusterId();
+        assertThat(clusterId).matches(UUID_PATTERN);
+        // the catalog is as it was
+        assertThat(catalog.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+        assertThat(catalog.findOrphans(List.of(committed.fileId()))).isEmpty();
+
+        // assigned once by the upgrade, then kept
+        database.close();
+        database = CatalogDatabase.open(directory);
+        catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
+        assertThat(catalog.clusterId()).isEqualTo(clusterId);
     }
 
     private void open()

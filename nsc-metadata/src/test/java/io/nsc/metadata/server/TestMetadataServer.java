@@ -339,6 +339,38 @@ final class TestMetadataServer
     }
 
     @Test
+    void testClusterId()
+            throws Exception
+    {
+        MetadataServer server = startServer();
+        MetadataServiceBlockingStub client = client(server);
+        String clusterId = client.registerNode(registration("node-a", "127.0.0.1:17001")).getClusterId();
+        assertThat(clusterId).matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        // the same id in every answer a storage node checks
+        assertThat(clusterIds(client)).containsExactly(clusterId, clusterId, clusterId);
+
+        // a restart on the same data dir keeps it
+        close(server);
+        MetadataServer restarted = startServer();
+        assertThat(clusterIds(client(restarted))).containsExactly(clusterId, clusterId, clusterId);
+
+        // a service on another (empty) data dir is another cluster: what nodes must notice
+        close(restarted);
+        MetadataServer other = startServer(Map.of("metadata.data-dir", dataDir.resolve("other").toString()));
+        String otherId = client(other).registerNode(registration("node-a", "127.0.0.1:17001")).getClusterId();
+        assertThat(otherId).isNotEmpty().isNotEqualTo(clusterId);
+    }
+
+    /** The cluster id in the answers to RegisterNode, Heartbeat and FindOrphans, in that order. */
+    private static List<String> clusterIds(MetadataServiceBlockingStub client)
+    {
+        return List.of(
+                client.registerNode(registration("node-a", "127.0.0.1:17001")).getClusterId(),
+                client.heartbeat(HeartbeatRequest.newBuilder().setNodeId("node-a").build()).getClusterId(),
+                client.findOrphans(FindOrphansRequest.newBuilder().setNodeId("node-a").addFileIds("0123456789abcdef0123456789abcdef").build()).getClusterId());
+    }
+
+    @Test
     void testExpiredAllocation()
     {
         MetadataServer server = startServer(Map.of("metadata.allocation-timeout", "1s"));
@@ -396,7 +428,8 @@ final class TestMetadataServer
                 .put("metadata.grpc-port", "0")
                 .put("metadata.http-port", "0")
                 .putAll(extraProperties)
-                .buildOrThrow());
+                // extra properties override the defaults above
+                .buildKeepingLast());
         resources.add(server);
         return server;
     }

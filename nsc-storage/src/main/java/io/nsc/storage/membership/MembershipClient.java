@@ -31,7 +31,9 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * Keeps this node known to the metadata service: registers (with every file it holds, so the
  * service knows the replicas after either side restarts), then heartbeats at the interval the
  * service asks for. When the service is unreachable it retries with exponential backoff and
- * only logs: a storage node serves reads whether or not the metadata service is up.
+ * only logs: a storage node serves reads whether or not the metadata service is up. Every answer
+ * carries the service's cluster id, which goes to {@link ClusterIdentity}: the first registration
+ * gives a node without an id its cluster, later answers tell whether the service is still it.
  * <p>
  * All work runs on one scheduled daemon thread, so the state needs no locking.
  */
@@ -49,6 +51,7 @@ public final class MembershipClient
     private final String advertisedHost;
     private final String metadataAddress;
     private final ParquetFileStore store;
+    private final ClusterIdentity identity;
     private final ManagedChannel channel;
     private final MetadataServiceBlockingStub metadata;
     private final ScheduledExecutorService executor = newSingleThreadScheduledExecutor(daemonThreadsNamed("nsc-membership-%s"));
@@ -58,12 +61,13 @@ public final class MembershipClient
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private int consecutiveFailures;
 
-    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, ParquetFileStore store)
+    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, ParquetFileStore store, ClusterIdentity identity)
     {
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.advertisedHost = requireNonNull(advertisedHost, "advertisedHost is null");
         this.metadataAddress = requireNonNull(metadataAddress, "metadataAddress is null");
         this.store = requireNonNull(store, "store is null");
+        this.identity = requireNonNull(identity, "identity is null");
         this.channel = GrpcChannels.forAddress(metadataAddress);
         this.metadata = MetadataServiceGrpc.newBlockingStub(channel);
     }
@@ -118,7 +122,9 @@ public final class MembershipClient
         if (response.getHeartbeatIntervalMillis() > 0) {
             heartbeatInterval = Duration.ofMillis(response.getHeartbeatIntervalMillis());
         }
-        log.info("Registered node %s at %s with the metadata service at %s; heartbeat every %s ms", nodeId, address, metadataAddress, heartbeatInterval.toMillis());
+        log.info("Registered node %s at %s with the metadata service at %s (cluster %s); heartbeat every %s ms",
+                nodeId, address, metadataAddress, response.getClusterId(), heartbeatInterval.toMillis());
+        identity.registered(metadataAddress, response.getClusterId(), store.getFileCount());
         return heartbeatInterval;
     }
 
@@ -137,6 +143,8 @@ public final class MembershipClient
             registered = false;
             return Duration.ZERO;
         }
+        // a service restarted on another catalog that happens to know this node id answers known=true
+        identity.answered(metadataAddress, response.getClusterId());
         return heartbeatInterval;
     }
 

@@ -12,6 +12,7 @@ import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.FindOrphansResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,11 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * positive answer: when a call fails (the service is unreachable or answers an error) the
  * round ends and nothing more is deleted until the next one.
  * <p>
+ * A positive answer counts only from this node's cluster ({@link ClusterIdentity}): a metadata
+ * service on an empty or wrong catalog would name every file an orphan. No round runs while the
+ * node's cluster id is unknown or differs from the service's, and every answer's id is checked
+ * again before anything it names is deleted, for a service replaced since the last check.
+ * <p>
  * The work runs on a daemon thread of its own rather than the membership thread, so that a long
  * round over many files never delays a heartbeat.
  */
@@ -56,6 +63,7 @@ public final class OrphanReclaimer
     private final String nodeId;
     private final String metadataAddress;
     private final ParquetFileStore store;
+    private final ClusterIdentity identity;
     private final Duration checkInterval;
     private final Duration minAge;
     private final Clock clock;
@@ -64,19 +72,23 @@ public final class OrphanReclaimer
     private final MetadataServiceBlockingStub metadata;
     private final ScheduledExecutorService executor = newSingleThreadScheduledExecutor(daemonThreadsNamed("nsc-orphans-%s"));
 
-    public OrphanReclaimer(String nodeId, String metadataAddress, ParquetFileStore store, Duration checkInterval, Duration minAge, Clock clock)
+    // only rounds touch it, one at a time (the orphan thread; a test's direct call)
+    private boolean refusing;
+
+    public OrphanReclaimer(String nodeId, String metadataAddress, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock)
     {
-        this(nodeId, metadataAddress, store, checkInterval, minAge, clock, MAX_FILE_IDS_PER_CALL);
+        this(nodeId, metadataAddress, store, identity, checkInterval, minAge, clock, MAX_FILE_IDS_PER_CALL);
     }
 
     @VisibleForTesting
-    OrphanReclaimer(String nodeId, String metadataAddress, ParquetFileStore store, Duration checkInterval, Duration minAge, Clock clock, int batchSize)
+    OrphanReclaimer(String nodeId, String metadataAddress, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock, int batchSize)
     {
         checkArgument(batchSize > 0 && batchSize <= MAX_FILE_IDS_PER_CALL, "batchSize must be between 1 and %s", MAX_FILE_IDS_PER_CALL);
         this.batchSize = batchSize;
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.metadataAddress = requireNonNull(metadataAddress, "metadataAddress is null");
         this.store = requireNonNull(store, "store is null");
+        this.identity = requireNonNull(identity, "identity is null");
         this.checkInterval = requireNonNull(checkInterval, "checkInterval is null");
         this.minAge = requireNonNull(minAge, "minAge is null");
         this.clock = requireNonNull(clock, "clock is null");
@@ -112,7 +124,8 @@ public final class OrphanReclaimer
     }
 
     /**
-     * One round: asks about every file older than the minimum age and deletes the orphans.
+     * One round: asks about every file older than the minimum age and deletes the orphans, unless
+     * the cluster ids say the service's answers are not about this node's files.
      *
      * @return the number of files deleted
      * @throws StatusRuntimeException when a call to the metadata service fails; files of batches
@@ -122,9 +135,35 @@ public final class OrphanReclaimer
     int reclaim()
     {
         List<FileId> candidates = store.filesUploadedBefore(clock.instant().minus(minAge));
+        if (candidates.isEmpty()) {
+            return 0;
+        }
+        Optional<String> clusterId = identity.clusterIdForReclaim();
+        if (clusterId.isEmpty()) {
+            // ClusterIdentity logged why at ERROR; once per stretch here, not every interval
+            if (!refusing) {
+                log.warn("Not reclaiming orphan files: this node's cluster id is unknown, or differs from the metadata service's at %s (cluster_id_mismatch %s)",
+                        metadataAddress, identity.getClusterIdMismatch());
+                refusing = true;
+            }
+            return 0;
+        }
+        if (refusing) {
+            log.info("Reclaiming orphan files again: the metadata service at %s is cluster %s, like this node", metadataAddress, clusterId.get());
+            refusing = false;
+        }
         int deleted = 0;
         for (List<FileId> batch : Lists.partition(candidates, batchSize)) {
-            for (FileId orphan : findOrphans(batch)) {
+            FindOrphansResponse response = findOrphans(batch);
+            if (!response.getClusterId().equals(clusterId.get())) {
+                // another catalog answered (the service was replaced since the last check): its
+                // "orphans" may be every file this node holds
+                identity.answered(metadataAddress, response.getClusterId());
+                log.warn("The metadata service at %s answered FindOrphans as cluster '%s', not this node's %s: deleting none of the %s files it named",
+                        metadataAddress, response.getClusterId(), clusterId.get(), response.getOrphanFileIdsCount());
+                break;
+            }
+            for (FileId orphan : orphansAmong(batch, response)) {
                 if (delete(orphan)) {
                     deleted++;
                 }
@@ -136,13 +175,17 @@ public final class OrphanReclaimer
         return deleted;
     }
 
-    private List<FileId> findOrphans(List<FileId> batch)
+    private FindOrphansResponse findOrphans(List<FileId> batch)
     {
-        FindOrphansResponse response = metadata.withDeadlineAfter(CALL_TIMEOUT.toMillis(), MILLISECONDS)
+        return metadata.withDeadlineAfter(CALL_TIMEOUT.toMillis(), MILLISECONDS)
                 .findOrphans(FindOrphansRequest.newBuilder()
                         .setNodeId(nodeId)
                         .addAllFileIds(batch.stream().map(FileId::value).collect(toImmutableList()))
                         .build());
+    }
+
+    private static List<FileId> orphansAmong(List<FileId> batch, FindOrphansResponse response)
+    {
         Set<String> asked = batch.stream().map(FileId::value).collect(ImmutableSet.toImmutableSet());
         ImmutableList.Builder<FileId> orphans = ImmutableList.builder();
         for (String id : response.getOrphanFileIdsList()) {

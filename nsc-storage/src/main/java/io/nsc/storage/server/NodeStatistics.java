@@ -3,6 +3,7 @@ package io.nsc.storage.server;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.store.ParquetFileStore;
 
@@ -20,13 +21,15 @@ public final class NodeStatistics
     private final String nodeId;
     private final ParquetFileStore store;
     private final RangeReader reader;
+    private final ClusterIdentity identity;
 
     @Inject
-    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader)
+    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, ClusterIdentity identity)
     {
         this.nodeId = requireNonNull(config.getNodeId(), "nodeId is null");
         this.store = requireNonNull(store, "store is null");
         this.reader = requireNonNull(reader, "reader is null");
+        this.identity = requireNonNull(identity, "identity is null");
     }
 
     public GetNodeStatsResponse snapshot()
@@ -42,6 +45,8 @@ public final class NodeStatistics
                 .setBytesUploaded(store.getBytesUploaded().getTotalCount())
                 .setFilesDeleted(store.getFilesDeleted().getTotalCount())
                 .setBytesDeleted(store.getBytesDeleted().getTotalCount())
+                .setClusterId(identity.getClusterId())
+                .setClusterIdMismatch(identity.isMismatch())
                 .build();
     }
 
@@ -58,6 +63,8 @@ public final class NodeStatistics
                 .put("bytes_uploaded", stats.getBytesUploaded())
                 .put("files_deleted", stats.getFilesDeleted())
                 .put("bytes_deleted", stats.getBytesDeleted())
+                // 1 while the node refuses to reclaim files: worth an alert
+                .put("cluster_id_mismatch", stats.getClusterIdMismatch() ? 1L : 0L)
                 .buildOrThrow();
     }
 }

@@ -5,6 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.reclaim.OrphanReclaimer;
@@ -19,6 +20,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.Optional;
 
+import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
 import static org.weakref.jmx.guice.ExportBinder.newExporter;
 
@@ -41,6 +43,7 @@ public class StorageModule
         ExportBinder exporter = newExporter(binder);
         exporter.export(ParquetFileStore.class).as(ObjectNames.builder(ParquetFileStore.class).withProperty("node", node).build());
         exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
+        exporter.export(ClusterIdentity.class).as(ObjectNames.builder(ClusterIdentity.class).withProperty("node", node).build());
     }
 
     @Provides
@@ -52,6 +55,15 @@ public class StorageModule
 
     @Provides
     @Singleton
+    public static ClusterIdentity createClusterIdentity(StorageConfig config, ParquetFileStore store)
+    {
+        // after the store: it has created the data directories' layout the id is written into
+        requireNonNull(store, "store is null");
+        return ClusterIdentity.load(config.getDataDirPaths());
+    }
+
+    @Provides
+    @Singleton
     public static RangeReader createRangeReader(StorageConfig config)
     {
         return new RangeReader(config.getReadCoalesceGap(), config.getMaxResponseChunk());
@@ -59,16 +71,16 @@ public class StorageModule
 
     @Provides
     @Singleton
-    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store)
+    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store, ClusterIdentity identity)
     {
         // without a metadata service the node runs standalone (tests, tools)
         return config.getMetadataAddress()
-                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, store));
+                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, store, identity));
     }
 
     @Provides
     @Singleton
-    public static Optional<OrphanReclaimer> createOrphanReclaimer(StorageConfig config, ParquetFileStore store)
+    public static Optional<OrphanReclaimer> createOrphanReclaimer(StorageConfig config, ParquetFileStore store, ClusterIdentity identity)
     {
         // only the metadata service can tell an orphan: a standalone node deletes nothing
         return config.getMetadataAddress()
@@ -76,6 +88,7 @@ public class StorageModule
                         config.getNodeId(),
                         address,
                         store,
+                        identity,
                         config.getOrphanCheckInterval().toJavaTime(),
                         config.getOrphanMinAge().toJavaTime(),
                         Clock.systemUTC()));

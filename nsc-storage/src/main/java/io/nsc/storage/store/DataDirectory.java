@@ -2,12 +2,19 @@ package io.nsc.storage.store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -17,17 +24,20 @@ import static java.util.Objects.requireNonNull;
  *   files/&lt;first two hex&gt;/&lt;id&gt;.crc       CRC32C and size of each file, so start-up need not re-read whole files
  *   tmp/&lt;id&gt;.&lt;random&gt;.part               uploads in progress (deleted at start-up)
  *   quarantine/                            files whose footer no longer parses (kept for a human)
+ *   cluster-id                             the cluster the files belong to (see ClusterIdentity)
  * </pre>
  */
 public final class DataDirectory
 {
     static final String PARQUET_SUFFIX = ".parquet";
     static final String CRC_SUFFIX = ".crc";
+    private static final String CLUSTER_ID_FILE = "cluster-id";
 
     private final Path root;
     private final Path files;
     private final Path tmp;
     private final Path quarantine;
+    private final Path clusterIdFile;
 
     public DataDirectory(Path root)
     {
@@ -35,6 +45,7 @@ public final class DataDirectory
         this.files = this.root.resolve("files");
         this.tmp = this.root.resolve("tmp");
         this.quarantine = this.root.resolve("quarantine");
+        this.clusterIdFile = this.root.resolve(CLUSTER_ID_FILE);
     }
 
     /** Creates the layout if missing. */
@@ -69,6 +80,53 @@ public final class DataDirectory
     public Path crcPath(FileId id)
     {
         return files.resolve(id.shard()).resolve(id.value() + CRC_SUFFIX);
+    }
+
+    public Path clusterIdPath()
+    {
+        return clusterIdFile;
+    }
+
+    /**
+     * The content of the cluster id file, stripped; empty when there is none.
+     *
+     * @throws IOException when the file exists but cannot be read
+     */
+    public Optional<String> readClusterId()
+            throws IOException
+    {
+        try {
+            return Optional.of(Files.readString(clusterIdFile, US_ASCII).strip());
+        }
+        catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Writes the cluster id file durably: to a temporary file under {@code tmp/} (same file
+     * system, so the rename is atomic; start-up deletes a leftover), then renamed into place, so
+     * a crash never leaves a half-written id that would make the node refuse to reclaim.
+     */
+    public void writeClusterId(String clusterId)
+            throws IOException
+    {
+        Files.createDirectories(tmp);
+        Path temp = tmp.resolve("%s.%016x.tmp".formatted(CLUSTER_ID_FILE, ThreadLocalRandom.current().nextLong()));
+        try {
+            try (FileChannel channel = FileChannel.open(temp, CREATE_NEW, WRITE)) {
+                ByteBuffer content = ByteBuffer.wrap((clusterId + "\n").getBytes(US_ASCII));
+                while (content.hasRemaining()) {
+                    channel.write(content);
+                }
+                channel.force(true);
+            }
+            Files.move(temp, clusterIdFile, ATOMIC_MOVE);
+            fsyncDirectory(root);
+        }
+        finally {
+            Files.deleteIfExists(temp);
+        }
     }
 
     /** A fresh temporary path; the random part keeps concurrent or retried uploads apart. */

@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
+import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.protocol.proto.HeartbeatRequest;
 import io.nsc.protocol.proto.HeartbeatResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.nsc.storage.server.StorageTesting.awaitCondition;
 import static io.nsc.storage.server.StorageTesting.channel;
+import static io.nsc.storage.server.StorageTesting.filesUnder;
 import static io.nsc.storage.server.StorageTesting.fixture;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
@@ -36,9 +39,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class TestMembership
 {
     private static final long HEARTBEAT_INTERVAL_MILLIS = 20;
+    private static final String CLUSTER_ID = "c1c1c1c1-0000-4000-8000-0000000000c1";
 
     @TempDir
     private Path disk;
+    @TempDir
+    private Path disk2;
+    @TempDir
+    private Path disk3;
 
     private final FakeMetadataService metadata = new FakeMetadataService();
     private ServiceEndpoints metadataEndpoints;
@@ -123,6 +131,43 @@ final class TestMembership
     }
 
     @Test
+    void testAdoptsClusterIdIntoEveryDataDirectory()
+            throws Exception
+    {
+        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of);
+        Map<String, String> withMetadata = Map.of("storage.metadata-address", "127.0.0.1:" + metadataEndpoints.grpcPort());
+
+        // a node from before cluster ids: it holds a file, and no data dir has an id
+        String existingId = randomFileId();
+        try (StorageServer standalone = StorageServer.start(properties("node-c", List.of(disk, disk2), Map.of()))) {
+            uploadFixture(standalone, existingId);
+        }
+        assertThat(disk.resolve("cluster-id")).doesNotExist();
+
+        try (StorageServer server = StorageServer.start(properties("node-c", List.of(disk, disk2), withMetadata))) {
+            awaitCondition("the node adopts the cluster id", () -> nodeStats(server).getClusterId().equals(CLUSTER_ID));
+            assertThat(nodeStats(server).getClusterIdMismatch()).isFalse();
+            assertThat(metadata.registrations.getFirst().getFileIdsList()).containsExactly(existingId);
+        }
+        for (Path dataDir : List.of(disk, disk2)) {
+            assertThat(Files.readString(dataDir.resolve("cluster-id"))).isEqualTo(CLUSTER_ID + "\n");
+            // written through a temporary file, which is gone
+            assertThat(filesUnder(dataDir.resolve("tmp"))).isEmpty();
+        }
+
+        // restarted with a new, empty disk: the id comes from the old ones, and the new disk gets
+        // it once the metadata service has confirmed it
+        int registrations = metadata.registrations.size();
+        try (StorageServer server = StorageServer.start(properties("node-c", List.of(disk, disk2, disk3), withMetadata))) {
+            assertThat(nodeStats(server).getClusterId()).isEqualTo(CLUSTER_ID);
+            awaitCondition("the node registers", () -> metadata.registrations.size() > registrations);
+            awaitCondition("the new disk gets the id", () -> Files.exists(disk3.resolve("cluster-id")));
+            assertThat(Files.readString(disk3.resolve("cluster-id"))).isEqualTo(CLUSTER_ID + "\n");
+            assertThat(nodeStats(server).getClusterIdMismatch()).isFalse();
+        }
+    }
+
+    @Test
     void testRetryDelay()
     {
         assertThat(MembershipClient.retryDelay(1)).isEqualTo(Duration.ofMillis(100));
@@ -130,6 +175,17 @@ final class TestMembership
         assertThat(MembershipClient.retryDelay(5)).isEqualTo(Duration.ofMillis(1600));
         assertThat(MembershipClient.retryDelay(8)).isEqualTo(Duration.ofSeconds(10));
         assertThat(MembershipClient.retryDelay(1000)).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    private static GetNodeStatsResponse nodeStats(StorageServer server)
+    {
+        ManagedChannel channel = channel(server);
+        try {
+            return StorageServiceGrpc.newBlockingStub(channel).getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        }
+        finally {
+            GrpcChannels.close(channel);
+        }
     }
 
     private static void uploadFixture(StorageServer server, String id)
@@ -161,7 +217,7 @@ final class TestMembership
         {
             registrations.add(request);
             known.set(true);
-            responseObserver.onNext(RegisterNodeResponse.newBuilder().setHeartbeatIntervalMillis(HEARTBEAT_INTERVAL_MILLIS).build());
+            responseObserver.onNext(RegisterNodeResponse.newBuilder().setHeartbeatIntervalMillis(HEARTBEAT_INTERVAL_MILLIS).setClusterId(CLUSTER_ID).build());
             responseObserver.onCompleted();
         }
 
@@ -169,7 +225,7 @@ final class TestMembership
         public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> responseObserver)
         {
             heartbeats.add(request);
-            responseObserver.onNext(HeartbeatResponse.newBuilder().setKnown(known.get()).build());
+            responseObserver.onNext(HeartbeatResponse.newBuilder().setKnown(known.get()).setClusterId(CLUSTER_ID).build());
             responseObserver.onCompleted();
         }
     }

@@ -21,6 +21,7 @@ import io.nsc.protocol.proto.RegisterNodeResponse;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
 import io.nsc.protocol.server.ServiceEndpoints;
+import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.server.StorageServer;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.FileUpload;
@@ -51,6 +52,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import static io.nsc.storage.server.StorageTesting.awaitCondition;
 import static io.nsc.storage.server.StorageTesting.channel;
@@ -73,9 +75,13 @@ final class TestOrphanReclaimer
 {
     private static final Duration MIN_AGE = Duration.ofMinutes(10);
     private static final Duration LONG_AGO = Duration.ofHours(2);
+    private static final String CLUSTER_A = "0a0a0a0a-0000-4000-8000-00000000000a";
+    private static final String CLUSTER_B = "0b0b0b0b-0000-4000-8000-00000000000b";
 
     @TempDir
     private Path disk;
+    @TempDir
+    private Path disk2;
 
     private final FakeMetadataService metadata = new FakeMetadataService();
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -251,9 +257,146 @@ final class TestOrphanReclaimer
         assertThat(filesNamed(id)).isEmpty();
     }
 
+    @Test
+    void testAnswerOfAnotherClusterDeletesNothing()
+            throws IOException
+    {
+        ParquetFileStore store = ParquetFileStore.open(List.of(disk));
+        List<String> old = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            old.add(store(store, randomFileId(), LONG_AGO));
+        }
+        ClusterIdentity identity = joinedIdentity();
+        OrphanReclaimer reclaimer = reclaimer(store, identity, 2);
+
+        // the service was replaced by one on an empty catalog: every file is an "orphan" to it
+        metadata.answer(request -> FindOrphansResponse.newBuilder().addAllOrphanFileIds(request.getFileIdsList()).setClusterId(CLUSTER_B).build());
+        assertThat(reclaimer.reclaim()).isZero();
+        assertThat(store.fileIds()).hasSize(4);
+        assertThat(metadata.requests).hasSize(1);
+        assertThat(identity.isMismatch()).isTrue();
+        assertThat(identity.getClusterIdMismatch()).isEqualTo(1);
+        // later rounds do not even ask while the mismatch stands
+        assertThat(reclaimer.reclaim()).isZero();
+        assertThat(metadata.requests).hasSize(1);
+
+        // the right service is back (a heartbeat answers the node's id): a round whose first
+        // batch is answered by it and whose second by the other deletes only the first
+        identity.answered(metadataAddress(), CLUSTER_A);
+        assertThat(identity.isMismatch()).isFalse();
+        metadata.requests.clear();
+        metadata.answer(request -> FindOrphansResponse.newBuilder()
+                .addAllOrphanFileIds(request.getFileIdsList())
+                .setClusterId(metadata.requests.size() == 1 ? CLUSTER_A : CLUSTER_B)
+                .build());
+        assertThat(reclaimer.reclaim()).isEqualTo(2);
+        assertThat(metadata.requests).hasSize(2);
+        assertThat(store.fileIds()).hasSize(2);
+        assertThat(identity.isMismatch()).isTrue();
+
+        // an answer without any id (a service older than cluster ids) is not this cluster's either
+        identity.answered(metadataAddress(), CLUSTER_A);
+        metadata.answer(request -> FindOrphansResponse.newBuilder().addAllOrphanFileIds(request.getFileIdsList()).build());
+        metadata.clusterId = "";
+        assertThat(reclaimer.reclaim()).isZero();
+        assertThat(store.fileIds()).hasSize(2);
+        assertThat(identity.isMismatch()).isTrue();
+    }
+
+    @Test
+    void testNodeOfAnotherClusterDeletesNothing()
+            throws Exception
+    {
+        // the node's files belong to cluster A; the metadata service started on an empty data
+        // dir is cluster B and calls every file an orphan
+        Files.writeString(disk.resolve("cluster-id"), CLUSTER_A + "\n");
+        String id = randomFileId();
+        try (StorageServer standalone = StorageServer.start(properties("node-r", List.of(disk), Map.of()))) {
+            ManagedChannel channel = channel(standalone);
+            try {
+                upload(channel, id, data);
+            }
+            finally {
+                GrpcChannels.close(channel);
+            }
+        }
+        backdate(id, LONG_AGO);
+        metadata.clusterId = CLUSTER_B;
+        metadata.answer(request -> FindOrphansResponse.newBuilder().addAllOrphanFileIds(request.getFileIdsList()).build());
+
+        StorageServer server = startServer();
+        StorageServiceBlockingStub storage = storage(server);
+        awaitCondition("the node registers", () -> !metadata.registrations.isEmpty());
+        awaitCondition("the node reports the mismatch", () -> nodeStats(storage).getClusterIdMismatch());
+        // many reclaim intervals pass (heartbeats and rounds both run every 20 ms)
+        int heartbeats = metadata.heartbeats.size();
+        awaitCondition("ten heartbeats", () -> metadata.heartbeats.size() >= heartbeats + 10);
+
+        assertThat(filesNamed(id)).hasSize(2);
+        GetNodeStatsResponse stats = nodeStats(storage);
+        assertThat(stats.getFilesDeleted()).isZero();
+        assertThat(stats.getFileCount()).isEqualTo(1);
+        assertThat(stats.getClusterId()).isEqualTo(CLUSTER_A);
+        assertThat(stats.getClusterIdMismatch()).isTrue();
+        assertThat(httpMetrics(server)).containsEntry("cluster_id_mismatch", "1").containsEntry("files_deleted", "0");
+        ObjectName identity = new ObjectName("io.nsc.storage.membership:name=ClusterIdentity,node=node-r");
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(identity, "ClusterIdMismatch")).isEqualTo(1);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(identity, "ClusterId")).isEqualTo(CLUSTER_A);
+        // nothing adopted: the data dir still says A
+        assertThat(Files.readString(disk.resolve("cluster-id"))).isEqualTo(CLUSTER_A + "\n");
+        // the file is served as before
+        assertThat(storage.readRanges(ReadRangesRequest.newBuilder().setFileId(id).addRanges(ByteRange.newBuilder().setLength(4)).build()).next().getData())
+                .isEqualTo(ByteString.copyFromUtf8("PAR1"));
+
+        // the operator restarts the metadata service on the right data dir: the mismatch clears,
+        // and the file, which that catalog calls an orphan too, goes
+        metadata.clusterId = CLUSTER_A;
+        awaitCondition("the mismatch clears", () -> !nodeStats(storage).getClusterIdMismatch());
+        awaitCondition("the orphan is deleted", () -> nodeStats(storage).getFilesDeleted() == 1);
+        assertThat(filesNamed(id)).isEmpty();
+        assertThat(httpMetrics(server)).containsEntry("cluster_id_mismatch", "0");
+    }
+
+    @Test
+    void testDataDirectoriesThatDisagreeAreRefused()
+            throws Exception
+    {
+        // one disk of this node came from a node of another cluster
+        Files.writeString(disk.resolve("cluster-id"), CLUSTER_A + "\n");
+        Files.writeString(disk2.resolve("cluster-id"), CLUSTER_B + "\n");
+        metadata.answer(request -> FindOrphansResponse.newBuilder().addAllOrphanFileIds(request.getFileIdsList()).build());
+
+        StorageServer server = startServer(List.of(disk, disk2));
+        StorageServiceBlockingStub storage = storage(server);
+        ManagedChannel channel = channel(server);
+        resources.add(() -> GrpcChannels.close(channel));
+        String id = randomFileId();
+        upload(channel, id, data);
+        backdate(id, LONG_AGO);
+
+        awaitCondition("the node registers", () -> !metadata.registrations.isEmpty());
+        int heartbeats = metadata.heartbeats.size();
+        awaitCondition("ten heartbeats", () -> metadata.heartbeats.size() >= heartbeats + 10);
+        GetNodeStatsResponse stats = nodeStats(storage);
+        assertThat(stats.getClusterIdMismatch()).isTrue();
+        assertThat(stats.getClusterId()).isEmpty();
+        assertThat(stats.getFilesDeleted()).isZero();
+        assertThat(httpMetrics(server)).containsEntry("cluster_id_mismatch", "1");
+        // it never asks, and adopts nothing, though the service is cluster A like one of the disks
+        assertThat(metadata.requests).isEmpty();
+        assertThat(Files.readString(disk.resolve("cluster-id"))).isEqualTo(CLUSTER_A + "\n");
+        assertThat(Files.readString(disk2.resolve("cluster-id"))).isEqualTo(CLUSTER_B + "\n");
+        assertThat(filesUnder(disk.resolve("files")).size() + filesUnder(disk2.resolve("files")).size()).isEqualTo(2);
+    }
+
     private StorageServer startServer()
     {
-        StorageServer server = StorageServer.start(properties("node-r", List.of(disk), Map.of(
+        return startServer(List.of(disk));
+    }
+
+    private StorageServer startServer(List<Path> dataDirs)
+    {
+        StorageServer server = StorageServer.start(properties("node-r", dataDirs, Map.of(
                 "storage.metadata-address", "127.0.0.1:" + metadataEndpoints.grpcPort(),
                 "storage.orphan-check-interval", "20ms",
                 "storage.orphan-min-age", MIN_AGE.toMinutes() + "m")));
@@ -270,9 +413,28 @@ final class TestOrphanReclaimer
 
     private OrphanReclaimer reclaimer(ParquetFileStore store, int batchSize)
     {
-        OrphanReclaimer reclaimer = new OrphanReclaimer("node-r", "127.0.0.1:" + metadataEndpoints.grpcPort(), store, Duration.ofHours(1), MIN_AGE, Clock.systemUTC(), batchSize);
+        return reclaimer(store, joinedIdentity(), batchSize);
+    }
+
+    private OrphanReclaimer reclaimer(ParquetFileStore store, ClusterIdentity identity, int batchSize)
+    {
+        OrphanReclaimer reclaimer = new OrphanReclaimer("node-r", metadataAddress(), store, identity, Duration.ofHours(1), MIN_AGE, Clock.systemUTC(), batchSize);
         resources.add(reclaimer);
         return reclaimer;
+    }
+
+    /** The identity of a node whose first registration answered the fake's cluster id. */
+    private ClusterIdentity joinedIdentity()
+    {
+        ClusterIdentity identity = ClusterIdentity.load(List.of(disk));
+        identity.registered(metadataAddress(), metadata.clusterId, 0);
+        assertThat(identity.clusterIdForReclaim()).contains(metadata.clusterId);
+        return identity;
+    }
+
+    private String metadataAddress()
+    {
+        return "127.0.0.1:" + metadataEndpoints.grpcPort();
     }
 
     /** Stores the fixture under {@code id} as if its upload ended {@code age} ago. */
@@ -299,7 +461,7 @@ final class TestOrphanReclaimer
 
     private List<Path> filesNamed(String id)
     {
-        return filesUnder(disk.resolve("files")).stream()
+        return Stream.concat(filesUnder(disk.resolve("files")).stream(), filesUnder(disk2.resolve("files")).stream())
                 .filter(path -> path.getFileName().toString().startsWith(id + "."))
                 .toList();
     }
@@ -334,13 +496,17 @@ final class TestOrphanReclaimer
     /**
      * Answers FindOrphans as told (by default: the configured orphans among the ids asked about),
      * and registrations and heartbeats as the real service would, so the node's membership runs
-     * quietly alongside.
+     * quietly alongside. Every answer carries {@link #clusterId}, unless a FindOrphans answer set
+     * its own.
      */
     private static final class FakeMetadataService
             extends MetadataServiceGrpc.MetadataServiceImplBase
     {
         private final List<FindOrphansRequest> requests = new CopyOnWriteArrayList<>();
+        private final List<RegisterNodeRequest> registrations = new CopyOnWriteArrayList<>();
+        private final List<HeartbeatRequest> heartbeats = new CopyOnWriteArrayList<>();
         private volatile Function<FindOrphansRequest, FindOrphansResponse> answer = _ -> FindOrphansResponse.getDefaultInstance();
+        private volatile String clusterId = CLUSTER_A;
 
         void answer(Function<FindOrphansRequest, FindOrphansResponse> answer)
         {
@@ -368,6 +534,9 @@ final class TestOrphanReclaimer
             FindOrphansResponse response;
             try {
                 response = answer.apply(request);
+                if (response.getClusterId().isEmpty()) {
+                    response = response.toBuilder().setClusterId(clusterId).build();
+                }
             }
             catch (StatusRuntimeException e) {
                 responseObserver.onError(e);
@@ -380,14 +549,17 @@ final class TestOrphanReclaimer
         @Override
         public void registerNode(RegisterNodeRequest request, StreamObserver<RegisterNodeResponse> responseObserver)
         {
-            responseObserver.onNext(RegisterNodeResponse.newBuilder().setHeartbeatIntervalMillis(1000).build());
+            registrations.add(request);
+            // short, so that tests can count heartbeats to let time pass
+            responseObserver.onNext(RegisterNodeResponse.newBuilder().setHeartbeatIntervalMillis(20).setClusterId(clusterId).build());
             responseObserver.onCompleted();
         }
 
         @Override
         public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> responseObserver)
         {
-            responseObserver.onNext(HeartbeatResponse.newBuilder().setKnown(true).build());
+            heartbeats.add(request);
+            responseObserver.onNext(HeartbeatResponse.newBuilder().setKnown(true).setClusterId(clusterId).build());
             responseObserver.onCompleted();
         }
     }

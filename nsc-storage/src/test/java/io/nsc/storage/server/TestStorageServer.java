@@ -173,6 +173,9 @@ final class TestStorageServer
         assertThat(stats.getReadRequests()).isEqualTo(1);
         assertThat(stats.getBytesSent()).isEqualTo(requested);
         assertThat(stats.getBytesReadFromDisk()).isPositive();
+        // standalone: no metadata service gave the node a cluster, and nothing to disagree with
+        assertThat(stats.getClusterId()).isEmpty();
+        assertThat(stats.getClusterIdMismatch()).isFalse();
 
         // the same counters over HTTP and JMX
         assertThat(httpMetrics()).isEqualTo(Map.of(
@@ -184,7 +187,8 @@ final class TestStorageServer
                 "read_requests", 1L,
                 "bytes_uploaded", (long) size,
                 "files_deleted", 0L,
-                "bytes_deleted", 0L));
+                "bytes_deleted", 0L,
+                "cluster_id_mismatch", 0L));
         ObjectName reader = new ObjectName("io.nsc.storage.read:name=RangeReader,node=" + NODE_ID);
         ObjectName store = new ObjectName("io.nsc.storage.store:name=ParquetFileStore,node=" + NODE_ID);
         assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(reader, "BytesSent.TotalCount")).isEqualTo(requested);

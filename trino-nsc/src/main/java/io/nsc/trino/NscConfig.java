@@ -24,6 +24,9 @@ public class NscConfig
     private Duration tableFilesCacheTtl = new Duration(10, SECONDS);
     private int footerCacheSize = 1000;
     private boolean statsPruningEnabled = true;
+    private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
+    private String writerTempDir;
+    private Duration uploadTimeout = new Duration(10, MINUTES);
 
     @NotNull
     @Pattern(regexp = "[^:\\s]+:\\d+", message = "must be host:port")
@@ -124,6 +127,51 @@ public class NscConfig
     public NscConfig setStatsPruningEnabled(boolean statsPruningEnabled)
     {
         this.statsPruningEnabled = statsPruningEnabled;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    @MaxDataSize("4GB")
+    public DataSize getWriterBufferSize()
+    {
+        return writerBufferSize;
+    }
+
+    @Config("nsc.writer-buffer-size")
+    @ConfigDescription("Page memory a page sink buffers (and sorts, for sorted_by tables) before it writes one file")
+    public NscConfig setWriterBufferSize(DataSize writerBufferSize)
+    {
+        this.writerBufferSize = writerBufferSize;
+        return this;
+    }
+
+    /** Where page sinks write their files before uploading them; null means {@code java.io.tmpdir}. */
+    public String getWriterTempDir()
+    {
+        return writerTempDir;
+    }
+
+    @Config("nsc.writer-temp-dir")
+    @ConfigDescription("Local directory for files being written, before they are uploaded to storage nodes (default: java.io.tmpdir)")
+    public NscConfig setWriterTempDir(String writerTempDir)
+    {
+        this.writerTempDir = writerTempDir;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getUploadTimeout()
+    {
+        return uploadTimeout;
+    }
+
+    @Config("nsc.upload-timeout")
+    @ConfigDescription("Deadline of uploading one written file to one storage node")
+    public NscConfig setUploadTimeout(Duration uploadTimeout)
+    {
+        this.uploadTimeout = uploadTimeout;
         return this;
     }
 }

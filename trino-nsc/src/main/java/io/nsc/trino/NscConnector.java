@@ -5,8 +5,10 @@ import io.airlift.bootstrap.LifeCycleManager;
 import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.read.NscPageSourceProvider;
 import io.nsc.trino.split.NscSplitManager;
+import io.nsc.trino.write.NscPageSinkProvider;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorPageSinkProvider;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
@@ -27,7 +29,9 @@ public class NscConnector
     private final NscMetadata metadata;
     private final NscSplitManager splitManager;
     private final NscPageSourceProvider pageSourceProvider;
+    private final NscPageSinkProvider pageSinkProvider;
     private final NscSessionProperties sessionProperties;
+    private final NscTableProperties tableProperties;
 
     @Inject
     public NscConnector(
@@ -35,13 +39,17 @@ public class NscConnector
             NscMetadata metadata,
             NscSplitManager splitManager,
             NscPageSourceProvider pageSourceProvider,
-            NscSessionProperties sessionProperties)
+            NscPageSinkProvider pageSinkProvider,
+            NscSessionProperties sessionProperties,
+            NscTableProperties tableProperties)
     {
         this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
         this.metadata = requireNonNull(metadata, "metadata is null");
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+        this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
         this.sessionProperties = requireNonNull(sessionProperties, "sessionProperties is null");
+        this.tableProperties = requireNonNull(tableProperties, "tableProperties is null");
     }
 
     @Override
@@ -70,9 +78,21 @@ public class NscConnector
     }
 
     @Override
+    public ConnectorPageSinkProvider getPageSinkProvider()
+    {
+        return pageSinkProvider;
+    }
+
+    @Override
     public List<PropertyMetadata<?>> getSessionProperties()
     {
         return sessionProperties.getSessionProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getTableProperties()
+    {
+        return tableProperties.getTableProperties();
     }
 
     @Override

@@ -21,7 +21,13 @@ public enum NscErrorCode
     /** The statistics the metadata service sent are malformed. */
     NSC_CORRUPT_STATS(4, EXTERNAL),
     /** A storage-side read took longer than the configured timeout. */
-    NSC_STORAGE_TIMEOUT(5, EXTERNAL);
+    NSC_STORAGE_TIMEOUT(5, EXTERNAL),
+    /** A page sink could not write its Parquet file to the worker's local temporary directory. */
+    NSC_WRITER_ERROR(6, EXTERNAL),
+    /** Fewer storage nodes are live than a write needs replicas. */
+    NSC_NOT_ENOUGH_STORAGE_NODES(7, EXTERNAL),
+    /** A commit failed in a way that leaves open whether the metadata service applied it. */
+    NSC_COMMIT_OUTCOME_UNKNOWN(8, EXTERNAL);
 
     private final ErrorCode errorCode;
 

@@ -10,6 +10,8 @@ import io.nsc.trino.metadata.TableFilesCache;
 import io.nsc.trino.read.FooterCache;
 import io.nsc.trino.read.NscPageSourceProvider;
 import io.nsc.trino.split.NscSplitManager;
+import io.nsc.trino.write.NscPageSinkProvider;
+import io.nsc.trino.write.ReplicaUploader;
 import io.trino.spi.NodeManager;
 import io.trino.spi.type.TypeManager;
 
@@ -44,6 +46,9 @@ public class NscModule
         binder.bind(NscSplitManager.class).in(Scopes.SINGLETON);
         binder.bind(FooterCache.class).in(Scopes.SINGLETON);
         binder.bind(NscPageSourceProvider.class).in(Scopes.SINGLETON);
+        binder.bind(NscTableProperties.class).in(Scopes.SINGLETON);
+        binder.bind(ReplicaUploader.class).in(Scopes.SINGLETON);
+        binder.bind(NscPageSinkProvider.class).in(Scopes.SINGLETON);
     }
 
 }

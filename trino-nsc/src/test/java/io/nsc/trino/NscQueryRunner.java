@@ -1,19 +1,11 @@
 package io.nsc.trino;
 
 import com.google.common.collect.ImmutableMap;
-import io.nsc.tools.load.LoadOptions;
-import io.nsc.tools.load.ParquetLoader;
-import io.nsc.tools.tpch.TpchGeneratorOptions;
-import io.nsc.tools.tpch.TpchParquetGenerator;
 import io.trino.Session;
 import io.trino.plugin.tpch.TpchPlugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.QueryRunner;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 
 import static io.trino.testing.TestingSession.testSessionBuilder;
@@ -24,13 +16,19 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
  */
 public final class NscQueryRunner
 {
-    public static final List<String> TPCH_TABLES = List.of("region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem");
-    /** Small row groups make pruning observable on TPC-H tiny (lineitem: ~60 row groups). */
-    public static final int TINY_ROWS_PER_ROW_GROUP = 1000;
-
     private NscQueryRunner() {}
 
     public static QueryRunner create(TestingNscCluster cluster, Map<String, String> nscProperties)
+            throws Exception
+    {
+        return create(cluster, nscProperties, Map.of());
+    }
+
+    /**
+     * @param moreNscCatalogs further catalogs over the same cluster, by name, with their catalog
+     *         properties (other than the metadata address), e.g. to compare writer settings
+     */
+    public static QueryRunner create(TestingNscCluster cluster, Map<String, String> nscProperties, Map<String, Map<String, String>> moreNscCatalogs)
             throws Exception
     {
         Session session = testSessionBuilder()
@@ -46,27 +44,17 @@ public final class NscQueryRunner
                     .put("nsc.metadata-address", cluster.metadataAddress())
                     .putAll(nscProperties)
                     .buildOrThrow());
+            for (Map.Entry<String, Map<String, String>> catalog : moreNscCatalogs.entrySet()) {
+                queryRunner.createCatalog(catalog.getKey(), "nsc", ImmutableMap.<String, String>builder()
+                        .put("nsc.metadata-address", cluster.metadataAddress())
+                        .putAll(catalog.getValue())
+                        .buildOrThrow());
+            }
             return queryRunner;
         }
         catch (Throwable e) {
             queryRunner.close();
             throw e;
-        }
-    }
-
-    /** Generates TPC-H tiny as Parquet (lineitem and orders sorted by date) and loads it into nsc.tpch. */
-    public static void loadTpchTiny(TestingNscCluster cluster)
-    {
-        Path data = cluster.root().resolve("tpch-tiny");
-        try {
-            new TpchParquetGenerator().generate(0.01, data, TpchGeneratorOptions.defaults().withRowsPerRowGroup(TINY_ROWS_PER_ROW_GROUP));
-            ParquetLoader loader = new ParquetLoader();
-            for (String table : TPCH_TABLES) {
-                loader.load(cluster.metadataAddress(), "tpch", table, List.of(data.resolve(table)), LoadOptions.defaults());
-            }
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

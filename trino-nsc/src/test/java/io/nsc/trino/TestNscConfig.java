@@ -26,7 +26,10 @@ final class TestNscConfig
                 .setStorageTimeout(new Duration(2, MINUTES))
                 .setTableFilesCacheTtl(new Duration(10, SECONDS))
                 .setFooterCacheSize(1000)
-                .setStatsPruningEnabled(true));
+                .setStatsPruningEnabled(true)
+                .setWriterBufferSize(DataSize.of(256, MEGABYTE))
+                .setWriterTempDir(null)
+                .setUploadTimeout(new Duration(10, MINUTES)));
     }
 
     @Test
@@ -40,6 +43,9 @@ final class TestNscConfig
                 .put("nsc.table-files-cache-ttl", "1m")
                 .put("nsc.footer-cache-size", "10")
                 .put("nsc.stats-pruning-enabled", "false")
+                .put("nsc.writer-buffer-size", "16MB")
+                .put("nsc.writer-temp-dir", "/var/tmp/nsc")
+                .put("nsc.upload-timeout", "3m")
                 .buildOrThrow();
 
         assertFullMapping(properties, new NscConfig()
@@ -49,6 +55,9 @@ final class TestNscConfig
                 .setStorageTimeout(new Duration(20, SECONDS))
                 .setTableFilesCacheTtl(new Duration(1, MINUTES))
                 .setFooterCacheSize(10)
-                .setStatsPruningEnabled(false));
+                .setStatsPruningEnabled(false)
+                .setWriterBufferSize(DataSize.of(16, MEGABYTE))
+                .setWriterTempDir("/var/tmp/nsc")
+                .setUploadTimeout(new Duration(3, MINUTES)));
     }
 }

@@ -29,6 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The read path through SQL: TPC-H tiny loaded into nsc answers every query exactly as Trino's
  * tpch catalog does, metadata and statistics are what a client expects, and the coordinator's
  * pruning shows in the counters.
+ *
+ * <p>In nsc-tools rather than next to the connector because the data comes from the tools' TPC-H
+ * generator and loader, and nsc-tools depends on trino-nsc (not the other way round).
  */
 final class TestNscConnectorQueries
         extends AbstractTestQueryFramework
@@ -38,7 +41,7 @@ final class TestNscConnectorQueries
             throws Exception
     {
         TestingNscCluster cluster = closeAfterClass(TestingNscCluster.start(3));
-        NscQueryRunner.loadTpchTiny(cluster);
+        TpchTiny.load(cluster);
         return NscQueryRunner.create(cluster, Map.of());
     }
 
@@ -69,7 +72,7 @@ final class TestNscConnectorQueries
     {
         assertThat(computeActual("SHOW SCHEMAS FROM nsc").getOnlyColumnAsSet()).contains("tpch", "information_schema");
         assertThat(computeActual("SHOW TABLES FROM nsc.tpch").getOnlyColumnAsSet())
-                .containsExactlyInAnyOrderElementsOf(NscQueryRunner.TPCH_TABLES);
+                .containsExactlyInAnyOrderElementsOf(TpchTiny.TPCH_TABLES);
         assertThat(query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'tpch' AND table_name = 'region'"))
                 .skippingTypesCheck()
                 .matches("VALUES ('r_regionkey', 'bigint'), ('r_name', 'varchar'), ('r_comment', 'varchar')");

@@ -53,7 +53,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *
  * <p>Parquet has no char(n): Trino's writer stores a char column as a plain string, which any
  * reader (nsc too) maps back to varchar, so no loaded file can give a char(n) column and none is
- * tested here.
+ * tested here (the connector's own writes of char(n) are, in TestNscWrites).
+ *
+ * <p>In nsc-tools rather than next to the connector because it loads with the tools' loader, and
+ * nsc-tools depends on trino-nsc (not the other way round).
  */
 final class TestNscTypes
         extends AbstractTestQueryFramework

@@ -4,6 +4,8 @@ import com.google.common.collect.ImmutableList;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.nsc.protocol.client.FileUploader;
+import io.nsc.protocol.client.FileUploader.Uploaded;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.InvalidParquetFileException;
@@ -23,7 +25,6 @@ import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.UploadResponse;
-import io.nsc.tools.load.FileUploader.Uploaded;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.nsc.tools.tpch;
 
 import com.google.common.base.Stopwatch;
 import com.google.common.collect.ImmutableList;
-import io.nsc.tools.parquet.FixedRowGroupParquetWriter;
+import io.nsc.parquet.FixedRowGroupParquetWriter;
 import io.trino.spi.Page;
 import io.trino.spi.type.Type;
 import io.trino.tpch.TpchEntity;

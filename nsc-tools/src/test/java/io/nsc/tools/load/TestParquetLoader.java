@@ -20,7 +20,7 @@ import io.nsc.protocol.proto.TableInfo;
 import io.nsc.storage.server.StorageServer;
 import io.nsc.tools.NscTool;
 import io.nsc.tools.ParquetTestFiles;
-import io.nsc.tools.parquet.LocalParquetDataSource;
+import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.tools.tpch.TpchGeneratorOptions;
 import io.nsc.tools.tpch.TpchParquetGenerator;
 import io.trino.parquet.ParquetReaderOptions;

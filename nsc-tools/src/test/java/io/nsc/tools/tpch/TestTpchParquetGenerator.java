@@ -5,7 +5,7 @@ import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.stats.CompactFileStats;
-import io.nsc.tools.ParquetTestFiles;
+import io.nsc.parquet.ParquetRows;
 import io.trino.tpch.TpchColumn;
 import io.trino.tpch.TpchEntity;
 import io.trino.tpch.TpchTable;
@@ -209,7 +209,7 @@ final class TestTpchParquetGenerator
     {
         List<List<Object>> rows = new ArrayList<>();
         for (Path file : files(table.getTableName())) {
-            rows.addAll(ParquetTestFiles.readRows(file, TpchColumns.names(table), TpchColumns.types(table)));
+            rows.addAll(ParquetRows.readRows(file, TpchColumns.names(table), TpchColumns.types(table)));
         }
         return rows;
     }

@@ -5,13 +5,26 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.AllocateFilesRequest;
+import io.nsc.protocol.proto.AllocateFilesResponse;
+import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.CommitFilesRequest;
+import io.nsc.protocol.proto.CommitFilesResponse;
+import io.nsc.protocol.proto.CreateSchemaRequest;
+import io.nsc.protocol.proto.CreateTableRequest;
+import io.nsc.protocol.proto.CreateTableResponse;
+import io.nsc.protocol.proto.DropSchemaRequest;
+import io.nsc.protocol.proto.DropTableRequest;
+import io.nsc.protocol.proto.FileAllocation;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
 import io.nsc.trino.NscConfig;
@@ -19,12 +32,22 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.nsc.trino.NscErrorCode.NSC_COMMIT_OUTCOME_UNKNOWN;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
+import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.StandardErrorCode.SCHEMA_ALREADY_EXISTS;
+import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
+import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_FOUND;
+import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
+import static io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
@@ -95,6 +118,155 @@ public class NscMetadataClient
         return call("list files of table " + tableId, () -> stub().getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()));
     }
 
+    /**
+     * @throws TrinoException SCHEMA_ALREADY_EXISTS when the schema exists (Trino checks before it asks, so only a concurrent create gets here)
+     */
+    public void createSchema(String schema)
+    {
+        CreateSchemaRequest request = CreateSchemaRequest.newBuilder().setSchemaName(schema).build();
+        try {
+            stub().createSchema(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case ALREADY_EXISTS -> new TrinoException(SCHEMA_ALREADY_EXISTS, "Schema '%s' already exists".formatted(schema), e);
+                case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
+                default -> metadataError("create schema " + schema, e);
+            };
+        }
+    }
+
+    /**
+     * @throws TrinoException SCHEMA_NOT_EMPTY while the schema holds tables, SCHEMA_NOT_FOUND when it does not exist
+     */
+    public void dropSchema(String schema)
+    {
+        DropSchemaRequest request = DropSchemaRequest.newBuilder().setSchemaName(schema).build();
+        try {
+            stub().dropSchema(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case FAILED_PRECONDITION -> new TrinoException(SCHEMA_NOT_EMPTY, "Cannot drop non-empty schema '%s'".formatted(schema), e);
+                case NOT_FOUND -> schemaNotFound(schema, e);
+                default -> metadataError("drop schema " + schema, e);
+            };
+        }
+    }
+
+    /**
+     * Creates an empty table.
+     *
+     * @return the table, or empty when {@code ifNotExists} and it existed already
+     * @throws TrinoException TABLE_ALREADY_EXISTS, SCHEMA_NOT_FOUND
+     */
+    public Optional<TableInfo> createTable(SchemaTableName name, List<Column> columns, Map<String, String> properties, boolean ifNotExists)
+    {
+        CreateTableRequest request = CreateTableRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .addAllColumns(columns)
+                .putAllProperties(properties)
+                .setIfNotExists(ifNotExists)
+                .build();
+        try {
+            CreateTableResponse response = stub().createTable(request);
+            return response.getCreated() ? Optional.of(response.getTable()) : Optional.empty();
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case ALREADY_EXISTS -> tableAlreadyExists(name, e);
+                case NOT_FOUND -> schemaNotFound(name.getSchemaName(), e);
+                case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
+                default -> metadataError("create table " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Removes the table from the catalog; the storage nodes reclaim its files.
+     *
+     * @throws TrinoException TABLE_NOT_FOUND when the table does not exist (any more)
+     */
+    public void dropTable(SchemaTableName name)
+    {
+        DropTableRequest request = DropTableRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .build();
+        try {
+            stub().dropTable(request);
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                throw tableNotFound(name, e);
+            }
+            throw metadataError("drop table " + name, e);
+        }
+    }
+
+    public List<StorageNode> listNodes()
+    {
+        return call("list storage nodes", () -> stub().listNodes(ListNodesRequest.getDefaultInstance()).getNodesList());
+    }
+
+    /**
+     * A new file id and the distinct live storage nodes its replicas go to.
+     *
+     * @throws TrinoException NSC_NOT_ENOUGH_STORAGE_NODES when fewer nodes are live than replicas asked for
+     */
+    public FileAllocation allocateFile(int replication)
+    {
+        AllocateFilesRequest request = AllocateFilesRequest.newBuilder()
+                .setFileCount(1)
+                .setReplication(replication)
+                .build();
+        AllocateFilesResponse response;
+        try {
+            response = stub().allocateFiles(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case FAILED_PRECONDITION, UNAVAILABLE -> new TrinoException(NSC_NOT_ENOUGH_STORAGE_NODES, "Cannot place a file with %s replicas: %s".formatted(replication, e.getStatus().getDescription()), e);
+                default -> metadataError("allocate a file with %s replicas".formatted(replication), e);
+            };
+        }
+        if (response.getFilesCount() != 1) {
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s allocated %s files, 1 was asked for".formatted(address, response.getFilesCount()));
+        }
+        FileAllocation allocation = response.getFiles(0);
+        List<String> nodeIds = allocation.getReplicasList().stream().map(StorageNode::getNodeId).collect(toImmutableList());
+        if (nodeIds.size() != replication || new HashSet<>(nodeIds).size() != nodeIds.size()) {
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s placed file %s on %s: %s distinct nodes were asked for".formatted(address, allocation.getFileId(), nodeIds, replication));
+        }
+        return allocation;
+    }
+
+    /**
+     * Registers files with a table in one metadata transaction, creating the table if asked.
+     *
+     * @throws TrinoException TABLE_ALREADY_EXISTS (a CREATE TABLE AS whose table appeared meanwhile),
+     *         SCHEMA_NOT_FOUND, TABLE_NOT_FOUND (the table was dropped meanwhile), or
+     *         NSC_COMMIT_OUTCOME_UNKNOWN when the call failed in a way that leaves open whether it was applied
+     */
+    public CommitFilesResponse commitFiles(CommitFilesRequest request)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        try {
+            return stub().commitFiles(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case ALREADY_EXISTS -> tableAlreadyExists(name, e);
+                case NOT_FOUND -> request.getCreateTable() ? schemaNotFound(name.getSchemaName(), e) : tableNotFound(name, e);
+                case INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED, PERMISSION_DENIED, UNAUTHENTICATED, RESOURCE_EXHAUSTED, UNIMPLEMENTED -> metadataError("commit %s files to %s".formatted(request.getFilesCount(), name), e);
+                // the service may have applied the commit before the failure reached us
+                default -> new TrinoException(NSC_COMMIT_OUTCOME_UNKNOWN, "Committing %s files to %s failed with %s: whether they were committed is unknown; check the table before writing again".formatted(
+                        request.getFilesCount(), name, describe(e)), e);
+            };
+        }
+    }
+
     private MetadataServiceBlockingStub stub()
     {
         return MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeoutMillis, MILLISECONDS);
@@ -112,9 +284,29 @@ public class NscMetadataClient
 
     private TrinoException metadataError(String action, StatusRuntimeException e)
     {
+        return new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s failed to %s: %s".formatted(address, action, describe(e)), e);
+    }
+
+    // Not SchemaNotFoundException/TableNotFoundException: in Trino 476 they carry the generic NOT_FOUND code
+    public static TrinoException schemaNotFound(String schema, Throwable cause)
+    {
+        return new TrinoException(SCHEMA_NOT_FOUND, "Schema '%s' does not exist".formatted(schema), cause);
+    }
+
+    private static TrinoException tableNotFound(SchemaTableName name, Throwable cause)
+    {
+        return new TrinoException(TABLE_NOT_FOUND, "Table '%s' does not exist".formatted(name), cause);
+    }
+
+    private static TrinoException tableAlreadyExists(SchemaTableName name, StatusRuntimeException e)
+    {
+        return new TrinoException(TABLE_ALREADY_EXISTS, "Table '%s' already exists".formatted(name), e);
+    }
+
+    private static String describe(StatusRuntimeException e)
+    {
         Status status = e.getStatus();
-        String description = status.getDescription() == null ? status.getCode().toString() : status.getCode() + ": " + status.getDescription();
-        return new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s failed to %s: %s".formatted(address, action, description), e);
+        return status.getDescription() == null ? status.getCode().toString() : status.getCode() + ": " + status.getDescription();
     }
 
     private static SchemaTableName toSchemaTableName(TableName name)

@@ -1,6 +1,7 @@
 package io.nsc.trino.client;
 
 import com.google.inject.Inject;
+import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.StorageServiceGrpc;
@@ -23,7 +24,13 @@ public class StorageClients
 
     public StorageServiceBlockingStub blockingStub(String address)
     {
-        return StorageServiceGrpc.newBlockingStub(channels.computeIfAbsent(address, GrpcChannels::forAddress));
+        return StorageServiceGrpc.newBlockingStub(channel(address));
+    }
+
+    /** The channel to the storage node at {@code host:port}, for calls other than blocking ones (uploads). */
+    public Channel channel(String address)
+    {
+        return channels.computeIfAbsent(address, GrpcChannels::forAddress);
     }
 
     @PreDestroy

@@ -3,26 +3,45 @@ package io.nsc.trino.metadata;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
+import io.airlift.slice.Slice;
 import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.CommitFilesRequest;
+import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.client.NscMetadataClient;
+import io.nsc.trino.write.NscInsertTableHandle;
+import io.nsc.trino.write.NscOutputTableHandle;
+import io.nsc.trino.write.NscWriteFragment;
+import io.nsc.trino.write.NscWriterSettings;
+import io.nsc.trino.write.WriteTypes;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorOutputMetadata;
+import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableHandle;
+import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableVersion;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
+import io.trino.spi.connector.RetryMode;
+import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.security.TrinoPrincipal;
+import io.trino.spi.statistics.ComputedStatistics;
 import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
 
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +50,15 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.nsc.protocol.catalog.NameRules.problem;
+import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
+import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
+import static io.trino.spi.connector.RetryMode.NO_RETRIES;
+import static io.trino.spi.connector.SaveMode.IGNORE;
+import static io.trino.spi.connector.SaveMode.REPLACE;
 import static java.util.Objects.requireNonNull;
 
 public class NscMetadata
@@ -85,7 +111,10 @@ public class NscMetadata
     public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle table)
     {
         NscTableHandle handle = (NscTableHandle) table;
-        return new ConnectorTableMetadata(handle.schemaTableName(), toColumnMetadata(handle.columns()));
+        return new ConnectorTableMetadata(
+                handle.schemaTableName(),
+                toColumnMetadata(handle.columns()),
+                NscTableProperties.fromStored(handle.schemaTableName().toString(), handle.properties()));
     }
 
     @Override
@@ -139,6 +168,226 @@ public class NscMetadata
         return NscTableStatistics.compute(handle.columns(), tableFilesCache.get(handle));
     }
 
+    @Override
+    public void createSchema(ConnectorSession session, String schemaName, Map<String, Object> properties, TrinoPrincipal owner)
+    {
+        checkName("schema", schemaName);
+        client.createSchema(schemaName);
+    }
+
+    @Override
+    public void dropSchema(ConnectorSession session, String schemaName, boolean cascade)
+    {
+        if (cascade) {
+            throw new TrinoException(NOT_SUPPORTED, "nsc does not support DROP SCHEMA ... CASCADE: drop the schema's tables first");
+        }
+        client.dropSchema(schemaName);
+    }
+
+    @Override
+    public void createTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, SaveMode saveMode)
+    {
+        if (saveMode == REPLACE) {
+            throw new TrinoException(NOT_SUPPORTED, "nsc does not support CREATE OR REPLACE TABLE");
+        }
+        NewTable table = checkNewTable(tableMetadata);
+        client.createTable(table.name(), table.protoColumns(), table.storedProperties(), saveMode == IGNORE);
+    }
+
+    @Override
+    public ConnectorOutputTableHandle beginCreateTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, Optional<ConnectorTableLayout> layout, RetryMode retryMode, boolean replace)
+    {
+        if (replace) {
+            throw new TrinoException(NOT_SUPPORTED, "nsc does not support CREATE OR REPLACE TABLE");
+        }
+        checkNoRetries(retryMode);
+        NewTable table = checkNewTable(tableMetadata);
+        // checked again, atomically, by the commit (must_create); here so that nothing is written in vain
+        if (!client.listSchemas().contains(table.name().getSchemaName())) {
+            throw NscMetadataClient.schemaNotFound(table.name().getSchemaName(), null);
+        }
+        if (client.getTable(table.name()).isPresent()) {
+            throw new TrinoException(TABLE_ALREADY_EXISTS, "Table '%s' already exists".formatted(table.name()));
+        }
+        return new NscOutputTableHandle(table.name(), table.columns(), table.settings(), table.storedProperties());
+    }
+
+    @Override
+    public Optional<ConnectorOutputMetadata> finishCreateTable(ConnectorSession session, ConnectorOutputTableHandle tableHandle, Collection<Slice> fragments, Collection<ComputedStatistics> computedStatistics)
+    {
+        NscOutputTableHandle handle = (NscOutputTableHandle) tableHandle;
+        // one transaction creates the table with every file of the statement; no files is a valid (empty) table
+        client.commitFiles(CommitFilesRequest.newBuilder()
+                .setSchemaName(handle.schemaTableName().getSchemaName())
+                .setTableName(handle.schemaTableName().getTableName())
+                .addAllColumns(toProtoColumns(handle.columns()))
+                .setCreateTable(true)
+                .setMustCreate(true)
+                .putAllTableProperties(handle.tableProperties())
+                .addAllFiles(toDataFiles(fragments))
+                .build());
+        return Optional.empty();
+    }
+
+    @Override
+    public ConnectorInsertTableHandle beginInsert(ConnectorSession session, ConnectorTableHandle tableHandle, List<ColumnHandle> columns, RetryMode retryMode)
+    {
+        checkNoRetries(retryMode);
+        NscTableHandle table = (NscTableHandle) tableHandle;
+        // pages arrive with one channel per column in the order given; files must have the table's order
+        if (!columns.equals(table.columns())) {
+            throw new TrinoException(NOT_SUPPORTED, "nsc inserts need every column of %s in table order, got %s".formatted(table.schemaTableName(), columns));
+        }
+        for (NscColumnHandle column : table.columns()) {
+            WriteTypes.checkSupported(column.name(), column.type());
+        }
+        Map<String, Object> properties = NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties());
+        NscWriterSettings settings = new NscWriterSettings(
+                NscTableProperties.getSortedBy(properties),
+                NscTableProperties.getRowGroupSize(properties),
+                resolveReplication(NscTableProperties.getReplication(properties), false));
+        return new NscInsertTableHandle(table.schemaTableName(), table.tableId(), table.columns(), settings);
+    }
+
+    @Override
+    public Optional<ConnectorOutputMetadata> finishInsert(
+            ConnectorSession session,
+            ConnectorInsertTableHandle insertHandle,
+            List<ConnectorTableHandle> sourceTableHandles,
+            Collection<Slice> fragments,
+            Collection<ComputedStatistics> computedStatistics)
+    {
+        NscInsertTableHandle handle = (NscInsertTableHandle) insertHandle;
+        if (fragments.isEmpty()) {
+            // nothing written: a commit would only bump the table's version
+            return Optional.empty();
+        }
+        try {
+            client.commitFiles(CommitFilesRequest.newBuilder()
+                    .setSchemaName(handle.schemaTableName().getSchemaName())
+                    .setTableName(handle.schemaTableName().getTableName())
+                    .addAllColumns(toProtoColumns(handle.columns()))
+                    .setCreateTable(false)
+                    .addAllFiles(toDataFiles(fragments))
+                    .build());
+        }
+        finally {
+            tableFilesCache.invalidate(handle.tableId());
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void dropTable(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        client.dropTable(handle.schemaTableName());
+        tableFilesCache.invalidate(handle.tableId());
+    }
+
+    /** A table about to be created, checked: names, types and properties are all acceptable. */
+    private record NewTable(SchemaTableName name, List<NscColumnHandle> columns, NscWriterSettings settings, Map<String, String> storedProperties)
+    {
+        List<Column> protoColumns()
+        {
+            return toProtoColumns(columns);
+        }
+    }
+
+    private NewTable checkNewTable(ConnectorTableMetadata tableMetadata)
+    {
+        SchemaTableName name = tableMetadata.getTable();
+        checkName("schema", name.getSchemaName());
+        checkName("table", name.getTableName());
+        ImmutableList.Builder<NscColumnHandle> columns = ImmutableList.builder();
+        List<ColumnMetadata> columnMetadata = tableMetadata.getColumns().stream().filter(column -> !column.isHidden()).collect(toImmutableList());
+        for (int ordinal = 0; ordinal < columnMetadata.size(); ordinal++) {
+            ColumnMetadata column = columnMetadata.get(ordinal);
+            checkName("column", column.getName());
+            WriteTypes.checkSupported(column.getName(), column.getType());
+            if (column.getComment() != null) {
+                throw new TrinoException(NOT_SUPPORTED, "nsc does not support column comments");
+            }
+            columns.add(new NscColumnHandle(column.getName(), column.getType(), ordinal));
+        }
+        if (tableMetadata.getComment().isPresent()) {
+            throw new TrinoException(NOT_SUPPORTED, "nsc does not support table comments");
+        }
+
+        Map<String, Object> properties = tableMetadata.getProperties();
+        List<String> sortedBy = NscTableProperties.getSortedBy(properties);
+        NscTableProperties.checkSortedBy(sortedBy, columnMetadata.stream().map(ColumnMetadata::getName).collect(toImmutableList()));
+        NscWriterSettings settings = new NscWriterSettings(
+                sortedBy,
+                NscTableProperties.getRowGroupSize(properties),
+                resolveReplication(NscTableProperties.getReplication(properties), true));
+        return new NewTable(name, columns.build(), settings, NscTableProperties.toStored(properties));
+    }
+
+    /**
+     * The replicas each file of a write gets: the table's replication if it has one, which needs as
+     * many live storage nodes, else the default capped by the live nodes.
+     *
+     * @param creating the table is being created, so an impossible replication is a bad property value
+     */
+    private int resolveReplication(Optional<Integer> replication, boolean creating)
+    {
+        long live = client.listNodes().stream().filter(StorageNode::getAlive).count();
+        if (replication.isPresent()) {
+            if (replication.get() > live) {
+                throw new TrinoException(creating ? INVALID_TABLE_PROPERTY : NSC_NOT_ENOUGH_STORAGE_NODES, "%s %s needs %s live storage nodes, but %s".formatted(
+                        NscTableProperties.REPLICATION, replication.get(), replication.get(), liveNodes(live)));
+            }
+            return replication.get();
+        }
+        if (live == 0) {
+            throw new TrinoException(NSC_NOT_ENOUGH_STORAGE_NODES, "Cannot write to nsc: no storage node is live");
+        }
+        return (int) Math.min(NscTableProperties.DEFAULT_REPLICATION, live);
+    }
+
+    private static String liveNodes(long live)
+    {
+        return switch ((int) live) {
+            case 0 -> "no storage node is live";
+            case 1 -> "only 1 is live";
+            default -> "only %s are live".formatted(live);
+        };
+    }
+
+    private static void checkNoRetries(RetryMode retryMode)
+    {
+        // a retried writer task would upload its files again under new ids, and both would be committed
+        if (retryMode != NO_RETRIES) {
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support query retries");
+        }
+    }
+
+    private static void checkName(String kind, String name)
+    {
+        problem(kind, name).ifPresent(problem -> {
+            throw new TrinoException(NOT_SUPPORTED, problem);
+        });
+    }
+
+    private static List<Column> toProtoColumns(List<NscColumnHandle> columns)
+    {
+        return columns.stream()
+                .map(column -> Column.newBuilder()
+                        .setName(column.name())
+                        .setType(column.type().getTypeSignature().toString())
+                        .build())
+                .collect(toImmutableList());
+    }
+
+    private static List<DataFile> toDataFiles(Collection<Slice> fragments)
+    {
+        return fragments.stream()
+                .map(NscWriteFragment::fromSlice)
+                .map(NscWriteFragment::toDataFile)
+                .collect(toImmutableList());
+    }
+
     private NscTableHandle toTableHandle(TableInfo table)
     {
         ImmutableList.Builder<NscColumnHandle> columns = ImmutableList.builder();
@@ -151,6 +400,7 @@ public class NscMetadata
                 table.getTableId(),
                 table.getVersion(),
                 columns.build(),
+                table.getPropertiesMap(),
                 TupleDomain.all());
     }
 

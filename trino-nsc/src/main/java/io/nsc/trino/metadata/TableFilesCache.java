@@ -42,6 +42,15 @@ public class TableFilesCache
         }
     }
 
+    /**
+     * Forgets every cached version of the table: after a write by this coordinator, so that its
+     * next query reads the table's files afresh rather than trusting an entry to be replaced.
+     */
+    public void invalidate(long tableId)
+    {
+        cache.asMap().keySet().removeIf(key -> key.tableId() == tableId);
+    }
+
     private TableFiles load(long tableId)
     {
         TableFiles files = TableFiles.fromResponse(metadataClient.getTableFiles(tableId));

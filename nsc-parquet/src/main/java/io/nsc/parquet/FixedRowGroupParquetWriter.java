@@ -1,6 +1,7 @@
-package io.nsc.tools.parquet;
+package io.nsc.parquet;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import io.airlift.slice.DynamicSliceOutput;
 import io.airlift.slice.Slice;
 import io.airlift.units.DataSize;
@@ -75,39 +76,75 @@ public final class FixedRowGroupParquetWriter
     private String createdBy;
     private boolean closed;
 
+    /** Columns get the Parquet types of Trino's Hive mapping ({@link ParquetSchemaConverter}). */
     public FixedRowGroupParquetWriter(Path target, List<String> columnNames, List<Type> columnTypes, CompressionCodec compression)
             throws IOException
     {
-        this.target = requireNonNull(target, "target is null");
-        requireNonNull(columnNames, "columnNames is null");
-        requireNonNull(columnTypes, "columnTypes is null");
-        checkArgument(columnNames.size() == columnTypes.size(), "columnNames and columnTypes differ in size");
-        this.compression = requireNonNull(compression, "compression is null");
-        this.columnCount = columnTypes.size();
+        this(target, new ParquetSchemaConverter(checkedTypes(columnNames, columnTypes), columnNames, false, false), compression);
+    }
 
-        ParquetSchemaConverter schemaConverter = new ParquetSchemaConverter(columnTypes, columnNames, false, false);
-        this.messageType = schemaConverter.getMessageType();
-        this.primitiveTypes = schemaConverter.getPrimitiveTypes();
+    private FixedRowGroupParquetWriter(Path target, ParquetSchemaConverter schema, CompressionCodec compression)
+            throws IOException
+    {
+        this(target, schema.getMessageType(), schema.getPrimitiveTypes(), compression);
+    }
+
+    /**
+     * @param messageType the file schema, one field per top-level column
+     * @param primitiveTypes the Trino type of each primitive column, by its path in {@code messageType}
+     */
+    public FixedRowGroupParquetWriter(Path target, MessageType messageType, Map<List<String>, Type> primitiveTypes, CompressionCodec compression)
+            throws IOException
+    {
+        this.target = requireNonNull(target, "target is null");
+        this.messageType = requireNonNull(messageType, "messageType is null");
+        this.primitiveTypes = ImmutableMap.copyOf(requireNonNull(primitiveTypes, "primitiveTypes is null"));
+        this.compression = requireNonNull(compression, "compression is null");
+        this.columnCount = messageType.getFieldCount();
 
         this.temporary = target.resolveSibling("." + target.getFileName() + ".tmp");
         this.output = new BufferedOutputStream(Files.newOutputStream(temporary), 1 << 20);
         write(MAGIC);
     }
 
+    private static List<Type> checkedTypes(List<String> columnNames, List<Type> columnTypes)
+    {
+        requireNonNull(columnNames, "columnNames is null");
+        requireNonNull(columnTypes, "columnTypes is null");
+        checkArgument(columnNames.size() == columnTypes.size(), "columnNames and columnTypes differ in size");
+        return columnTypes;
+    }
+
     /** Appends one row group holding exactly the page's rows. */
     public void writeRowGroup(Page page)
             throws IOException
     {
-        requireNonNull(page, "page is null");
+        writeRowGroup(List.of(requireNonNull(page, "page is null")));
+    }
+
+    /**
+     * Appends one row group holding exactly the rows of all the pages, in order. Lets a caller cut
+     * row groups out of pages of any size (with {@link Page#getRegion}) without copying rows.
+     */
+    public void writeRowGroup(List<Page> pages)
+            throws IOException
+    {
+        requireNonNull(pages, "pages is null");
         checkState(!closed, "writer is closed");
-        checkArgument(page.getChannelCount() == columnCount, "page has %s channels, file has %s columns", page.getChannelCount(), columnCount);
-        if (page.getPositionCount() == 0) {
+        long rows = 0;
+        for (Page page : pages) {
+            checkArgument(page.getChannelCount() == columnCount, "page has %s channels, file has %s columns", page.getChannelCount(), columnCount);
+            rows += page.getPositionCount();
+        }
+        if (rows == 0) {
             return;
         }
 
         DynamicSliceOutput buffer = new DynamicSliceOutput(1 << 20);
         ParquetWriter writer = newInnerWriter(buffer);
-        writer.write(page);
+        for (Page page : pages) {
+            writer.write(page);
+        }
         writer.close();
         FileMetaData single = writer.getFileMetaData();
 
@@ -123,7 +160,7 @@ public final class FixedRowGroupParquetWriter
             rowGroups.add(rowGroup);
             rowCount += rowGroup.getNum_rows();
         }
-        verify(single.getNum_rows() == page.getPositionCount(), "inner writer wrote %s rows for a page of %s", single.getNum_rows(), page.getPositionCount());
+        verify(single.getNum_rows() == rows, "inner writer wrote %s rows for pages of %s", single.getNum_rows(), rows);
         if (schema == null) {
             schema = single.getSchema();
             createdBy = single.getCreated_by();
@@ -141,6 +178,12 @@ public final class FixedRowGroupParquetWriter
     public int rowGroupCount()
     {
         return rowGroups.size();
+    }
+
+    /** Bytes written to the file so far (the footer comes on {@link #close()}). */
+    public long writtenBytes()
+    {
+        return position;
     }
 
     /** Writes the footer and moves the file to its final name. */

@@ -1,4 +1,4 @@
-package io.nsc.tools.parquet;
+package io.nsc.parquet;
 
 import io.trino.parquet.AbstractParquetDataSource;
 import io.trino.parquet.ParquetDataSourceId;

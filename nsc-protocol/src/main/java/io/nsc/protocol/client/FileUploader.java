@@ -1,4 +1,4 @@
-package io.nsc.tools.load;
+package io.nsc.protocol.client;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Channel;
@@ -26,19 +26,28 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * Streams one local file to one storage node with {@code StorageService.Upload}: the header, then
  * the bytes in 1 MiB messages. It sends only while the call is ready (gRPC flow control), so at
  * most a message or two per upload is ever held in memory, whatever the file's size.
+ *
+ * <p>Shared by the loader ({@code ./nsc load}) and the connector's page sinks: both stream files
+ * they hold locally to the storage nodes the metadata service chose.
  */
-final class FileUploader
+public final class FileUploader
 {
-    static final int CHUNK_BYTES = 1 << 20;
+    public static final int CHUNK_BYTES = 1 << 20;
 
     private FileUploader() {}
 
     /**
      * @param crc32c the CRC32C of the bytes sent, to check the node's answer against
      */
-    record Uploaded(UploadResponse response, int crc32c) {}
+    public record Uploaded(UploadResponse response, int crc32c)
+    {
+        public Uploaded
+        {
+            requireNonNull(response, "response is null");
+        }
+    }
 
-    static Uploaded upload(Channel channel, String fileId, Path file, long sizeBytes, Duration timeout)
+    public static Uploaded upload(Channel channel, String fileId, Path file, long sizeBytes, Duration timeout)
             throws IOException, StatusRuntimeException, InterruptedException
     {
         requireNonNull(channel, "channel is null");

@@ -1,8 +1,7 @@
-package io.nsc.tools.parquet;
+package io.nsc.parquet;
 
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
-import io.nsc.tools.ParquetTestFiles;
 import io.trino.spi.Page;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
@@ -46,7 +45,7 @@ final class TestFixedRowGroupParquetWriter
         assertThat(summary.stats().rowGroupRowCount(0)).isEqualTo(3);
         assertThat(summary.stats().rowGroupRowCount(1)).isEqualTo(1);
         assertThat(summary.stats().rowGroupRowCount(2)).isEqualTo(20_000);
-        assertThat(ParquetTestFiles.readRows(file, NAMES, TYPES)).isEqualTo(expected);
+        assertThat(ParquetRows.readRows(file, NAMES, TYPES)).isEqualTo(expected);
         try (var files = Files.list(directory)) {
             assertThat(files.toList()).containsExactly(file);
         }

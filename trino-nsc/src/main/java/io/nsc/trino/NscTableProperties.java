@@ -1,0 +1,183 @@
+package io.nsc.trino;
+
+import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.inject.Inject;
+import io.nsc.trino.write.RowGroupSize;
+import io.trino.spi.TrinoException;
+import io.trino.spi.session.PropertyMetadata;
+import io.trino.spi.type.ArrayType;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
+import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
+import static io.trino.spi.type.IntegerType.INTEGER;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+
+/**
+ * The table properties of nsc tables. The metadata service keeps them as their SQL text (see
+ * {@code TableInfo.properties} in nsc.proto); absent keys take the defaults, so a table loaded
+ * with {@code ./nsc load} has none.
+ */
+public final class NscTableProperties
+{
+    public static final String SORTED_BY = "sorted_by";
+    public static final String ROW_GROUP_SIZE = RowGroupSize.PROPERTY_NAME;
+    public static final String REPLICATION = "replication";
+
+    /** Copies of each file when the table does not say; fewer when fewer storage nodes are live. */
+    public static final int DEFAULT_REPLICATION = 2;
+
+    private static final Splitter STORED_LIST = Splitter.on(',').trimResults().omitEmptyStrings();
+
+    private final List<PropertyMetadata<?>> tableProperties;
+
+    @Inject
+    public NscTableProperties()
+    {
+        tableProperties = ImmutableList.of(
+                new PropertyMetadata<>(
+                        SORTED_BY,
+                        "Columns the writer sorts each file by (ascending, nulls last), so that row-group min/max values prune well",
+                        new ArrayType(VARCHAR),
+                        List.class,
+                        ImmutableList.of(),
+                        false,
+                        value -> decodeSortedBy((List<?>) value),
+                        value -> value),
+                new PropertyMetadata<>(
+                        ROW_GROUP_SIZE,
+                        "Row groups of exactly this many rows (such as '100000'), or of about this much data (such as '64MB')",
+                        VARCHAR,
+                        RowGroupSize.class,
+                        RowGroupSize.DEFAULT,
+                        false,
+                        value -> RowGroupSize.parse((String) value),
+                        RowGroupSize::toSql),
+                // no default value here: unset means "the default, capped by the live storage
+                // nodes", while an explicit value larger than the live node count is an error
+                new PropertyMetadata<>(
+                        REPLICATION,
+                        "Copies of each file, on distinct storage nodes (unset: %s, or fewer when fewer storage nodes are live)".formatted(DEFAULT_REPLICATION),
+                        INTEGER,
+                        Integer.class,
+                        null,
+                        false,
+                        value -> decodeReplication((Integer) value),
+                        value -> value));
+    }
+
+    public List<PropertyMetadata<?>> getTableProperties()
+    {
+        return tableProperties;
+    }
+
+    public static List<String> getSortedBy(Map<String, Object> properties)
+    {
+        @SuppressWarnings("unchecked")
+        List<String> sortedBy = (List<String>) properties.get(SORTED_BY);
+        return sortedBy == null ? ImmutableList.of() : sortedBy;
+    }
+
+    public static RowGroupSize getRowGroupSize(Map<String, Object> properties)
+    {
+        RowGroupSize size = (RowGroupSize) properties.get(ROW_GROUP_SIZE);
+        return size == null ? RowGroupSize.DEFAULT : size;
+    }
+
+    public static Optional<Integer> getReplication(Map<String, Object> properties)
+    {
+        return Optional.ofNullable((Integer) properties.get(REPLICATION));
+    }
+
+    /**
+     * @throws TrinoException with INVALID_TABLE_PROPERTY naming the first sorted_by entry that is not a column
+     */
+    public static void checkSortedBy(List<String> sortedBy, Collection<String> columnNames)
+    {
+        for (String column : sortedBy) {
+            if (!columnNames.contains(column)) {
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s names column '%s', which the table does not have (columns: %s)".formatted(
+                        SORTED_BY, column, String.join(", ", columnNames)));
+            }
+        }
+    }
+
+    /** The properties as the metadata service stores them: SQL text, only what differs from "unset". */
+    public static Map<String, String> toStored(Map<String, Object> properties)
+    {
+        ImmutableMap.Builder<String, String> stored = ImmutableMap.builder();
+        List<String> sortedBy = getSortedBy(properties);
+        if (!sortedBy.isEmpty()) {
+            stored.put(SORTED_BY, String.join(",", sortedBy));
+        }
+        // stored even when it is the default: the table keeps the row groups it was created with
+        stored.put(ROW_GROUP_SIZE, getRowGroupSize(properties).toSql());
+        getReplication(properties).ifPresent(replication -> stored.put(REPLICATION, Integer.toString(replication)));
+        return stored.buildOrThrow();
+    }
+
+    /**
+     * The stored properties as Trino property values (what the decoders above return); keys
+     * absent from {@code stored} stay absent, and the getters above give their defaults.
+     *
+     * @throws TrinoException with NSC_METADATA_ERROR when the metadata service holds text no release of the connector writes
+     */
+    public static Map<String, Object> fromStored(String tableName, Map<String, String> stored)
+    {
+        ImmutableMap.Builder<String, Object> properties = ImmutableMap.builder();
+        try {
+            String sortedBy = stored.get(SORTED_BY);
+            if (sortedBy != null && !sortedBy.isBlank()) {
+                properties.put(SORTED_BY, decodeSortedBy(STORED_LIST.splitToList(sortedBy)));
+            }
+            // absent for tables loaded from existing files: their row groups are whatever the files have
+            String rowGroupSize = stored.get(ROW_GROUP_SIZE);
+            if (rowGroupSize != null) {
+                properties.put(ROW_GROUP_SIZE, RowGroupSize.parse(rowGroupSize));
+            }
+            String replication = stored.get(REPLICATION);
+            if (replication != null) {
+                properties.put(REPLICATION, decodeReplication(Integer.parseInt(replication.trim())));
+            }
+        }
+        catch (TrinoException | NumberFormatException e) {
+            throw new TrinoException(NSC_METADATA_ERROR, "Table %s has malformed properties %s: %s".formatted(tableName, stored, e.getMessage()), e);
+        }
+        return properties.buildOrThrow();
+    }
+
+    private static List<String> decodeSortedBy(List<?> values)
+    {
+        List<String> names = values.stream()
+                .map(value -> ((String) value).trim().toLowerCase(Locale.ENGLISH))
+                .collect(toImmutableList());
+        Set<String> seen = new HashSet<>();
+        for (String name : names) {
+            if (name.isEmpty()) {
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s contains an empty column name".formatted(SORTED_BY));
+            }
+            if (!seen.add(name)) {
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s names column '%s' more than once".formatted(SORTED_BY, name));
+            }
+        }
+        return names;
+    }
+
+    private static Integer decodeReplication(Integer replication)
+    {
+        if (replication == null || replication < 1) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s must be at least 1, got %s".formatted(REPLICATION, replication));
+        }
+        return replication;
+    }
+}

@@ -1,0 +1,34 @@
+package io.nsc.trino.write;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.nsc.trino.metadata.NscColumnHandle;
+import io.trino.spi.connector.ConnectorOutputTableHandle;
+import io.trino.spi.connector.SchemaTableName;
+
+import java.util.List;
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A CREATE TABLE AS in progress. The table does not exist until {@code finishCreateTable} commits
+ * every file with it in one metadata transaction.
+ *
+ * @param tableProperties the properties as the metadata service stores them (SQL text)
+ */
+public record NscOutputTableHandle(
+        SchemaTableName schemaTableName,
+        List<NscColumnHandle> columns,
+        NscWriterSettings settings,
+        Map<String, String> tableProperties)
+        implements ConnectorOutputTableHandle, NscWritableTable
+{
+    public NscOutputTableHandle
+    {
+        requireNonNull(schemaTableName, "schemaTableName is null");
+        columns = ImmutableList.copyOf(requireNonNull(columns, "columns is null"));
+        requireNonNull(settings, "settings is null");
+        tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
+    }
+}

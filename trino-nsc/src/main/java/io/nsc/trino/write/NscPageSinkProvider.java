@@ -1,0 +1,84 @@
+package io.nsc.trino.write;
+
+import com.google.common.collect.ImmutableList;
+import com.google.inject.Inject;
+import io.nsc.trino.NscConfig;
+import io.nsc.trino.metadata.NscColumnHandle;
+import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorOutputTableHandle;
+import io.trino.spi.connector.ConnectorPageSink;
+import io.trino.spi.connector.ConnectorPageSinkId;
+import io.trino.spi.connector.ConnectorPageSinkProvider;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.type.Type;
+import io.trino.spi.type.TypeManager;
+import io.trino.spi.type.TypeOperators;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static java.util.Objects.requireNonNull;
+
+public class NscPageSinkProvider
+        implements ConnectorPageSinkProvider
+{
+    private final ReplicaUploader uploader;
+    private final TypeOperators typeOperators;
+    private final long bufferLimitBytes;
+    private final Path tempDirectory;
+
+    @Inject
+    public NscPageSinkProvider(ReplicaUploader uploader, TypeManager typeManager, NscConfig config)
+    {
+        this.uploader = requireNonNull(uploader, "uploader is null");
+        this.typeOperators = typeManager.getTypeOperators();
+        this.bufferLimitBytes = config.getWriterBufferSize().toBytes();
+        this.tempDirectory = Path.of(Optional.ofNullable(config.getWriterTempDir()).orElseGet(() -> System.getProperty("java.io.tmpdir")));
+    }
+
+    @Override
+    public ConnectorPageSink createPageSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorOutputTableHandle outputTableHandle, ConnectorPageSinkId pageSinkId)
+    {
+        return createPageSink(session, (NscOutputTableHandle) outputTableHandle);
+    }
+
+    @Override
+    public ConnectorPageSink createPageSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorInsertTableHandle insertTableHandle, ConnectorPageSinkId pageSinkId)
+    {
+        return createPageSink(session, (NscInsertTableHandle) insertTableHandle);
+    }
+
+    private ConnectorPageSink createPageSink(ConnectorSession session, NscWritableTable table)
+    {
+        List<String> names = table.columns().stream().map(NscColumnHandle::name).collect(toImmutableList());
+        List<Type> types = table.columns().stream().map(NscColumnHandle::type).collect(toImmutableList());
+        return new NscPageSink(
+                WriteTypes.parquetSchema(names, types),
+                table.settings(),
+                sorter(table, names, types),
+                bufferLimitBytes,
+                tempDirectory,
+                // the query id tells a person looking at the temporary directory whose files they are
+                "nsc-%s-".formatted(session.getQueryId()),
+                uploader);
+    }
+
+    private Optional<RowSorter> sorter(NscWritableTable table, List<String> names, List<Type> types)
+    {
+        List<String> sortedBy = table.settings().sortedBy();
+        if (sortedBy.isEmpty()) {
+            return Optional.empty();
+        }
+        ImmutableList.Builder<Integer> channels = ImmutableList.builder();
+        for (String column : sortedBy) {
+            int channel = names.indexOf(column);
+            checkArgument(channel >= 0, "sorted_by column %s is not a column of %s", column, table.schemaTableName());
+            channels.add(channel);
+        }
+        return Optional.of(new RowSorter(types, channels.build(), typeOperators));
+    }
+}

@@ -1,0 +1,105 @@
+package io.nsc.trino.write;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.trino.parquet.writer.ParquetSchemaConverter;
+import io.trino.spi.TrinoException;
+import io.trino.spi.type.BigintType;
+import io.trino.spi.type.BooleanType;
+import io.trino.spi.type.CharType;
+import io.trino.spi.type.DateType;
+import io.trino.spi.type.DecimalType;
+import io.trino.spi.type.DoubleType;
+import io.trino.spi.type.IntegerType;
+import io.trino.spi.type.RealType;
+import io.trino.spi.type.SmallintType;
+import io.trino.spi.type.TimeType;
+import io.trino.spi.type.TimestampType;
+import io.trino.spi.type.TimestampWithTimeZoneType;
+import io.trino.spi.type.TinyintType;
+import io.trino.spi.type.Type;
+import io.trino.spi.type.UuidType;
+import io.trino.spi.type.VarbinaryType;
+import io.trino.spi.type.VarcharType;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Types;
+
+import java.util.List;
+import java.util.Map;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MILLIS;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.timeType;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.timestampType;
+import static org.apache.parquet.schema.LogicalTypeAnnotation.uuidType;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
+
+/**
+ * The column types nsc tables can be written with, and the Parquet type each is written as: every
+ * type nsc reads that trino-parquet's writer can encode. The storage nodes map each Parquet type
+ * back to the same Trino type, except char(n): Parquet has no char, so it is stored as a string
+ * (trailing spaces trimmed, as Trino keeps char values) and the table's column type says char(n).
+ */
+public final class WriteTypes
+{
+    private static final String SCHEMA_NAME = "trino_schema";
+    private static final int UUID_BYTES = 16;
+
+    private WriteTypes() {}
+
+    public static boolean isSupported(Type type)
+    {
+        return switch (type) {
+            case BooleanType _, TinyintType _, SmallintType _, IntegerType _, BigintType _, RealType _, DoubleType _, DecimalType _ -> true;
+            case VarcharType _, CharType _, VarbinaryType _, DateType _, UuidType _ -> true;
+            // trino-parquet writes TIME(MICROS) only
+            case TimeType time -> time.getPrecision() == 6;
+            case TimestampType timestamp -> timestamp.getPrecision() == 3 || timestamp.getPrecision() == 6 || timestamp.getPrecision() == 9;
+            case TimestampWithTimeZoneType timestamp -> timestamp.getPrecision() == 3 || timestamp.getPrecision() == 6;
+            default -> false;
+        };
+    }
+
+    /**
+     * @throws TrinoException with NOT_SUPPORTED naming the column and its type
+     */
+    public static void checkSupported(String columnName, Type type)
+    {
+        if (!isSupported(type)) {
+            throw new TrinoException(NOT_SUPPORTED, "Column '%s' has type %s, which nsc cannot store. Supported: boolean, tinyint, smallint, integer, bigint, real, double, decimal, varchar, char, varbinary, date, time(6), timestamp(3), timestamp(6), timestamp(9), timestamp(3) with time zone, timestamp(6) with time zone, uuid".formatted(
+                    columnName, type.getDisplayName()));
+        }
+    }
+
+    /** A Parquet file schema with its Trino type per primitive column, as trino-parquet's writer takes them. */
+    public record ParquetSchema(MessageType messageType, Map<List<String>, Type> primitiveTypes) {}
+
+    public static ParquetSchema parquetSchema(List<String> names, List<Type> types)
+    {
+        checkArgument(names.size() == types.size(), "%s names for %s types", names.size(), types.size());
+        ImmutableList.Builder<org.apache.parquet.schema.Type> fields = ImmutableList.builder();
+        ImmutableMap.Builder<List<String>, Type> primitiveTypes = ImmutableMap.builder();
+        for (int i = 0; i < names.size(); i++) {
+            checkSupported(names.get(i), types.get(i));
+            fields.add(parquetType(names.get(i), types.get(i)));
+            primitiveTypes.put(List.of(names.get(i)), types.get(i));
+        }
+        return new ParquetSchema(new MessageType(SCHEMA_NAME, fields.build()), primitiveTypes.buildOrThrow());
+    }
+
+    private static org.apache.parquet.schema.Type parquetType(String name, Type type)
+    {
+        return switch (type) {
+            // trino-parquet's schema converter (Hive's mapping) refuses these three; its writer
+            // takes them with the annotations Trino's Iceberg connector declares
+            case TimeType _ -> Types.optional(INT64).as(timeType(false, MICROS)).named(name);
+            case TimestampWithTimeZoneType timestamp -> Types.optional(INT64).as(timestampType(true, timestamp.getPrecision() == 3 ? MILLIS : MICROS)).named(name);
+            case UuidType _ -> Types.optional(FIXED_LEN_BYTE_ARRAY).length(UUID_BYTES).as(uuidType()).named(name);
+            // new decimal encoding (INT32/INT64 for short decimals), INT64 timestamps
+            default -> new ParquetSchemaConverter(List.of(type), List.of(name), false, false).getMessageType().getType(0);
+        };
+    }
+}

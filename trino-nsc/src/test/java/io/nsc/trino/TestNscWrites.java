@@ -1,0 +1,400 @@
+package io.nsc.trino;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.units.Duration;
+import io.grpc.ManagedChannel;
+import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.GetNodeStatsRequest;
+import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.storage.server.StorageServer;
+import io.trino.Session;
+import io.trino.testing.AbstractTestQueryFramework;
+import io.trino.testing.MaterializedResult;
+import io.trino.testing.QueryRunner;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static io.nsc.trino.NscSessionProperties.STATS_PRUNING_ENABLED;
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
+import static io.trino.spi.StandardErrorCode.DIVISION_BY_ZERO;
+import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE;
+import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
+import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_FOUND;
+import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
+import static io.trino.testing.QueryAssertions.assertEqualsIgnoreOrder;
+import static io.trino.testing.assertions.Assert.assertEventually;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Writes through SQL: CREATE SCHEMA / TABLE, CREATE TABLE AS and INSERT from other catalogs, every
+ * writable type, the table properties, the errors a user can run into, and what a failed
+ * statement leaves behind (nothing visible).
+ */
+final class TestNscWrites
+        extends AbstractTestQueryFramework
+{
+    // a catalog over the same cluster whose page sinks write a file every 64kB of pages, so that a
+    // statement uploads files long before it ends
+    private static final String SMALL_BUFFER_CATALOG = "nsc_small_buffer";
+
+    private TestingNscCluster cluster;
+    private Path smallBufferTempDir;
+
+    @Override
+    protected QueryRunner createQueryRunner()
+            throws Exception
+    {
+        cluster = closeAfterClass(TestingNscCluster.start(3));
+        smallBufferTempDir = Files.createDirectories(cluster.root().resolve("small-buffer-writes"));
+        return NscQueryRunner.create(cluster, Map.of(), Map.of(SMALL_BUFFER_CATALOG, ImmutableMap.of(
+                "nsc.writer-buffer-size", "64kB",
+                "nsc.writer-temp-dir", smallBufferTempDir.toString())));
+    }
+
+    @Test
+    void testCreateInsertSelectShowDrop()
+    {
+        assertUpdate("CREATE SCHEMA nsc.round_trip");
+        assertThat(computeActual("SHOW SCHEMAS FROM nsc").getOnlyColumnAsSet()).contains("round_trip");
+
+        assertUpdate("CREATE TABLE nsc.round_trip.items (id bigint, name varchar, price decimal(12,2), code char(3)) " +
+                "WITH (sorted_by = ARRAY['Name', 'id'], row_group_size = '64MB', replication = 3)");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.round_trip.items")).isEqualTo("""
+                CREATE TABLE nsc.round_trip.items (
+                   id bigint,
+                   name varchar,
+                   price decimal(12, 2),
+                   code char(3)
+                )
+                WITH (
+                   replication = 3,
+                   row_group_size = '64MB',
+                   sorted_by = ARRAY['name','id']
+                )""");
+        assertThat(query("SELECT count(*) FROM nsc.round_trip.items")).matches("VALUES BIGINT '0'");
+
+        assertUpdate("INSERT INTO nsc.round_trip.items VALUES (3, 'c', 3.30, 'x'), (1, 'a', 1.10, 'yy'), (2, NULL, NULL, NULL)", 3);
+        assertThat(query("SELECT * FROM nsc.round_trip.items"))
+                .matches("SELECT CAST(id AS bigint), CAST(name AS varchar), CAST(price AS decimal(12,2)), CAST(code AS char(3)) " +
+                        "FROM (VALUES (3, 'c', 3.30, 'x'), (1, 'a', 1.10, 'yy'), (2, NULL, NULL, NULL)) AS v(id, name, price, code)");
+        // a query right after an INSERT sees its rows
+        assertUpdate("INSERT INTO nsc.round_trip.items (id, name) VALUES (4, 'd')", 1);
+        assertThat(query("SELECT count(*), sum(id), count(price) FROM nsc.round_trip.items")).matches("VALUES (BIGINT '4', BIGINT '10', BIGINT '2')");
+        assertThat(query("SELECT id FROM nsc.round_trip.items WHERE code = 'yy'")).matches("VALUES BIGINT '1'");
+
+        // nothing set: only the row-group size the table was created with
+        assertUpdate("CREATE TABLE IF NOT EXISTS nsc.round_trip.plain (a integer)");
+        assertUpdate("CREATE TABLE IF NOT EXISTS nsc.round_trip.plain (a integer)");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.round_trip.plain")).isEqualTo("""
+                CREATE TABLE nsc.round_trip.plain (
+                   a integer
+                )
+                WITH (
+                   row_group_size = '100000'
+                )""");
+        assertThat(query("SHOW TABLES FROM nsc.round_trip")).skippingTypesCheck().matches("VALUES 'items', 'plain'");
+
+        assertUpdate("DROP TABLE nsc.round_trip.items");
+        assertUpdate("DROP TABLE nsc.round_trip.plain");
+        assertThat(computeActual("SHOW TABLES FROM nsc.round_trip").getRowCount()).isZero();
+        assertUpdate("DROP SCHEMA nsc.round_trip");
+        assertThat(computeActual("SHOW SCHEMAS FROM nsc").getOnlyColumnAsSet()).doesNotContain("round_trip");
+    }
+
+    @Test
+    void testSortedCreateTableAsSelectPrunesAndInsertAppends()
+    {
+        assertUpdate("CREATE SCHEMA nsc.sorted");
+        // sorting is per file: one writer per node keeps the file count (and so the pruning) steady
+        Session oneWriterPerNode = Session.builder(getSession())
+                .setSystemProperty("scale_writers", "false")
+                .setSystemProperty("task_scale_writers_enabled", "false")
+                .setSystemProperty("task_min_writer_count", "1")
+                .setSystemProperty("task_max_writer_count", "1")
+                .build();
+        assertUpdate(oneWriterPerNode, "CREATE TABLE nsc.sorted.lineitem WITH (sorted_by = ARRAY['l_shipdate'], row_group_size = '2000') AS SELECT * FROM tpch.tiny.lineitem", 60175);
+        assertSameRows("SELECT * FROM nsc.sorted.lineitem", "SELECT * FROM tpch.tiny.lineitem");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.sorted.lineitem")).endsWith("""
+                WITH (
+                   row_group_size = '2000',
+                   sorted_by = ARRAY['l_shipdate']
+                )""");
+
+        // about 1% of the rows: each file is sorted by l_shipdate, so most row groups are pruned
+        String sql = "SELECT count(*), sum(l_extendedprice) FROM nsc.sorted.lineitem WHERE l_shipdate BETWEEN DATE '1995-06-01' AND DATE '1995-06-25'";
+        QueryCounters pruned = QueryCounters.run(getDistributedQueryRunner(), getSession(), sql);
+        assertThat(pruned.result().getMaterializedRows())
+                .isEqualTo(computeActual(sql.replace("nsc.sorted.lineitem", "tpch.tiny.lineitem")).getMaterializedRows());
+        long total = pruned.splitMetric(ROW_GROUPS_TOTAL);
+        long scanned = total - pruned.splitMetric(ROW_GROUPS_PRUNED_BY_STATS);
+        assertThat(total).isGreaterThanOrEqualTo(60175 / 2000);
+        assertThat(scanned).isPositive();
+        assertThat(scanned * 4).as("%s of %s row groups scanned", scanned, total).isLessThan(total);
+        QueryCounters unpruned = QueryCounters.run(getDistributedQueryRunner(), withoutPruning(), sql);
+        assertThat(unpruned.result().getMaterializedRows()).isEqualTo(pruned.result().getMaterializedRows());
+        assertThat(pruned.physicalInputBytes() * 3)
+                .as("bytes read: %s with pruning, %s without", pruned.physicalInputBytes(), unpruned.physicalInputBytes())
+                .isLessThan(unpruned.physicalInputBytes());
+
+        // INSERT appends (sorted too) and the next query sees the new rows
+        long inserted = (long) computeScalar("SELECT count(*) FROM tpch.tiny.lineitem WHERE l_orderkey < 1000");
+        assertUpdate("INSERT INTO nsc.sorted.lineitem SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey < 1000", inserted);
+        assertThat(query("SELECT count(*), sum(l_quantity) FROM nsc.sorted.lineitem"))
+                .matches("SELECT count(*), sum(l_quantity) FROM (SELECT * FROM tpch.tiny.lineitem UNION ALL SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey < 1000)");
+        assertThat(query("SELECT count(*) FROM nsc.sorted.lineitem WHERE l_orderkey < 1000"))
+                .matches("SELECT 2 * count(*) FROM tpch.tiny.lineitem WHERE l_orderkey < 1000");
+
+        // an INSERT that writes nothing is fine
+        assertUpdate("INSERT INTO nsc.sorted.lineitem SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey < 0", 0);
+
+        // from nsc into nsc, by data size
+        assertUpdate("CREATE TABLE nsc.sorted.orders WITH (row_group_size = '1MB', replication = 1) AS SELECT * FROM tpch.tiny.orders", 15000);
+        assertUpdate("CREATE TABLE nsc.sorted.orders_copy AS SELECT * FROM nsc.sorted.orders", 15000);
+        assertSameRows("SELECT * FROM nsc.sorted.orders_copy", "SELECT * FROM tpch.tiny.orders");
+
+        assertUpdate("DROP TABLE nsc.sorted.lineitem");
+        assertUpdate("DROP TABLE nsc.sorted.orders");
+        assertUpdate("DROP TABLE nsc.sorted.orders_copy");
+        assertUpdate("DROP SCHEMA nsc.sorted");
+    }
+
+    // Every writable type, with NULLs, NaN, infinities, -0.0 and each type's extremes. Instants in
+    // other zones come back in UTC (Parquet keeps the instant, not the zone), hence AT TIME ZONE.
+    private static final String TYPE_COLUMNS = """
+            CAST(id AS integer) id, CAST(b AS boolean) c_boolean, CAST(ti AS tinyint) c_tinyint, CAST(si AS smallint) c_smallint,
+            CAST(i AS integer) c_integer, CAST(bi AS bigint) c_bigint, CAST(r AS real) c_real, CAST(d AS double) c_double,
+            CAST(d9 AS decimal(9,2)) c_decimal_9_2, CAST(d18 AS decimal(18,4)) c_decimal_18_4, CAST(d38 AS decimal(38,10)) c_decimal_38_10,
+            CAST(v AS varchar) c_varchar, CAST(v10 AS varchar(10)) c_varchar_10, CAST(c5 AS char(5)) c_char_5, CAST(vb AS varbinary) c_varbinary,
+            CAST(dt AS date) c_date, CAST(t AS time(6)) c_time, CAST(ts3 AS timestamp(3)) c_ts_ms, CAST(ts6 AS timestamp(6)) c_ts_us,
+            CAST(ts9 AS timestamp(9)) c_ts_ns, CAST(tz3 AS timestamp(3) with time zone) c_tstz_ms, CAST(tz6 AS timestamp(6) with time zone) c_tstz_us,
+            CAST(u AS uuid) c_uuid
+            """;
+    private static final String TYPE_VALUES = """
+            (VALUES
+            (0, true, 1, 100, 1000, 1000000000000, REAL '1.5', DOUBLE '1.5', DECIMAL '1234567.89', DECIMAL '12345678901234.5678',
+                DECIMAL '1234567890123456789012345678.0123456789', 'hello', 'ten chars!', 'ab', X'0001', DATE '2024-01-15', TIME '12:34:56.789123',
+                TIMESTAMP '2023-11-14 22:13:20.123', TIMESTAMP '2023-11-14 22:13:20.123456', TIMESTAMP '2023-11-14 22:13:20.123456789',
+                TIMESTAMP '2023-11-14 22:13:20.123 UTC', TIMESTAMP '2020-06-30 20:00:00.123456 America/New_York', UUID '01234567-89ab-cdef-0123-456789abcdef'),
+            (1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+            (2, false, -128, -32768, -2147483648, -9223372036854775808, REAL '-3.4028235E38', DOUBLE '-1.7976931348623157E308', DECIMAL '-9999999.99',
+                DECIMAL '-99999999999999.9999', DECIMAL '-9999999999999999999999999999.9999999999', '', '', '', X'', DATE '0001-01-01', TIME '00:00:00.000000',
+                TIMESTAMP '0001-01-01 00:00:00.000', TIMESTAMP '0001-01-01 00:00:00.000000', TIMESTAMP '1677-09-21 00:12:43.145225000',
+                TIMESTAMP '0001-01-01 00:00:00.000 UTC', TIMESTAMP '0001-01-01 00:00:00.000000 UTC', UUID '00000000-0000-0000-0000-000000000000'),
+            (3, true, 127, 32767, 2147483647, 9223372036854775807, REAL '3.4028235E38', DOUBLE '1.7976931348623157E308', DECIMAL '9999999.99',
+                DECIMAL '99999999999999.9999', DECIMAL '9999999999999999999999999999.9999999999', 'ünïcödé ✓ 日本 😀', 'zzzzzzzzzz', 'zzzzz', X'FFFFFFFF',
+                DATE '9999-12-31', TIME '23:59:59.999999', TIMESTAMP '9999-12-31 23:59:59.999', TIMESTAMP '9999-12-31 23:59:59.999999',
+                TIMESTAMP '2262-04-11 23:47:16.854775807', TIMESTAMP '9999-12-31 23:59:59.999 UTC', TIMESTAMP '9999-12-31 23:59:59.999999 UTC',
+                UUID 'ffffffff-ffff-ffff-ffff-ffffffffffff'),
+            (4, false, 0, 0, 0, 0, CAST(nan() AS real), nan(), DECIMAL '0.00', DECIMAL '0.0001', DECIMAL '-0.0000000001', 'abcdefgh1', 'a', 'ab  ', X'80',
+                DATE '1970-01-01', TIME '00:00:00.000001', TIMESTAMP '1969-12-31 23:59:59.999', TIMESTAMP '1969-12-31 23:59:59.999999',
+                TIMESTAMP '1969-12-31 23:59:59.999999999', TIMESTAMP '1970-01-01 01:00:00.001 +01:00', TIMESTAMP '1969-12-31 23:59:59.999999 UTC',
+                UUID '80000000-0000-0000-8000-000000000000'),
+            (5, true, 5, 7, 42, 1, CAST(infinity() AS real), -infinity(), DECIMAL '-0.01', DECIMAL '-1.0000', DECIMAL '922337203.6854775808', 'abcdefgh2', ' ', 'a b',
+                X'7F', DATE '2000-02-29', TIME '12:00:00.000000', TIMESTAMP '1970-01-01 00:00:00.001', TIMESTAMP '1970-01-01 00:00:00.000001',
+                TIMESTAMP '1970-01-01 00:00:00.000000001', TIMESTAMP '2023-11-14 14:13:20.123 America/Los_Angeles', TIMESTAMP '1970-01-01 00:00:00.000001 UTC',
+                UUID '07f6e5d4-c3b2-a189-07f6-e5d4c3b2a189'),
+            (6, NULL, 9, NULL, 9, NULL, REAL '-0.0', DOUBLE '-0.0', NULL, DECIMAL '9.0000', NULL, 'same', NULL, 'same', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                UUID '99999999-9999-9999-9999-999999999999'))
+            AS v(id, b, ti, si, i, bi, r, d, d9, d18, d38, v, v10, c5, vb, dt, t, ts3, ts6, ts9, tz3, tz6, u)
+            """;
+    private static final String TYPE_ROWS = "SELECT " + TYPE_COLUMNS + " FROM " + TYPE_VALUES;
+    private static final String TYPE_ROWS_IN_UTC = "SELECT " + TYPE_COLUMNS
+            .replace("CAST(tz3 AS timestamp(3) with time zone) c_tstz_ms", "CAST(tz3 AS timestamp(3) with time zone) AT TIME ZONE 'UTC' c_tstz_ms")
+            .replace("CAST(tz6 AS timestamp(6) with time zone) c_tstz_us", "CAST(tz6 AS timestamp(6) with time zone) AT TIME ZONE 'UTC' c_tstz_us") + " FROM " + TYPE_VALUES;
+
+    @Test
+    void testEveryTypeRoundTrips()
+    {
+        assertUpdate("CREATE SCHEMA nsc.types");
+        assertUpdate("CREATE TABLE nsc.types.ctas AS " + TYPE_ROWS, 7);
+        assertThat(query("SELECT * FROM nsc.types.ctas")).matches(utcRows());
+        assertThat(computeActual("DESCRIBE nsc.types.ctas").getMaterializedRows())
+                .extracting(row -> row.getField(0) + " " + row.getField(1))
+                .contains("c_varchar_10 varchar(10)", "c_char_5 char(5)", "c_time time(6)", "c_ts_ns timestamp(9)", "c_tstz_ms timestamp(3) with time zone", "c_uuid uuid");
+
+        // the same rows through CREATE TABLE + INSERT, sorted by every column (the engine's ordering of each type)
+        assertUpdate("CREATE TABLE nsc.types.inserted (LIKE nsc.types.ctas) WITH (sorted_by = ARRAY['c_double', 'c_real', 'c_char_5', 'c_boolean', 'c_tinyint', 'c_smallint', " +
+                "'c_integer', 'c_bigint', 'c_decimal_9_2', 'c_decimal_18_4', 'c_decimal_38_10', 'c_varchar', 'c_varchar_10', 'c_varbinary', 'c_date', 'c_time', " +
+                "'c_ts_ms', 'c_ts_us', 'c_ts_ns', 'c_tstz_ms', 'c_tstz_us', 'c_uuid', 'id'], row_group_size = '3')");
+        assertUpdate("INSERT INTO nsc.types.inserted " + TYPE_ROWS, 7);
+        assertUpdate("INSERT INTO nsc.types.inserted SELECT * FROM nsc.types.ctas", 7);
+        assertThat(query("SELECT * FROM nsc.types.inserted")).matches(utcRows() + " UNION ALL " + utcRows());
+
+        // filters select the same rows as on the values themselves: char pads, NaN is no number, instants compare across zones
+        for (String predicate : List.of(
+                "c_char_5 = 'ab'", "c_char_5 = CAST('ab' AS char(5))", "c_char_5 < 'ab!'", "c_char_5 = 'same '", "c_varchar = ' '",
+                "is_nan(c_real)", "c_double > 0", "c_double = 0", "c_real < 0", "c_decimal_38_10 > DECIMAL '922337203.6854775807'",
+                "c_ts_ns > TIMESTAMP '1970-01-01 00:00:00.000000000'", "c_tstz_ms = TIMESTAMP '2023-11-14 22:13:20.123 UTC'",
+                "c_tstz_us = TIMESTAMP '2020-07-01 00:00:00.123456 UTC'", "c_time > TIME '12:00:00'", "c_uuid > UUID '80000000-0000-0000-0000-000000000000'",
+                "c_varbinary > X'7F'", "c_boolean IS NULL")) {
+            assertThat(query("SELECT id FROM nsc.types.inserted WHERE " + predicate))
+                    .as(predicate)
+                    .matches("SELECT id FROM (%s UNION ALL %s) WHERE %s".formatted(TYPE_ROWS, TYPE_ROWS, predicate));
+        }
+
+        // trino-parquet keeps timestamp(9) as nanoseconds in an INT64: the statement fails, nothing is left
+        assertThat(query("CREATE TABLE nsc.types.too_early AS SELECT TIMESTAMP '1600-01-01 00:00:00.000000000' AS ts"))
+                .failure()
+                .hasErrorCode(NUMERIC_VALUE_OUT_OF_RANGE)
+                .hasMessageContaining("timestamp(9) values must lie between");
+        assertThat(query("SHOW TABLES FROM nsc.types")).skippingTypesCheck().matches("VALUES 'ctas', 'inserted'");
+
+        assertUpdate("DROP TABLE nsc.types.ctas");
+        assertUpdate("DROP TABLE nsc.types.inserted");
+        assertUpdate("DROP SCHEMA nsc.types");
+    }
+
+    @Test
+    void testBadInputGetsClearErrorsAndLeavesNothing()
+    {
+        assertUpdate("CREATE SCHEMA nsc.errors");
+        assertUpdate("CREATE TABLE nsc.errors.existing (a bigint)");
+
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint, m map(varchar, bigint))"))
+                .failure().hasErrorCode(NOT_SUPPORTED)
+                .hasMessageStartingWith("Column 'm' has type map(varchar, bigint), which nsc cannot store");
+        assertThat(query("CREATE TABLE nsc.errors.t AS SELECT 1 AS a, TIME '12:00:00.123' AS t"))
+                .failure().hasErrorCode(NOT_SUPPORTED)
+                .hasMessageStartingWith("Column 't' has type time(3), which nsc cannot store");
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (replication = 5)"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessage("replication 5 needs 5 live storage nodes, but only 3 are live");
+        assertThat(query("CREATE TABLE nsc.errors.t WITH (replication = 5) AS SELECT 1 AS a"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessage("replication 5 needs 5 live storage nodes, but only 3 are live");
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (replication = 0)"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("replication must be at least 1, got 0");
+        assertThat(query("CREATE TABLE nsc.no_such_schema.t (a bigint)"))
+                .failure().hasErrorCode(SCHEMA_NOT_FOUND)
+                .hasMessageContaining("Schema 'no_such_schema' does not exist");
+        assertThat(query("CREATE TABLE nsc.no_such_schema.t AS SELECT 1 AS a"))
+                .failure().hasErrorCode(SCHEMA_NOT_FOUND)
+                .hasMessageContaining("Schema 'no_such_schema' does not exist");
+        assertThat(query("CREATE TABLE nsc.errors.existing AS SELECT 1 AS a"))
+                .failure().hasErrorCode(TABLE_ALREADY_EXISTS)
+                .hasMessageContaining("nsc.errors.existing' already exists");
+        assertThat(query("CREATE TABLE nsc.errors.existing (a bigint)"))
+                .failure().hasErrorCode(TABLE_ALREADY_EXISTS);
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (row_group_size = 'lots')"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("Invalid row_group_size 'lots': use a row count such as '100000' or a data size such as '64MB'");
+        assertThat(query("CREATE TABLE nsc.errors.t WITH (row_group_size = '0') AS SELECT 1 AS a"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("row_group_size must be between 1 and 2147483647 rows, got '0'");
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (sorted_by = ARRAY['b'])"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessage("sorted_by names column 'b', which the table does not have (columns: a)");
+        assertThat(query("CREATE TABLE nsc.errors.t WITH (sorted_by = ARRAY['a', 'nope']) AS SELECT 1 AS a"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("sorted_by names column 'nope'");
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (partitioned_by = ARRAY['a'])"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("table property 'partitioned_by' does not exist");
+        assertThat(query("CREATE TABLE nsc.errors.\"Bad-Name\" (a bigint)"))
+                .failure().hasErrorCode(NOT_SUPPORTED)
+                .hasMessageContaining("Invalid table name 'bad-name'");
+        assertThat(query("INSERT INTO nsc.errors.missing VALUES 1"))
+                .failure().hasMessageContaining("Table 'nsc.errors.missing' does not exist");
+
+        assertThat(query("DROP SCHEMA nsc.errors"))
+                .failure().hasErrorCode(SCHEMA_NOT_EMPTY)
+                .hasMessageContaining("Cannot drop non-empty schema 'errors'");
+        assertThat(query("DROP SCHEMA nsc.errors CASCADE"))
+                .failure().hasErrorCode(NOT_SUPPORTED);
+
+        // nothing above left a table behind
+        assertThat(query("SHOW TABLES FROM nsc.errors")).skippingTypesCheck().matches("VALUES 'existing'");
+        assertUpdate("DROP TABLE nsc.errors.existing");
+        assertUpdate("DROP SCHEMA nsc.errors");
+    }
+
+    @Test
+    void testFailedStatementLeavesNoVisibleData()
+            throws IOException
+    {
+        assertUpdate("CREATE SCHEMA nsc.failures");
+        long rowsBefore = (long) computeScalar("SELECT count(*) FROM tpch.tiny.lineitem WHERE l_orderkey < 100");
+        assertUpdate("CREATE TABLE nsc.failures.target AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem WHERE l_orderkey < 100", rowsBefore);
+        // every file of the source is sorted by l_orderkey, so the rows of the last order come last
+        // in theirs; with the writers in the scan's pipeline, the writer that reads them has
+        // written files of the earlier rows by then
+        assertUpdate("CREATE TABLE nsc.failures.source WITH (sorted_by = ARRAY['l_orderkey'], row_group_size = '1000') AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem", 60175);
+        long lastOrder = (long) computeScalar("SELECT max(l_orderkey) FROM nsc.failures.source");
+        String failingSelect = "SELECT l_orderkey, l_comment || CAST(1 / (l_orderkey - %s) AS varchar) AS l_comment FROM nsc.failures.source".formatted(lastOrder);
+        Session writersInline = Session.builder(getSession())
+                .setSystemProperty("redistribute_writes", "false")
+                .setSystemProperty("scale_writers", "false")
+                .setSystemProperty("task_scale_writers_enabled", "false")
+                .build();
+
+        long uploadedBefore = bytesUploaded();
+        assertThat(query(writersInline, "CREATE TABLE nsc_small_buffer.failures.failed AS " + failingSelect))
+                .failure().hasErrorCode(DIVISION_BY_ZERO);
+        assertThat(bytesUploaded()).as("files were uploaded before the failure").isGreaterThan(uploadedBefore);
+        assertThat(query("SHOW TABLES FROM nsc.failures")).skippingTypesCheck().matches("VALUES 'source', 'target'");
+
+        uploadedBefore = bytesUploaded();
+        assertThat(query(writersInline, "INSERT INTO nsc_small_buffer.failures.target " + failingSelect))
+                .failure().hasErrorCode(DIVISION_BY_ZERO);
+        assertThat(bytesUploaded()).as("files were uploaded before the failure").isGreaterThan(uploadedBefore);
+        assertThat(query("SELECT count(*) FROM nsc.failures.target")).matches("VALUES BIGINT '%s'".formatted(rowsBefore));
+
+        // the page sinks deleted their local files, the uploaded ones and the aborted ones (the
+        // client may hear of the failure before every writer task has finished aborting)
+        assertEventually(new Duration(30, SECONDS), () -> {
+            try (Stream<Path> files = Files.list(smallBufferTempDir)) {
+                assertThat(files.toList()).isEmpty();
+            }
+        });
+
+        assertUpdate("DROP TABLE nsc.failures.source");
+        assertUpdate("DROP TABLE nsc.failures.target");
+        assertUpdate("DROP SCHEMA nsc.failures");
+    }
+
+    // assertj's any-order comparison is quadratic: tens of thousands of rows take minutes
+    private void assertSameRows(String actual, String expected)
+    {
+        MaterializedResult actualRows = computeActual(actual);
+        MaterializedResult expectedRows = computeActual(expected);
+        assertThat(actualRows.getTypes()).isEqualTo(expectedRows.getTypes());
+        assertEqualsIgnoreOrder(actualRows.getMaterializedRows(), expectedRows.getMaterializedRows());
+    }
+
+    private static String utcRows()
+    {
+        return TYPE_ROWS_IN_UTC;
+    }
+
+    private Session withoutPruning()
+    {
+        return Session.builder(getSession()).setCatalogSessionProperty("nsc", STATS_PRUNING_ENABLED, "false").build();
+    }
+
+    /** Bytes every storage node received through uploads, summed. */
+    private long bytesUploaded()
+    {
+        long bytes = 0;
+        for (StorageServer node : cluster.storageNodes()) {
+            ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + node.grpcPort());
+            try {
+                bytes += StorageServiceGrpc.newBlockingStub(channel).getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getBytesUploaded();
+            }
+            finally {
+                GrpcChannels.close(channel);
+            }
+        }
+        return bytes;
+    }
+}

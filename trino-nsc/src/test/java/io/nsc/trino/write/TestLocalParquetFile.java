@@ -1,0 +1,175 @@
+package io.nsc.trino.write;
+
+import io.nsc.protocol.parquet.ColumnSpec;
+import io.nsc.protocol.parquet.ParquetFileSummary;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.trino.write.LocalParquetFile.Written;
+import io.nsc.trino.write.WriteTypes.ParquetSchema;
+import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.type.ArrayType;
+import io.trino.spi.type.Type;
+import io.trino.spi.type.TypeOperators;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.BooleanType.BOOLEAN;
+import static io.trino.spi.type.CharType.createCharType;
+import static io.trino.spi.type.DateType.DATE;
+import static io.trino.spi.type.DecimalType.createDecimalType;
+import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.IntegerType.INTEGER;
+import static io.trino.spi.type.RealType.REAL;
+import static io.trino.spi.type.SmallintType.SMALLINT;
+import static io.trino.spi.type.TimeType.createTimeType;
+import static io.trino.spi.type.TimeWithTimeZoneType.createTimeWithTimeZoneType;
+import static io.trino.spi.type.TimestampType.createTimestampType;
+import static io.trino.spi.type.TimestampWithTimeZoneType.createTimestampWithTimeZoneType;
+import static io.trino.spi.type.TinyintType.TINYINT;
+import static io.trino.spi.type.UuidType.UUID;
+import static io.trino.spi.type.VarbinaryType.VARBINARY;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static io.trino.spi.type.VarcharType.createVarcharType;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+final class TestLocalParquetFile
+{
+    @TempDir
+    Path directory;
+
+    @Test
+    void testEveryWritableTypeReadsBackAsItsNscType()
+            throws Exception
+    {
+        // each written type, and the type the storage nodes' footer parser serves it as
+        List<Type> types = List.of(BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, REAL, DOUBLE,
+                createDecimalType(9, 2), createDecimalType(18, 4), createDecimalType(38, 10),
+                VARCHAR, createVarcharType(7), createCharType(3), VARBINARY, DATE, createTimeType(6),
+                createTimestampType(3), createTimestampType(6), createTimestampType(9),
+                createTimestampWithTimeZoneType(3), createTimestampWithTimeZoneType(6), UUID);
+        List<String> servedAs = List.of("boolean", "tinyint", "smallint", "integer", "bigint", "real", "double",
+                "decimal(9,2)", "decimal(18,4)", "decimal(38,10)",
+                // Parquet has no char and no string length: the table's column type keeps them
+                "varchar", "varchar", "varchar", "varbinary", "date", "time(6)",
+                "timestamp(3)", "timestamp(6)", "timestamp(9)",
+                "timestamp(3) with time zone", "timestamp(6) with time zone", "uuid");
+        List<String> names = IntStream.range(0, types.size()).mapToObj("c%s"::formatted).collect(toImmutableList());
+        types.forEach(type -> assertThat(WriteTypes.isSupported(type)).as(type.toString()).isTrue());
+
+        Page nulls = new Page(types.stream().map(type -> type.createBlockBuilder(null, 1).appendNull().build()).toArray(Block[]::new));
+        Written written = LocalParquetFile.write(directory.resolve("types.parquet"), WriteTypes.parquetSchema(names, types), RowGroupSize.DEFAULT, List.of(nulls).iterator());
+
+        ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
+        assertThat(summary.rowCount()).isEqualTo(1);
+        assertThat(summary.columns()).extracting(ColumnSpec::type).containsExactlyElementsOf(servedAs);
+        assertThat(written.sizeBytes()).isEqualTo(Files.size(written.path()));
+    }
+
+    @Test
+    void testUnsupportedTypesAreRefusedByName()
+    {
+        for (Type type : List.of(createTimeType(3), createTimeType(9), createTimestampType(0), createTimestampType(12),
+                createTimestampWithTimeZoneType(9), createTimeWithTimeZoneType(3), new ArrayType(BIGINT))) {
+            assertThat(WriteTypes.isSupported(type)).as(type.toString()).isFalse();
+            assertThatThrownBy(() -> WriteTypes.checkSupported("col", type))
+                    .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NOT_SUPPORTED.toErrorCode()))
+                    .hasMessageStartingWith("Column 'col' has type %s, which nsc cannot store".formatted(type.getDisplayName()));
+        }
+    }
+
+    @Test
+    void testRowGroupsOfExactlyTheRowCountWhateverThePages()
+            throws Exception
+    {
+        // pages of 700 rows, row groups of 1000: every row group but the last spans two pages
+        List<Page> pages = new ArrayList<>();
+        for (int start = 0; start < 4900; start += 700) {
+            pages.add(bigintPage(start, 700));
+        }
+        Written written = LocalParquetFile.write(directory.resolve("rows.parquet"), schema(), RowGroupSize.ofRows(1000), pages.iterator());
+        assertThat(written.rowCount()).isEqualTo(4900);
+        ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
+        assertThat(IntStream.range(0, summary.stats().rowGroupCount()).mapToLong(summary.stats()::rowGroupRowCount))
+                .containsExactly(1000L, 1000L, 1000L, 1000L, 900L);
+        // zone maps follow the rows: row group 2 holds ids 2000..2999
+        assertThat(summary.stats().min(2, 0)).isLessThan(summary.stats().max(2, 0));
+    }
+
+    @Test
+    void testRowGroupsOfADataSize()
+            throws Exception
+    {
+        List<Page> pages = new ArrayList<>();
+        for (int start = 0; start < 200_000; start += 10_000) {
+            pages.add(bigintPage(start, 10_000));
+        }
+        Written written = LocalParquetFile.write(directory.resolve("bytes.parquet"), schema(), RowGroupSize.parse("256kB"), pages.iterator());
+        ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
+        assertThat(written.rowCount()).isEqualTo(200_000);
+        assertThat(summary.rowCount()).isEqualTo(200_000);
+        // 200,000 bigints are 1.6MB before encoding; at 256kB a row group there are several
+        assertThat(summary.stats().rowGroupCount()).isGreaterThan(1);
+    }
+
+    @Test
+    void testSortedRowsMakeDisjointZoneMaps()
+            throws Exception
+    {
+        // ids shuffled over pages, sorted into row groups of 100 whose ranges do not overlap
+        List<Long> ids = new ArrayList<>(IntStream.range(0, 1000).mapToObj(i -> (long) (i * 7919 % 1000)).toList());
+        List<Page> pages = new ArrayList<>();
+        for (int start = 0; start < ids.size(); start += 300) {
+            pages.add(bigintPage(ids.subList(start, Math.min(ids.size(), start + 300))));
+        }
+        Iterator<Page> sorted = new RowSorter(List.of(BIGINT), List.of(0), new TypeOperators()).sort(pages, 128);
+        Written written = LocalParquetFile.write(directory.resolve("sorted.parquet"), schema(), RowGroupSize.ofRows(100), sorted);
+        ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
+        assertThat(summary.stats().rowGroupCount()).isEqualTo(10);
+        for (int rowGroup = 1; rowGroup < 10; rowGroup++) {
+            assertThat(summary.stats().min(rowGroup, 0)).isGreaterThan(summary.stats().max(rowGroup - 1, 0));
+        }
+    }
+
+    @Test
+    void testFailedWriteLeavesNoFile()
+    {
+        // a page whose channel count does not match the schema fails inside the writer
+        Page wrong = new Page(bigintPage(0, 1).getBlock(0), bigintPage(0, 1).getBlock(0));
+        assertThatThrownBy(() -> LocalParquetFile.write(directory.resolve("bad.parquet"), schema(), RowGroupSize.ofRows(10), List.of(wrong).iterator()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LocalParquetFile.write(directory.resolve("bad2.parquet"), schema(), RowGroupSize.parse("64kB"), List.of(wrong).iterator()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(directory).isEmptyDirectory();
+    }
+
+    private static ParquetSchema schema()
+    {
+        return WriteTypes.parquetSchema(List.of("id"), List.of(BIGINT));
+    }
+
+    private static Page bigintPage(long start, int rows)
+    {
+        return bigintPage(LongStream.range(start, start + rows).boxed().toList());
+    }
+
+    private static Page bigintPage(List<Long> values)
+    {
+        BlockBuilder builder = BIGINT.createFixedSizeBlockBuilder(values.size());
+        values.forEach(value -> BIGINT.writeLong(builder, value));
+        return new Page(builder.build());
+    }
+}

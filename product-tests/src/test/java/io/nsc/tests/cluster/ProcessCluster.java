@@ -1,0 +1,170 @@
+package io.nsc.tests.cluster;
+
+import io.nsc.tests.NscCommand;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static com.google.common.base.Preconditions.checkState;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The local cluster of {@code ./nsc demo}: real service processes and a real Trino 476 server,
+ * with its own state directory and ports so it never touches a developer's running demo.
+ */
+public final class ProcessCluster
+        implements NscCluster
+{
+    private static final int PORT_BASE = 27070;
+    private static final List<String> STORAGE_NODES = List.of("storage-1", "storage-2", "storage-3");
+
+    private final NscCommand nsc;
+    private final Path var;
+    private final int trinoPort;
+    private final String demoOutput;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private ProcessCluster(NscCommand nsc, Path var, int trinoPort, String demoOutput)
+    {
+        this.nsc = requireNonNull(nsc, "nsc is null");
+        this.var = requireNonNull(var, "var is null");
+        this.trinoPort = trinoPort;
+        this.demoOutput = requireNonNull(demoOutput, "demoOutput is null");
+    }
+
+    /** Runs {@code ./nsc demo --scale 0.01} and returns once Trino answers queries. */
+    public static ProcessCluster start()
+    {
+        try {
+            Path var = Files.createTempDirectory("nsc-product-tests");
+            int trinoPort = freePort();
+            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), Map.of(
+                    "NSC_VAR", var.toString(),
+                    "NSC_PORT_BASE", String.valueOf(PORT_BASE),
+                    // the enclosing Maven build has just built everything
+                    "NSC_SKIP_BUILD", "1",
+                    // short enough that a test sees the storage nodes reclaim what a cancelled write left
+                    "NSC_ALLOCATION_TIMEOUT", "30s",
+                    "NSC_ORPHAN_CHECK_INTERVAL", "2s",
+                    "NSC_ORPHAN_MIN_AGE", "5s",
+                    // small files, so that a write uploads some before a test cancels it
+                    "NSC_WRITER_BUFFER_SIZE", "16MB"));
+            NscCommand.Result demo = nsc.run(20, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort));
+            checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
+            return new ProcessCluster(nsc, var, trinoPort, demo.output());
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public NscCommand command()
+    {
+        return nsc;
+    }
+
+    public int trinoPort()
+    {
+        return trinoPort;
+    }
+
+    public String demoOutput()
+    {
+        return demoOutput;
+    }
+
+    @Override
+    public String jdbcUrl()
+    {
+        return "jdbc:trino://localhost:%s/nsc".formatted(trinoPort);
+    }
+
+    @Override
+    public List<String> storageNodeIds()
+    {
+        return STORAGE_NODES;
+    }
+
+    @Override
+    public void kill(String component)
+    {
+        Path pidFile = var.resolve("cluster/state/" + component + ".pid");
+        try {
+            long pid = Long.parseLong(Files.readString(pidFile, UTF_8).trim());
+            ProcessHandle process = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(component + " is not running"));
+            process.destroyForcibly();
+            process.onExit().get();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (Exception e) {
+            throw new IllegalStateException("cannot kill " + component, e);
+        }
+    }
+
+    @Override
+    public void startStopped()
+    {
+        NscCommand.Result demo = nsc.run(10, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort));
+        checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
+    }
+
+    @Override
+    public Map<String, Long> metrics(String component)
+    {
+        int httpPort = component.equals("metadata") ? PORT_BASE + 1 : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length())) + 1;
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build();
+        try {
+            String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+            return body.lines()
+                    .map(line -> line.split(" "))
+                    .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
+                    .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        NscCommand.Result stop = nsc.run(5, "stop");
+        checkState(stop.exitCode() == 0, "./nsc stop failed:%n%s", stop.output());
+        try (Stream<Path> paths = Files.walk(var)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int freePort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

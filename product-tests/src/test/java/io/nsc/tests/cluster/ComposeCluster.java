@@ -31,7 +31,7 @@ public final class ComposeCluster
     private static final Duration STARTUP = Duration.ofMinutes(20);
 
     private final ComposeContainer compose;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     private ComposeCluster(ComposeContainer compose)
     {

@@ -36,7 +36,7 @@ public final class ProcessCluster
     private final Path var;
     private final int trinoPort;
     private final String demoOutput;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     private ProcessCluster(NscCommand nsc, Path var, int trinoPort, String demoOutput)
     {

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""CTAS throughput on a running nsc cluster: rows/s and MB/s written, bytes per replica.
+
+For each variant, runs `CREATE TABLE nsc.bench.<t> WITH (...) AS SELECT * FROM tpch.sf1.lineitem`
+through Trino's REST API, and records the wall time, the rows written, the Parquet bytes of the
+table's files (`./nsc info`) and the bytes the storage nodes received (their `bytes_uploaded`
+counters, all replicas). Drops the table after each run. Writes a CSV and prints a summary.
+
+    ./nsc demo --scale 1
+    python3 benchmarks/write-path/run.py --repeat 2 --out benchmarks/write-path/results/sf1-ctas.csv
+
+Standard library only.
+"""
+import argparse
+import csv
+import json
+import os
+import platform
+import re
+import subprocess
+import time
+import urllib.request
+
+VARIANTS = [
+    ("sorted", "sorted_by = ARRAY['l_shipdate'], replication = 2"),
+    ("unsorted", "replication = 2"),
+]
+SOURCE = "tpch.sf1.lineitem"
+HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def request(url, user, data=None, method="GET"):
+    req = urllib.request.Request(url, data=data, method=method, headers={"X-Trino-User": user})
+    with urllib.request.urlopen(req, timeout=3600) as response:
+        return json.loads(response.read())
+
+
+def run_query(server, user, sql):
+    result = request(server + "/v1/statement", user, sql.encode(), "POST")
+    rows = []
+    while True:
+        rows.extend(result.get("data", []))
+        if "error" in result:
+            raise RuntimeError(result["error"]["message"])
+        if "nextUri" not in result:
+            return rows
+        result = request(result["nextUri"], user)
+
+
+def storage_uploaded(ports):
+    total = 0
+    for port in ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/metrics", timeout=10) as response:
+            for line in response.read().decode().splitlines():
+                name, _, value = line.partition(" ")
+                if name == "bytes_uploaded":
+                    total += int(value)
+    return total
+
+
+def table_bytes(table):
+    info = subprocess.run([os.path.join(HOME, "nsc"), "info", table], capture_output=True, text=True, check=True).stdout
+    match = re.search(r"(\d+) files, ([\d,]+) rows, ([\d,]+) bytes, (\d+) row groups", info)
+    files, rows, size, row_groups = match.groups()
+    return int(files), int(rows.replace(",", "")), int(size.replace(",", "")), int(row_groups)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default="http://127.0.0.1:8080")
+    parser.add_argument("--user", default="benchmark")
+    parser.add_argument("--storage-http-ports", default="7081,7091,7101")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    ports = [int(port) for port in args.storage_http_ports.split(",")]
+
+    run_query(args.server, args.user, "CREATE SCHEMA IF NOT EXISTS nsc.bench")
+    records = []
+    for label, properties in VARIANTS:
+        for attempt in range(1, args.repeat + 1):
+            table = f"nsc.bench.lineitem_{label}"
+            run_query(args.server, args.user, f"DROP TABLE IF EXISTS {table}")
+            uploaded_before = storage_uploaded(ports)
+            started = time.monotonic()
+            rows = run_query(args.server, args.user, f"CREATE TABLE {table} WITH ({properties}) AS SELECT * FROM {SOURCE}")[0][0]
+            wall = time.monotonic() - started
+            uploaded = storage_uploaded(ports) - uploaded_before
+            files, table_rows, size, row_groups = table_bytes(table.removeprefix("nsc."))
+            assert table_rows == rows, (table_rows, rows)
+            records.append({"variant": label, "run": attempt, "rows": rows, "wall_seconds": round(wall, 2),
+                            "rows_per_second": round(rows / wall), "files": files, "row_groups": row_groups,
+                            "parquet_bytes": size, "bytes_received_by_storage": uploaded,
+                            "parquet_mb_per_second": round(size / wall / 1e6, 2),
+                            "bytes_per_replica_over_file_size": round(uploaded / 2 / size, 4)})
+            run_query(args.server, args.user, f"DROP TABLE {table}")
+
+    with open(args.out, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
+        writer.writeheader()
+        writer.writerows(records)
+    print(f"machine: {platform.node()} {platform.machine()} ({os.cpu_count()} cpus); source {SOURCE}")
+    for record in records:
+        print(record)
+    print(f"raw results: {args.out}")
+
+
+if __name__ == "__main__":
+    main()

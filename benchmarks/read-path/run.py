@@ -14,6 +14,7 @@ Standard library only, so it runs wherever the cluster does.
 import argparse
 import csv
 import json
+import os
 import platform
 import statistics
 import time
@@ -98,6 +99,7 @@ def main():
             records.append({"query": label, "run": attempt, "wall_seconds": round(wall, 3),
                             "result": json.dumps(rows), **counters})
 
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
         writer.writeheader()

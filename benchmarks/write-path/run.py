@@ -95,6 +95,7 @@ def main():
                             "bytes_per_replica_over_file_size": round(uploaded / 2 / size, 4)})
             run_query(args.server, args.user, f"DROP TABLE {table}")
 
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
         writer.writeheader()

@@ -326,17 +326,20 @@ final class TestNscWrites
         assertUpdate("CREATE SCHEMA nsc.failures");
         long rowsBefore = (long) computeScalar("SELECT count(*) FROM tpch.tiny.lineitem WHERE l_orderkey < 100");
         assertUpdate("CREATE TABLE nsc.failures.target AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem WHERE l_orderkey < 100", rowsBefore);
-        // every file of the source is sorted by l_orderkey, so the rows of the last order come last
-        // in theirs; with the writers in the scan's pipeline, the writer that reads them has
-        // written files of the earlier rows by then
-        assertUpdate("CREATE TABLE nsc.failures.source WITH (sorted_by = ARRAY['l_orderkey'], row_group_size = '1000') AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem", 60175);
-        long lastOrder = (long) computeScalar("SELECT max(l_orderkey) FROM nsc.failures.source");
-        String failingSelect = "SELECT l_orderkey, l_comment || CAST(1 / (l_orderkey - %s) AS varchar) AS l_comment FROM nsc.failures.source".formatted(lastOrder);
+        // One driver and one writer per statement: the source is then a single file sorted by
+        // l_orderkey, read as one split in file order, so the rows of the last order come last,
+        // after the small-buffer writer has uploaded files of the earlier rows.
         Session writersInline = Session.builder(getSession())
+                .setSystemProperty("task_concurrency", "1")
+                .setSystemProperty("task_min_writer_count", "1")
+                .setSystemProperty("task_max_writer_count", "1")
                 .setSystemProperty("redistribute_writes", "false")
                 .setSystemProperty("scale_writers", "false")
                 .setSystemProperty("task_scale_writers_enabled", "false")
                 .build();
+        assertUpdate(writersInline, "CREATE TABLE nsc.failures.source WITH (sorted_by = ARRAY['l_orderkey'], row_group_size = '1000') AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem", 60175);
+        long lastOrder = (long) computeScalar("SELECT max(l_orderkey) FROM nsc.failures.source");
+        String failingSelect = "SELECT l_orderkey, l_comment || CAST(1 / (l_orderkey - %s) AS varchar) AS l_comment FROM nsc.failures.source".formatted(lastOrder);
 
         long uploadedBefore = bytesUploaded();
         assertThat(query(writersInline, "CREATE TABLE nsc_small_buffer.failures.failed AS " + failingSelect))

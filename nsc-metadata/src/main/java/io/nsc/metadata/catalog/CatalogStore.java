@@ -379,6 +379,7 @@ public final class CatalogStore
                 throw notFound("Schema %s does not exist", name.schemaName());
             }
             Optional<TableEntry> existing = findTable(connection, name);
+            checkExpectedTableId(name, existing, request);
             if (existing.isPresent() && request.mustCreate()) {
                 // a CREATE TABLE AS that lost a race with another CREATE must not append to its table
                 throw alreadyExists("Table %s already exists", name);
@@ -401,6 +402,19 @@ public final class CatalogStore
             updateTable(connection, tableId, version, request.files());
             return new CommitResult(tableId, version, existing.isEmpty());
         });
+    }
+
+    private static void checkExpectedTableId(SchemaTableName name, Optional<TableEntry> existing, CommitRequest request)
+    {
+        if (request.expectedTableId().isEmpty()) {
+            return;
+        }
+        if (existing.isEmpty()) {
+            throw aborted("Table %s was dropped while the write ran; nothing was committed", name);
+        }
+        if (existing.get().tableId() != request.expectedTableId().getAsLong()) {
+            throw aborted("Table %s was dropped and created again while the write ran; nothing was committed", name);
+        }
     }
 
     /**

@@ -25,7 +25,8 @@ public record CommitRequest(
         List<FileEntry> files,
         OptionalLong expectedVersion,
         Map<String, String> tableProperties,
-        boolean mustCreate)
+        boolean mustCreate,
+        OptionalLong expectedTableId)
 {
     public CommitRequest
     {
@@ -34,12 +35,25 @@ public record CommitRequest(
         files = List.copyOf(requireNonNull(files, "files is null"));
         requireNonNull(expectedVersion, "expectedVersion is null");
         tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
+        requireNonNull(expectedTableId, "expectedTableId is null");
+    }
+
+    public CommitRequest(
+            SchemaTableName table,
+            List<TableColumn> columns,
+            boolean createTable,
+            List<FileEntry> files,
+            OptionalLong expectedVersion,
+            Map<String, String> tableProperties,
+            boolean mustCreate)
+    {
+        this(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, OptionalLong.empty());
     }
 
     /** An append to an existing table, or the first commit of a new one (with no properties). */
     public CommitRequest(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)
     {
-        this(table, columns, createTable, files, expectedVersion, Map.of(), false);
+        this(table, columns, createTable, files, expectedVersion, Map.of(), false, OptionalLong.empty());
     }
 
     public boolean createsTableIfAbsent()

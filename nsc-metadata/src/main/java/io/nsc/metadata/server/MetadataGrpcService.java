@@ -236,7 +236,9 @@ public final class MetadataGrpcService
                     // proto3 has no "unset": 0 means no expectation, and no existing table is ever at version 0
                     request.getExpectedVersion() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedVersion()),
                     request.getTablePropertiesMap(),
-                    request.getMustCreate()));
+                    request.getMustCreate(),
+                    // table ids start at 1, so 0 means no expectation
+                    request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId())));
             stats.committed(request.getFilesCount(), result.tableCreated());
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());

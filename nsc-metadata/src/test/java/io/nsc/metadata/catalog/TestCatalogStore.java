@@ -527,6 +527,28 @@ final class TestCatalogStore
     }
 
     @Test
+    void testInsertCommitsOnlyIntoTheTableItBeganOn()
+            throws Exception
+    {
+        catalog.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        long tableId = catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty())).tableId();
+
+        // an INSERT began on that table; meanwhile it is dropped and created again with the same columns
+        catalog.dropTable(LINEITEM, false);
+        catalog.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false);
+        FileEntry inserted = file(5, "node-a");
+        allocate(inserted);
+        CommitRequest insert = new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(inserted), OptionalLong.empty(), Map.of(), false, OptionalLong.of(tableId));
+        assertStatus(() -> catalog.commit(insert), ABORTED, "Table tpch.lineitem was dropped and created again while the write ran; nothing was committed");
+        assertThat(catalog.getTable(LINEITEM).orElseThrow().rowCount()).isZero();
+
+        catalog.dropTable(LINEITEM, false);
+        assertStatus(() -> catalog.commit(insert), ABORTED, "Table tpch.lineitem was dropped while the write ran; nothing was committed");
+    }
+
+    @Test
     void testDropSchema()
     {
         assertStatus(() -> catalog.dropSchema("tpch", false), NOT_FOUND, "Schema tpch does not exist");

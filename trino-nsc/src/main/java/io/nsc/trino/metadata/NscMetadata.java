@@ -268,6 +268,8 @@ public class NscMetadata
                     .setTableName(handle.schemaTableName().getTableName())
                     .addAllColumns(toProtoColumns(handle.columns()))
                     .setCreateTable(false)
+                    // the table this INSERT began on, not another one created under its name since
+                    .setExpectedTableId(handle.tableId())
                     .addAllFiles(toDataFiles(fragments))
                     .build());
         }

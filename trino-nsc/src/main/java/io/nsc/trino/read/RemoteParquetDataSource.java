@@ -1,6 +1,7 @@
 package io.nsc.trino.read;
 
 import com.google.common.collect.ImmutableList;
+import io.grpc.Context;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.proto.ByteRange;
 import io.nsc.protocol.proto.ReadRangesRequest;
@@ -93,22 +94,32 @@ public class RemoteParquetDataSource
                 .setFileId(fileId)
                 .addRanges(ByteRange.newBuilder().setOffset(position).setLength(bufferLength))
                 .build();
-        Iterator<ReadRangesResponse> responses = storageClients.blockingStub(address)
-                .withDeadlineAfter(timeoutMillis, MILLISECONDS)
-                .readRanges(request);
-        int received = 0;
-        while (responses.hasNext()) {
-            ReadRangesResponse response = responses.next();
-            long expectedOffset = position + received;
-            if (response.getRangeIndex() != 0 || response.getOffset() != expectedOffset || received + response.getData().size() > bufferLength) {
-                throw new IllegalStateException("storage node sent bytes out of order (range %s, offset %s, expected offset %s)".formatted(
-                        response.getRangeIndex(), response.getOffset(), expectedOffset));
+        // A stream abandoned half-way (bad bytes from the node) must not stay open until its
+        // deadline: the call lives in a context that is cancelled whenever this method returns.
+        Context.CancellableContext call = Context.current().withCancellation();
+        Context previous = call.attach();
+        try {
+            Iterator<ReadRangesResponse> responses = storageClients.blockingStub(address)
+                    .withDeadlineAfter(timeoutMillis, MILLISECONDS)
+                    .readRanges(request);
+            int received = 0;
+            while (responses.hasNext()) {
+                ReadRangesResponse response = responses.next();
+                long expectedOffset = position + received;
+                if (response.getRangeIndex() != 0 || response.getOffset() != expectedOffset || received + response.getData().size() > bufferLength) {
+                    throw new IllegalStateException("storage node sent bytes out of order (range %s, offset %s, expected offset %s)".formatted(
+                            response.getRangeIndex(), response.getOffset(), expectedOffset));
+                }
+                response.getData().copyTo(buffer, bufferOffset + received);
+                received += response.getData().size();
             }
-            response.getData().copyTo(buffer, bufferOffset + received);
-            received += response.getData().size();
+            if (received != bufferLength) {
+                throw new IllegalStateException("storage node sent %s of %s bytes".formatted(received, bufferLength));
+            }
         }
-        if (received != bufferLength) {
-            throw new IllegalStateException("storage node sent %s of %s bytes".formatted(received, bufferLength));
+        finally {
+            call.detach(previous);
+            call.cancel(null);
         }
     }
 }

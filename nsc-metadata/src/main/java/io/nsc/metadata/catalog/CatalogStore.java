@@ -3,7 +3,6 @@ package io.nsc.metadata.catalog;
 import com.google.common.base.Joiner;
 import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.protobuf.ByteString;
 import io.airlift.units.Duration;
@@ -24,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.metadata.MetadataErrors.aborted;
 import static io.nsc.metadata.MetadataErrors.alreadyExists;
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
@@ -257,28 +257,22 @@ public final class CatalogStore
                 return Optional.empty();
             }
             Map<String, List<String>> replicas = replicasOfTable(connection, tableId);
-            List<FileEntry> files = new ArrayList<>();
-            try (PreparedStatement statement = connection.prepareStatement(
+            List<FileEntry> files = rowsOfTable(
+                    connection,
                     """
                     SELECT file_id, size_bytes, row_count, crc32c, compact_stats
                     FROM files
                     WHERE table_id = ?
                     ORDER BY committed_version, commit_ordinal
-                    """)) {
-                statement.setLong(1, tableId);
-                try (ResultSet resultSet = statement.executeQuery()) {
-                    while (resultSet.next()) {
-                        String fileId = resultSet.getString(1);
-                        files.add(new FileEntry(
-                                fileId,
-                                resultSet.getLong(2),
-                                resultSet.getLong(3),
-                                resultSet.getInt(4),
-                                ByteString.copyFrom(resultSet.getBytes(5)),
-                                replicas.getOrDefault(fileId, List.of())));
-                    }
-                }
-            }
+                    """,
+                    tableId,
+                    row -> new FileEntry(
+                            row.getString(1),
+                            row.getLong(2),
+                            row.getLong(3),
+                            row.getInt(4),
+                            ByteString.copyFrom(row.getBytes(5)),
+                            replicas.getOrDefault(row.getString(1), List.of())));
             return Optional.of(new TableFiles(tableId, version.get(), files));
         });
     }
@@ -829,40 +823,49 @@ public final class CatalogStore
     private static Map<String, String> properties(Connection connection, long tableId)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT property_name, property_value FROM table_properties WHERE table_id = ? ORDER BY property_name")) {
-            statement.setLong(1, tableId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
-                while (resultSet.next()) {
-                    properties.put(resultSet.getString(1), resultSet.getString(2));
-                }
-                return properties.buildOrThrow();
-            }
-        }
+        return rowsOfTable(
+                connection,
+                "SELECT property_name, property_value FROM table_properties WHERE table_id = ? ORDER BY property_name",
+                tableId,
+                row -> Map.entry(row.getString(1), row.getString(2)))
+                .stream()
+                .collect(toImmutableMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     private static List<TableColumn> columns(Connection connection, long tableId)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT column_name, column_type FROM columns WHERE table_id = ? ORDER BY ordinal")) {
-            statement.setLong(1, tableId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                ImmutableList.Builder<TableColumn> columns = ImmutableList.builder();
-                while (resultSet.next()) {
-                    columns.add(new TableColumn(resultSet.getString(1), resultSet.getString(2)));
-                }
-                return columns.build();
-            }
-        }
+        return rowsOfTable(
+                connection,
+                "SELECT column_name, column_type FROM columns WHERE table_id = ? ORDER BY ordinal",
+                tableId,
+                row -> new TableColumn(row.getString(1), row.getString(2)));
     }
 
     private static Optional<Long> tableVersion(Connection connection, long tableId)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT version FROM tables WHERE table_id = ?")) {
+        return rowsOfTable(connection, "SELECT version FROM tables WHERE table_id = ?", tableId, row -> row.getLong(1)).stream().findFirst();
+    }
+
+    private interface RowReader<T>
+    {
+        T read(ResultSet row)
+                throws SQLException;
+    }
+
+    /** Every row of a query whose only parameter is a table id, read in order. */
+    private static <T> List<T> rowsOfTable(Connection connection, String sql, long tableId, RowReader<T> reader)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setLong(1, tableId);
             try (ResultSet resultSet = statement.executeQuery()) {
-                return resultSet.next() ? Optional.of(resultSet.getLong(1)) : Optional.empty();
+                ImmutableList.Builder<T> rows = ImmutableList.builder();
+                while (resultSet.next()) {
+                    rows.add(reader.read(resultSet));
+                }
+                return rows.build();
             }
         }
     }
@@ -871,20 +874,17 @@ public final class CatalogStore
             throws SQLException
     {
         Map<String, List<String>> replicas = new LinkedHashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement(
+        rowsOfTable(
+                connection,
                 """
                 SELECT r.file_id, r.node_id
                 FROM file_replicas r JOIN files f ON r.file_id = f.file_id
                 WHERE f.table_id = ?
                 ORDER BY r.file_id, r.ordinal
-                """)) {
-            statement.setLong(1, tableId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                while (resultSet.next()) {
-                    replicas.computeIfAbsent(resultSet.getString(1), _ -> new ArrayList<>()).add(resultSet.getString(2));
-                }
-            }
-        }
+                """,
+                tableId,
+                row -> Map.entry(row.getString(1), row.getString(2)))
+                .forEach(replica -> replicas.computeIfAbsent(replica.getKey(), _ -> new ArrayList<>()).add(replica.getValue()));
         return replicas;
     }
 

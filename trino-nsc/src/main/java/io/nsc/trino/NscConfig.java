@@ -27,6 +27,10 @@ public class NscConfig
     private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
     private String writerTempDir;
     private Duration uploadTimeout = new Duration(10, MINUTES);
+    private PushdownMode pushdown = PushdownMode.AUTO;
+    private ScanCompression scanCompression = ScanCompression.LZ4;
+    private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
+    private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
 
     @NotNull
     @Pattern(regexp = "[^:\\s]+:\\d+", message = "must be host:port")
@@ -172,6 +176,64 @@ public class NscConfig
     public NscConfig setUploadTimeout(Duration uploadTimeout)
     {
         this.uploadTimeout = uploadTimeout;
+        return this;
+    }
+
+    @NotNull
+    public PushdownMode getPushdown()
+    {
+        return pushdown;
+    }
+
+    @Config("nsc.pushdown")
+    @ConfigDescription("AUTO: per split, raw byte ranges or a storage-side scan; FILTER: storage nodes filter, project and limit every split; RAW: workers decode raw byte ranges; NONE: no pruning and no pushdown")
+    public NscConfig setPushdown(PushdownMode pushdown)
+    {
+        this.pushdown = pushdown;
+        return this;
+    }
+
+    @NotNull
+    public ScanCompression getScanCompression()
+    {
+        return scanCompression;
+    }
+
+    @Config("nsc.scan-compression")
+    @ConfigDescription("Compression of the pages storage nodes send for storage-side scans: NONE, LZ4 or ZSTD")
+    public NscConfig setScanCompression(ScanCompression scanCompression)
+    {
+        this.scanCompression = scanCompression;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("16kB")
+    @MaxDataSize("32MB")
+    public DataSize getScanBatchSize()
+    {
+        return scanBatchSize;
+    }
+
+    @Config("nsc.scan-batch-size")
+    @ConfigDescription("Pages a storage node serializes before it compresses and sends them as one message (storage nodes cap it with storage.max-scan-batch)")
+    public NscConfig setScanBatchSize(DataSize scanBatchSize)
+    {
+        this.scanBatchSize = scanBatchSize;
+        return this;
+    }
+
+    @NotNull
+    public Duration getDynamicFilteringWaitTimeout()
+    {
+        return dynamicFilteringWaitTimeout;
+    }
+
+    @Config("nsc.dynamic-filtering-wait-timeout")
+    @ConfigDescription("How long split planning waits for a join's dynamic filter, to prune row groups with it")
+    public NscConfig setDynamicFilteringWaitTimeout(Duration dynamicFilteringWaitTimeout)
+    {
+        this.dynamicFilteringWaitTimeout = dynamicFilteringWaitTimeout;
         return this;
     }
 }

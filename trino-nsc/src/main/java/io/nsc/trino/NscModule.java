@@ -5,6 +5,7 @@ import com.google.inject.Module;
 import com.google.inject.Scopes;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.client.StorageClients;
+import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.TableFilesCache;
 import io.nsc.trino.read.FooterCache;
@@ -41,6 +42,7 @@ public class NscModule
         binder.bind(NscSessionProperties.class).in(Scopes.SINGLETON);
         binder.bind(NscMetadataClient.class).in(Scopes.SINGLETON);
         binder.bind(StorageClients.class).in(Scopes.SINGLETON);
+        binder.bind(StorageNodeLoad.class).in(Scopes.SINGLETON);
         binder.bind(TableFilesCache.class).in(Scopes.SINGLETON);
         binder.bind(NscMetadata.class).in(Scopes.SINGLETON);
         binder.bind(NscSplitManager.class).in(Scopes.SINGLETON);

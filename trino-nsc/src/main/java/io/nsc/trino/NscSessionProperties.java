@@ -2,16 +2,21 @@ package io.nsc.trino;
 
 import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
+import io.airlift.units.Duration;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.session.PropertyMetadata;
 
 import java.util.List;
 
+import static io.trino.plugin.base.session.PropertyMetadataUtil.durationProperty;
 import static io.trino.spi.session.PropertyMetadata.booleanProperty;
+import static io.trino.spi.session.PropertyMetadata.enumProperty;
 
 public final class NscSessionProperties
 {
     public static final String STATS_PRUNING_ENABLED = "stats_pruning_enabled";
+    public static final String PUSHDOWN = "pushdown";
+    public static final String DYNAMIC_FILTERING_WAIT_TIMEOUT = "dynamic_filtering_wait_timeout";
 
     private final List<PropertyMetadata<?>> sessionProperties;
 
@@ -23,6 +28,17 @@ public final class NscSessionProperties
                         STATS_PRUNING_ENABLED,
                         "Skip row groups whose compact stats prove that no row can match the query's predicate",
                         config.isStatsPruningEnabled(),
+                        false),
+                enumProperty(
+                        PUSHDOWN,
+                        "AUTO: per split, raw byte ranges or a storage-side scan; FILTER: storage nodes filter, project and limit; RAW: workers decode raw byte ranges; NONE: no pruning, no pushdown",
+                        PushdownMode.class,
+                        config.getPushdown(),
+                        false),
+                durationProperty(
+                        DYNAMIC_FILTERING_WAIT_TIMEOUT,
+                        "How long split planning waits for a join's dynamic filter, to prune row groups with it",
+                        config.getDynamicFilteringWaitTimeout(),
                         false));
     }
 
@@ -34,5 +50,15 @@ public final class NscSessionProperties
     public static boolean isStatsPruningEnabled(ConnectorSession session)
     {
         return session.getProperty(STATS_PRUNING_ENABLED, Boolean.class);
+    }
+
+    public static PushdownMode getPushdown(ConnectorSession session)
+    {
+        return session.getProperty(PUSHDOWN, PushdownMode.class);
+    }
+
+    public static Duration getDynamicFilteringWaitTimeout(ConnectorSession session)
+    {
+        return session.getProperty(DYNAMIC_FILTERING_WAIT_TIMEOUT, Duration.class);
     }
 }

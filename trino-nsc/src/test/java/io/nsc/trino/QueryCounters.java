@@ -3,6 +3,7 @@ package io.nsc.trino;
 import io.trino.Session;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.StageInfo;
+import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
@@ -17,12 +18,13 @@ import static java.util.Objects.requireNonNull;
  * metrics from the coordinator (row groups pruned, splits) and physical input bytes (bytes
  * received from storage nodes).
  */
-public record QueryCounters(MaterializedResult result, long physicalInputBytes, Metrics splitMetrics)
+public record QueryCounters(MaterializedResult result, long physicalInputBytes, Metrics splitMetrics, Metrics connectorMetrics)
 {
     public QueryCounters
     {
         requireNonNull(result, "result is null");
         requireNonNull(splitMetrics, "splitMetrics is null");
+        requireNonNull(connectorMetrics, "connectorMetrics is null");
     }
 
     public static QueryCounters run(DistributedQueryRunner queryRunner, Session session, String sql)
@@ -35,7 +37,20 @@ public record QueryCounters(MaterializedResult result, long physicalInputBytes, 
                 splitMetrics = splitMetrics.mergeWith(metrics);
             }
         }
-        return new QueryCounters(execution.result(), info.getQueryStats().getPhysicalInputDataSize().toBytes(), splitMetrics);
+        Metrics connectorMetrics = Metrics.EMPTY;
+        for (StageInfo stage : StageInfo.getAllStages(info.getOutputStage())) {
+            for (OperatorStats operator : stage.getStageStats().getOperatorSummaries()) {
+                connectorMetrics = connectorMetrics.mergeWith(operator.getConnectorMetrics());
+            }
+        }
+        return new QueryCounters(execution.result(), info.getQueryStats().getPhysicalInputDataSize().toBytes(), splitMetrics, connectorMetrics);
+    }
+
+    /** A page-source metric summed over all splits; 0 when no page source reported it. */
+    public long connectorMetric(String name)
+    {
+        Metric<?> metric = connectorMetrics.getMetrics().get(name);
+        return metric == null ? 0 : ((LongCount) metric).getTotal();
     }
 
     public long splitMetric(String name)

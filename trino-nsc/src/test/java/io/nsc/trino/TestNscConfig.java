@@ -29,7 +29,11 @@ final class TestNscConfig
                 .setStatsPruningEnabled(true)
                 .setWriterBufferSize(DataSize.of(256, MEGABYTE))
                 .setWriterTempDir(null)
-                .setUploadTimeout(new Duration(10, MINUTES)));
+                .setUploadTimeout(new Duration(10, MINUTES))
+                .setPushdown(PushdownMode.AUTO)
+                .setScanCompression(ScanCompression.LZ4)
+                .setScanBatchSize(DataSize.of(1, MEGABYTE))
+                .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS)));
     }
 
     @Test
@@ -46,6 +50,10 @@ final class TestNscConfig
                 .put("nsc.writer-buffer-size", "16MB")
                 .put("nsc.writer-temp-dir", "/var/tmp/nsc")
                 .put("nsc.upload-timeout", "3m")
+                .put("nsc.pushdown", "FILTER")
+                .put("nsc.scan-compression", "ZSTD")
+                .put("nsc.scan-batch-size", "2MB")
+                .put("nsc.dynamic-filtering-wait-timeout", "5s")
                 .buildOrThrow();
 
         assertFullMapping(properties, new NscConfig()
@@ -58,6 +66,10 @@ final class TestNscConfig
                 .setStatsPruningEnabled(false)
                 .setWriterBufferSize(DataSize.of(16, MEGABYTE))
                 .setWriterTempDir("/var/tmp/nsc")
-                .setUploadTimeout(new Duration(3, MINUTES)));
+                .setUploadTimeout(new Duration(3, MINUTES))
+                .setPushdown(PushdownMode.FILTER)
+                .setScanCompression(ScanCompression.ZSTD)
+                .setScanBatchSize(DataSize.of(2, MEGABYTE))
+                .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS)));
     }
 }

@@ -8,6 +8,7 @@ import com.google.common.io.Resources;
 import io.nsc.tools.load.LoadException;
 import io.nsc.tools.load.LoadOptions;
 import io.nsc.tools.load.ParquetLoader;
+import io.nsc.trino.read.ReadMetrics;
 import io.trino.Session;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedResult;
@@ -314,6 +315,9 @@ final class TestNscTypes
     {
         assertThat(query("SELECT %s FROM nsc.%s.pyarrow_%s".formatted(selectList(pyarrow.columns(), false), SCHEMA, variant)))
                 .matches("SELECT %s FROM %s".formatted(selectList(pyarrow.columns(), true), pyarrow.relation()));
+        // decoded by the storage node and sent as Trino pages
+        assertThat(query(pushdown(PushdownMode.FILTER), "SELECT %s FROM nsc.%s.pyarrow_%s".formatted(selectList(pyarrow.columns(), false), SCHEMA, variant)))
+                .matches("SELECT %s FROM %s".formatted(selectList(pyarrow.columns(), true), pyarrow.relation()));
     }
 
     @Test
@@ -443,6 +447,25 @@ final class TestNscTypes
         assertThat(unpruned.result().getMaterializedRows()).as("without pruning: " + sql)
                 .containsExactlyInAnyOrderElementsOf(expected.getMaterializedRows());
         assertThat(unpruned.splitMetric(ROW_GROUPS_PRUNED_BY_STATS)).isZero();
+
+        // every pushdown mode returns the same rows: storage nodes and workers evaluate the
+        // predicate exactly as Trino does (NONE leaves it to Trino, RAW to Trino after pruning)
+        for (PushdownMode mode : PushdownMode.values()) {
+            QueryCounters pushed = QueryCounters.run(getDistributedQueryRunner(), pushdown(mode), sql);
+            assertThat(pushed.result().getMaterializedRows()).as("pushdown %s: %s", mode, sql)
+                    .containsExactlyInAnyOrderElementsOf(expected.getMaterializedRows());
+            if (mode == PushdownMode.FILTER) {
+                assertThat(pushed.connectorMetric(ReadMetrics.SPLITS_FILTER)).as("storage scans for " + column).isPositive();
+                assertThat(pushed.connectorMetric(ReadMetrics.SPLITS_RAW)).isZero();
+            }
+        }
+    }
+
+    private Session pushdown(PushdownMode mode)
+    {
+        return Session.builder(getSession())
+                .setCatalogSessionProperty("nsc", NscSessionProperties.PUSHDOWN, mode.name())
+                .build();
     }
 
 

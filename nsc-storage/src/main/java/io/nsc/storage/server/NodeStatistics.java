@@ -5,6 +5,7 @@ import com.google.inject.Inject;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.read.RangeReader;
+import io.nsc.storage.scan.NearStorageScanner;
 import io.nsc.storage.store.ParquetFileStore;
 
 import java.util.Map;
@@ -21,11 +22,13 @@ public final class NodeStatistics
     private final String nodeId;
     private final ParquetFileStore store;
     private final RangeReader reader;
+    private final NearStorageScanner scanner;
     private final ClusterIdentity identity;
 
     @Inject
-    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, ClusterIdentity identity)
+    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity)
     {
+        this.scanner = requireNonNull(scanner, "scanner is null");
         this.nodeId = requireNonNull(config.getNodeId(), "nodeId is null");
         this.store = requireNonNull(store, "store is null");
         this.reader = requireNonNull(reader, "reader is null");
@@ -47,6 +50,14 @@ public final class NodeStatistics
                 .setBytesDeleted(store.getBytesDeleted().getTotalCount())
                 .setClusterId(identity.getClusterId())
                 .setClusterIdMismatch(identity.isMismatch())
+                .setScansActive(scanner.getActiveScans())
+                .setScansCompleted(scanner.getScansCompleted().getTotalCount())
+                .setScanRowsScanned(scanner.getRowsScanned().getTotalCount())
+                .setScanRowsReturned(scanner.getRowsReturned().getTotalCount())
+                .setScanBytesReadFromDisk(scanner.getBytesReadFromDisk().getTotalCount())
+                .setScanBytesSent(scanner.getBytesSent().getTotalCount())
+                .setScanCpuNanos(scanner.getCpuNanos().getTotalCount())
+                .setAvailableProcessors(Runtime.getRuntime().availableProcessors())
                 .build();
     }
 
@@ -63,6 +74,13 @@ public final class NodeStatistics
                 .put("bytes_uploaded", stats.getBytesUploaded())
                 .put("files_deleted", stats.getFilesDeleted())
                 .put("bytes_deleted", stats.getBytesDeleted())
+                .put("scans_active", stats.getScansActive())
+                .put("scans_completed", stats.getScansCompleted())
+                .put("scan_rows_scanned", stats.getScanRowsScanned())
+                .put("scan_rows_returned", stats.getScanRowsReturned())
+                .put("scan_bytes_read_from_disk", stats.getScanBytesReadFromDisk())
+                .put("scan_bytes_sent", stats.getScanBytesSent())
+                .put("scan_cpu_nanos", stats.getScanCpuNanos())
                 // 1 while the node refuses to reclaim files: worth an alert
                 .put("cluster_id_mismatch", stats.getClusterIdMismatch() ? 1L : 0L)
                 .buildOrThrow();

@@ -38,6 +38,8 @@ public class StorageConfig
     private DataSize maxResponseChunk = DataSize.of(1, MEGABYTE);
     private Duration orphanCheckInterval = new Duration(1, MINUTES);
     private Duration orphanMinAge = new Duration(1, HOURS);
+    private int scanFooterCacheSize = 1000;
+    private DataSize maxScanBatch = DataSize.of(4, DataSize.Unit.MEGABYTE);
 
     @NotNull
     @Pattern(regexp = "[a-z0-9-]{1,64}", message = "must be 1 to 64 characters of [a-z0-9-]")
@@ -229,6 +231,37 @@ public class StorageConfig
     public StorageConfig setOrphanMinAge(Duration orphanMinAge)
     {
         this.orphanMinAge = orphanMinAge;
+        return this;
+    }
+
+    @Min(0)
+    public int getScanFooterCacheSize()
+    {
+        return scanFooterCacheSize;
+    }
+
+    @Config("storage.scan-footer-cache-size")
+    @ConfigDescription("Parsed Parquet footers the node keeps for near-storage scans (files are immutable, so entries never go stale)")
+    public StorageConfig setScanFooterCacheSize(int scanFooterCacheSize)
+    {
+        this.scanFooterCacheSize = scanFooterCacheSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    // a batch is one gRPC message, limited to 64MB; a client may ask for less, never more
+    @MaxDataSize("32MB")
+    public DataSize getMaxScanBatch()
+    {
+        return maxScanBatch;
+    }
+
+    @Config("storage.max-scan-batch")
+    @ConfigDescription("Largest batch of serialized pages (before compression) one scan response carries; bounds what a scan buffers")
+    public StorageConfig setMaxScanBatch(DataSize maxScanBatch)
+    {
+        this.maxScanBatch = maxScanBatch;
         return this;
     }
 }

@@ -12,11 +12,14 @@ import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.protocol.proto.ReadRangesRequest;
 import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
 import io.nsc.storage.read.RangeReader;
+import io.nsc.storage.scan.NearStorageScanner;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.FileUpload;
 import io.nsc.storage.store.ParquetFileStore;
@@ -34,13 +37,15 @@ public final class StorageGrpcService
 
     private final ParquetFileStore store;
     private final RangeReader reader;
+    private final NearStorageScanner scanner;
     private final NodeStatistics statistics;
 
     @Inject
-    public StorageGrpcService(ParquetFileStore store, RangeReader reader, NodeStatistics statistics)
+    public StorageGrpcService(ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, NodeStatistics statistics)
     {
         this.store = requireNonNull(store, "store is null");
         this.reader = requireNonNull(reader, "reader is null");
+        this.scanner = requireNonNull(scanner, "scanner is null");
         this.statistics = requireNonNull(statistics, "statistics is null");
     }
 
@@ -56,6 +61,18 @@ public final class StorageGrpcService
         try {
             StoredFile file = store.require(FileId.fromClient(request.getFileId()));
             reader.read(file, request.getRangesList(), (ServerCallStreamObserver<ReadRangesResponse>) responseObserver);
+        }
+        catch (RuntimeException e) {
+            responseObserver.onError(toStatusException(e));
+        }
+    }
+
+    @Override
+    public void scan(ScanRequest request, StreamObserver<ScanResponse> responseObserver)
+    {
+        try {
+            StoredFile file = store.require(FileId.fromClient(request.getFileId()));
+            scanner.scan(file, request, (ServerCallStreamObserver<ScanResponse>) responseObserver);
         }
         catch (RuntimeException e) {
             responseObserver.onError(toStatusException(e));

@@ -9,6 +9,7 @@ import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.reclaim.OrphanReclaimer;
+import io.nsc.storage.scan.NearStorageScanner;
 import io.nsc.storage.store.ParquetFileStore;
 import org.weakref.jmx.ObjectNames;
 import org.weakref.jmx.guice.ExportBinder;
@@ -43,6 +44,7 @@ public class StorageModule
         ExportBinder exporter = newExporter(binder);
         exporter.export(ParquetFileStore.class).as(ObjectNames.builder(ParquetFileStore.class).withProperty("node", node).build());
         exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
+        exporter.export(NearStorageScanner.class).as(ObjectNames.builder(NearStorageScanner.class).withProperty("node", node).build());
         exporter.export(ClusterIdentity.class).as(ObjectNames.builder(ClusterIdentity.class).withProperty("node", node).build());
     }
 
@@ -67,6 +69,13 @@ public class StorageModule
     public static RangeReader createRangeReader(StorageConfig config)
     {
         return new RangeReader(config.getReadCoalesceGap(), config.getMaxResponseChunk());
+    }
+
+    @Provides
+    @Singleton
+    public static NearStorageScanner createScanner(StorageConfig config)
+    {
+        return new NearStorageScanner(config.getMaxScanBatch(), config.getScanFooterCacheSize());
     }
 
     @Provides

@@ -38,7 +38,9 @@ final class TestStorageConfig
                 .setReadCoalesceGap(DataSize.of(1, MEGABYTE))
                 .setMaxResponseChunk(DataSize.of(1, MEGABYTE))
                 .setOrphanCheckInterval(new Duration(1, MINUTES))
-                .setOrphanMinAge(new Duration(1, HOURS)));
+                .setOrphanMinAge(new Duration(1, HOURS))
+                .setScanFooterCacheSize(1000)
+                .setMaxScanBatch(DataSize.of(4, MEGABYTE)));
     }
 
     @Test
@@ -56,6 +58,8 @@ final class TestStorageConfig
                 .put("storage.max-response-chunk", "4MB")
                 .put("storage.orphan-check-interval", "30s")
                 .put("storage.orphan-min-age", "2h")
+                .put("storage.scan-footer-cache-size", "10")
+                .put("storage.max-scan-batch", "8MB")
                 .buildOrThrow();
 
         StorageConfig expected = new StorageConfig()
@@ -69,7 +73,9 @@ final class TestStorageConfig
                 .setReadCoalesceGap(DataSize.of(256, KILOBYTE))
                 .setMaxResponseChunk(DataSize.of(4, MEGABYTE))
                 .setOrphanCheckInterval(new Duration(30, SECONDS))
-                .setOrphanMinAge(new Duration(2, HOURS));
+                .setOrphanMinAge(new Duration(2, HOURS))
+                .setScanFooterCacheSize(10)
+                .setMaxScanBatch(DataSize.of(8, MEGABYTE));
 
         assertFullMapping(properties, expected);
         assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));

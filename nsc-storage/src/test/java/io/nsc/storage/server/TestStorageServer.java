@@ -8,6 +8,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nsc.parquet.wire.PageCodec;
+import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
@@ -18,13 +20,23 @@ import io.nsc.protocol.proto.GetFileInfoRequest;
 import io.nsc.protocol.proto.GetFileInfoResponse;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.nsc.protocol.proto.PageCompression;
 import io.nsc.protocol.proto.ReadRangesRequest;
 import io.nsc.protocol.proto.ReadRangesResponse;
-import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.proto.ScanColumn;
+import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.protocol.proto.ScanSummary;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
+import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
+import io.trino.spi.Page;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.Range;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.predicate.ValueSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,6 +69,8 @@ import static io.nsc.storage.server.StorageTesting.fixture;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
+import static io.trino.spi.type.IntegerType.INTEGER;
+import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -178,17 +192,25 @@ final class TestStorageServer
         assertThat(stats.getClusterIdMismatch()).isFalse();
 
         // the same counters over HTTP and JMX
-        assertThat(httpMetrics()).isEqualTo(Map.of(
-                "file_count", 1L,
-                "compact_stats_bytes", stats.getCompactStatsBytes(),
-                "column_chunk_count", stats.getColumnChunkCount(),
-                "bytes_read_from_disk", stats.getBytesReadFromDisk(),
-                "bytes_sent", requested,
-                "read_requests", 1L,
-                "bytes_uploaded", (long) size,
-                "files_deleted", 0L,
-                "bytes_deleted", 0L,
-                "cluster_id_mismatch", 0L));
+        assertThat(httpMetrics()).isEqualTo(ImmutableMap.<String, Long>builder()
+                .put("file_count", 1L)
+                .put("compact_stats_bytes", stats.getCompactStatsBytes())
+                .put("column_chunk_count", stats.getColumnChunkCount())
+                .put("bytes_read_from_disk", stats.getBytesReadFromDisk())
+                .put("bytes_sent", requested)
+                .put("read_requests", 1L)
+                .put("bytes_uploaded", (long) size)
+                .put("files_deleted", 0L)
+                .put("bytes_deleted", 0L)
+                .put("cluster_id_mismatch", 0L)
+                .put("scans_active", 0L)
+                .put("scans_completed", 0L)
+                .put("scan_rows_scanned", 0L)
+                .put("scan_rows_returned", 0L)
+                .put("scan_bytes_read_from_disk", 0L)
+                .put("scan_bytes_sent", 0L)
+                .put("scan_cpu_nanos", 0L)
+                .buildOrThrow());
         ObjectName reader = new ObjectName("io.nsc.storage.read:name=RangeReader,node=" + NODE_ID);
         ObjectName store = new ObjectName("io.nsc.storage.store:name=ParquetFileStore,node=" + NODE_ID);
         assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(reader, "BytesSent.TotalCount")).isEqualTo(requested);
@@ -390,11 +412,80 @@ final class TestStorageServer
     }
 
     @Test
+    void testScanFiltersProjectsAndLimits()
+            throws Exception
+    {
+        byte[] data = fixture("all_types.parquet");
+        String id = randomFileId();
+        upload(channel, id, "all_types.parquet", data, data.length, 1000);
+        // column 0 is the row id (0..8, three row groups), column 11 the varchar
+        ScanColumn rowId = ScanColumn.newBuilder().setOrdinal(0).setType("integer").setOutput(false).build();
+        ScanColumn text = ScanColumn.newBuilder().setOrdinal(11).setType("varchar").setOutput(true).build();
+        TupleDomain<Integer> idAtLeastThree = TupleDomain.withColumnDomains(Map.of(0, Domain.create(ValueSet.ofRanges(Range.greaterThanOrEqual(INTEGER, 3L)), false)));
+        ScanRequest request = ScanRequest.newBuilder()
+                .setFileId(id)
+                .addAllRowGroups(List.of(0, 1, 2))
+                .addColumns(rowId)
+                .addColumns(text)
+                .setPredicate(TupleDomainCodec.encode(idAtLeastThree, List.of(INTEGER, VARCHAR)))
+                .setCompression(PageCompression.PAGE_COMPRESSION_ZSTD)
+                .build();
+
+        ScanResult all = scan(request);
+        assertThat(all.summary().getRowsScanned()).isEqualTo(9);
+        assertThat(all.summary().getRowsReturned()).isEqualTo(all.rows()).isEqualTo(6);
+        assertThat(all.channels()).isEqualTo(1);
+        assertThat(all.summary().getBytesReadFromDisk()).isPositive();
+        assertThat(all.summary().getBytesSent()).isPositive();
+
+        ScanResult limited = scan(request.toBuilder().setLimit(2).build());
+        assertThat(limited.rows()).isEqualTo(2);
+        ScanResult lastRowGroup = scan(request.toBuilder().clearRowGroups().addRowGroups(2).build());
+        assertThat(lastRowGroup.summary().getRowsScanned()).isEqualTo(3);
+
+        GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        assertThat(stats.getScansCompleted()).isEqualTo(3);
+        assertThat(stats.getScansActive()).isZero();
+        assertThat(stats.getScanRowsReturned()).isEqualTo(6 + 2 + lastRowGroup.rows());
+
+        assertStatus(() -> scan(request.toBuilder().setColumns(1, text.toBuilder().setType("no_such_type")).build()), Status.Code.INVALID_ARGUMENT, "unknown column type");
+        assertStatus(() -> scan(request.toBuilder().clearRowGroups().addRowGroups(7).build()), Status.Code.OUT_OF_RANGE, "row group 7");
+        assertStatus(() -> scan(request.toBuilder().setColumns(1, text.toBuilder().setOrdinal(99)).build()), Status.Code.OUT_OF_RANGE, "column 99");
+        assertStatus(() -> scan(request.toBuilder().clearRowGroups().build()), Status.Code.INVALID_ARGUMENT, "no row group");
+        assertStatus(() -> scan(request.toBuilder().setFileId(randomFileId()).build()), Status.Code.NOT_FOUND, "not found");
+    }
+
+    private record ScanResult(long rows, int channels, ScanSummary summary) {}
+
+    private ScanResult scan(ScanRequest request)
+    {
+        PageCodec codec = new PageCodec(request.getCompression());
+        long rows = 0;
+        int channels = -1;
+        ScanSummary summary = null;
+        Iterator<ScanResponse> responses = storage.scan(request);
+        while (responses.hasNext()) {
+            ScanResponse response = responses.next();
+            assertThat(summary).as("nothing after the summary").isNull();
+            if (response.hasSummary()) {
+                summary = response.getSummary();
+                continue;
+            }
+            for (Page page : codec.decode(response.getBatch())) {
+                rows += page.getPositionCount();
+                channels = page.getChannelCount();
+            }
+        }
+        assertThat(summary).isNotNull();
+        return new ScanResult(rows, channels, summary);
+    }
+
+    @Test
     void testFreshNodeStats()
     {
         assertThat(server.nodeId()).isEqualTo(NODE_ID);
         assertThat(storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance()))
-                .isEqualTo(GetNodeStatsResponse.newBuilder().setNodeId(NODE_ID).build());
+                .isEqualTo(GetNodeStatsResponse.newBuilder().setNodeId(NODE_ID).setAvailableProcessors(Runtime.getRuntime().availableProcessors()).build());
         assertThat(disk1.resolve("files")).isDirectory();
         assertThat(disk2.resolve("tmp")).isDirectory();
     }

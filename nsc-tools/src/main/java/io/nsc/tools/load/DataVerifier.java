@@ -1,10 +1,10 @@
 package io.nsc.tools.load;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.types.TrinoTypes;
 import io.nsc.protocol.parquet.DecodedTypes;
 import io.nsc.protocol.proto.Column;
-import io.nsc.parquet.LocalParquetDataSource;
-import io.nsc.tools.parquet.TrinoTypes;
 import io.trino.parquet.Field;
 import io.trino.parquet.ParquetDataSource;
 import io.trino.parquet.ParquetReaderOptions;

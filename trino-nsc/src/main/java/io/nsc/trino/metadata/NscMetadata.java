@@ -10,6 +10,7 @@ import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.trino.NscTableProperties;
+import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.write.NscInsertTableHandle;
 import io.nsc.trino.write.NscOutputTableHandle;
@@ -17,6 +18,7 @@ import io.nsc.trino.write.NscWriteFragment;
 import io.nsc.trino.write.NscWriterSettings;
 import io.nsc.trino.write.WriteTypes;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
@@ -30,10 +32,15 @@ import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableVersion;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
+import io.trino.spi.connector.LimitApplicationResult;
+import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.expression.ConnectorExpression;
+import io.trino.spi.expression.Variable;
+import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
@@ -42,6 +49,8 @@ import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
 
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +62,7 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.protocol.catalog.NameRules.problem;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
+import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
@@ -147,18 +157,103 @@ public class NscMetadata
     public Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyFilter(ConnectorSession session, ConnectorTableHandle table, Constraint constraint)
     {
         NscTableHandle handle = (NscTableHandle) table;
+        PushdownMode pushdown = getPushdown(session);
+        if (pushdown == PushdownMode.NONE) {
+            // the baseline: nothing pruned, nothing filtered before Trino sees the rows
+            return Optional.empty();
+        }
+        TupleDomain<NscColumnHandle> summary = constraint.getSummary().transformKeys(NscColumnHandle.class::cast);
+        if (!pushdown.enforcesPredicate()) {
+            return applyPruningOnly(handle, summary, constraint);
+        }
+        if (!handle.constraint().isAll() && !handle.constraintEnforced()) {
+            // planned under another mode earlier in this query: keep that contract
+            return applyPruningOnly(handle, summary, constraint);
+        }
+        // Storage nodes (or the worker, for raw splits) evaluate these domains on every row,
+        // exactly as Trino would. A huge IN list stays with Trino: the handle travels with every split.
+        Map<NscColumnHandle, Domain> enforced = new HashMap<>();
+        Map<ColumnHandle, Domain> remaining = new HashMap<>();
+        if (summary.isNone()) {
+            return Optional.of(new ConstraintApplicationResult<>(handle.withConstraint(TupleDomain.none(), true), TupleDomain.all(), constraint.getExpression(), false));
+        }
+        summary.getDomains().orElseThrow().forEach((column, domain) -> {
+            if (domain.getValues().isAll() || domain.getValues().getRanges().getRangeCount() <= DOMAIN_COMPACTION_THRESHOLD) {
+                enforced.put(column, domain);
+            }
+            else {
+                remaining.put(column, domain);
+            }
+        });
+        TupleDomain<NscColumnHandle> newConstraint = handle.constraint().intersect(TupleDomain.withColumnDomains(enforced));
+        if (newConstraint.equals(handle.constraint()) && handle.constraintEnforced()) {
+            return Optional.empty();
+        }
+        return Optional.of(new ConstraintApplicationResult<>(
+                handle.withConstraint(newConstraint, true),
+                TupleDomain.withColumnDomains(remaining),
+                constraint.getExpression(),
+                false));
+    }
+
+    private static Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyPruningOnly(NscTableHandle handle, TupleDomain<NscColumnHandle> summary, Constraint constraint)
+    {
         TupleDomain<NscColumnHandle> newConstraint = handle.constraint()
-                .intersect(constraint.getSummary().transformKeys(NscColumnHandle.class::cast))
+                .intersect(summary)
                 .simplify(DOMAIN_COMPACTION_THRESHOLD);
         if (newConstraint.equals(handle.constraint())) {
             return Optional.empty();
         }
         // Row-group pruning is not row filtering: the whole predicate stays for Trino to evaluate.
         return Optional.of(new ConstraintApplicationResult<>(
-                handle.withConstraint(newConstraint),
+                handle.withConstraint(newConstraint, handle.constraintEnforced()),
                 constraint.getSummary(),
                 constraint.getExpression(),
                 false));
+    }
+
+    @Override
+    public Optional<ProjectionApplicationResult<ConnectorTableHandle>> applyProjection(
+            ConnectorSession session,
+            ConnectorTableHandle table,
+            List<ConnectorExpression> projections,
+            Map<String, ColumnHandle> assignments)
+    {
+        // Only plain column references: the handle learns which columns the query reads, which
+        // is what the split manager needs to weigh raw reads against storage-side scans.
+        if (!projections.stream().allMatch(Variable.class::isInstance)) {
+            return Optional.empty();
+        }
+        NscTableHandle handle = (NscTableHandle) table;
+        List<NscColumnHandle> columns = assignments.values().stream()
+                .map(NscColumnHandle.class::cast)
+                .distinct()
+                .sorted(Comparator.comparingInt(NscColumnHandle::ordinal))
+                .collect(toImmutableList());
+        if (handle.projectedColumns().equals(Optional.of(columns))) {
+            return Optional.empty();
+        }
+        return Optional.of(new ProjectionApplicationResult<>(
+                handle.withProjectedColumns(columns),
+                projections,
+                assignments.entrySet().stream()
+                        .map(entry -> new Assignment(entry.getKey(), entry.getValue(), ((NscColumnHandle) entry.getValue()).type()))
+                        .collect(toImmutableList()),
+                false));
+    }
+
+    @Override
+    public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(ConnectorSession session, ConnectorTableHandle table, long limit)
+    {
+        NscTableHandle handle = (NscTableHandle) table;
+        if (getPushdown(session) == PushdownMode.NONE) {
+            return Optional.empty();
+        }
+        if (handle.limit().isPresent() && handle.limit().getAsLong() <= limit) {
+            return Optional.empty();
+        }
+        // Each split stops after the limit; Trino keeps its own limit over all splits.
+        return Optional.of(new LimitApplicationResult<>(handle.withLimit(limit), false, false));
     }
 
     @Override
@@ -397,13 +492,12 @@ public class NscMetadata
             Column column = table.getColumns(ordinal);
             columns.add(new NscColumnHandle(column.getName(), toType(table, column), ordinal));
         }
-        return new NscTableHandle(
+        return NscTableHandle.forTable(
                 new SchemaTableName(table.getSchemaName(), table.getTableName()),
                 table.getTableId(),
                 table.getVersion(),
                 columns.build(),
-                table.getPropertiesMap(),
-                TupleDomain.all());
+                table.getPropertiesMap());
     }
 
     private Type toType(TableInfo table, Column column)

@@ -8,14 +8,22 @@ import io.trino.spi.predicate.TupleDomain;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A table at the version resolved when the query was planned, plus the predicate the coordinator
- * prunes row groups with. The predicate is a pruning hint only: Trino still filters every row.
+ * A table at the version resolved when the query was planned, plus what the query pushed into
+ * the scan.
  *
  * @param properties the table properties as the metadata service stores them (SQL text)
+ * @param constraint the predicate row groups are pruned with
+ * @param constraintEnforced whether page sources also apply {@code constraint} to every row they
+ * return (then Trino does not filter again); otherwise it is a pruning hint only
+ * @param projectedColumns the columns the query reads, once Trino has told the connector
+ * @param limit each split returns at most this many rows (Trino still applies the limit)
  */
 public record NscTableHandle(
         SchemaTableName schemaTableName,
@@ -23,7 +31,10 @@ public record NscTableHandle(
         long version,
         List<NscColumnHandle> columns,
         Map<String, String> properties,
-        TupleDomain<NscColumnHandle> constraint)
+        TupleDomain<NscColumnHandle> constraint,
+        boolean constraintEnforced,
+        Optional<List<NscColumnHandle>> projectedColumns,
+        OptionalLong limit)
         implements ConnectorTableHandle
 {
     public NscTableHandle
@@ -32,16 +43,39 @@ public record NscTableHandle(
         columns = ImmutableList.copyOf(requireNonNull(columns, "columns is null"));
         properties = ImmutableMap.copyOf(requireNonNull(properties, "properties is null"));
         requireNonNull(constraint, "constraint is null");
+        projectedColumns = requireNonNull(projectedColumns, "projectedColumns is null").map(ImmutableList::copyOf);
+        requireNonNull(limit, "limit is null");
+        checkArgument(limit.orElse(0) >= 0, "limit is negative");
     }
 
-    public NscTableHandle withConstraint(TupleDomain<NscColumnHandle> newConstraint)
+    public static NscTableHandle forTable(SchemaTableName name, long tableId, long version, List<NscColumnHandle> columns, Map<String, String> properties)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint);
+        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty());
+    }
+
+    public NscTableHandle withConstraint(TupleDomain<NscColumnHandle> newConstraint, boolean enforced)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit);
+    }
+
+    public NscTableHandle withProjectedColumns(List<NscColumnHandle> newProjectedColumns)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit);
+    }
+
+    public NscTableHandle withLimit(long newLimit)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit));
     }
 
     @Override
     public String toString()
     {
-        return schemaTableName + "@v" + version + (constraint.isAll() ? "" : " constraint=" + constraint.toString());
+        StringBuilder text = new StringBuilder(schemaTableName + "@v" + version);
+        if (!constraint.isAll()) {
+            text.append(constraintEnforced ? " filter=" : " pruning=").append(constraint);
+        }
+        limit.ifPresent(value -> text.append(" limit=").append(value));
+        return text.toString();
     }
 }

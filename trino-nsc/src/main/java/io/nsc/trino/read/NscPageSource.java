@@ -1,53 +1,47 @@
 package io.nsc.trino.read;
 
 import com.google.common.collect.ImmutableMap;
+import io.nsc.parquet.scan.ParquetScanReader;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.ParquetCorruptionException;
-import io.trino.parquet.reader.ParquetReader;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.TrinoException;
-import io.trino.spi.block.Block;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metrics;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.UnaryOperator;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Decodes the row groups of one split with trino-parquet's reader. Completed bytes are the bytes
+ * Decodes the row groups of one split with trino-parquet's reader, on the worker, from raw byte
+ * ranges; columns are decoded only when the engine uses them. Completed bytes are the bytes
  * received from storage nodes, so Trino's physical input shows what crossed the network.
  */
 public class NscPageSource
         implements ConnectorPageSource
 {
-    private final ParquetReader reader;
+    private final ParquetScanReader reader;
     private final RemoteParquetDataSource dataSource;
     private final AggregatedMemoryContext memoryContext;
     private final String fileId;
-    private final List<Optional<UnaryOperator<Block>>> conversions;
     private long completedPositions;
     private boolean finished;
 
     public NscPageSource(
-            ParquetReader reader,
+            ParquetScanReader reader,
             RemoteParquetDataSource dataSource,
             AggregatedMemoryContext memoryContext,
-            String fileId,
-            List<Optional<UnaryOperator<Block>>> conversions)
+            String fileId)
     {
         this.reader = requireNonNull(reader, "reader is null");
         this.dataSource = requireNonNull(dataSource, "dataSource is null");
         this.memoryContext = requireNonNull(memoryContext, "memoryContext is null");
         this.fileId = requireNonNull(fileId, "fileId is null");
-        this.conversions = List.copyOf(conversions);
     }
 
     @Override
@@ -77,7 +71,7 @@ public class NscPageSource
             return null;
         }
         completedPositions += page.getPositionCount();
-        return new NscSourcePage(page, fileId, conversions);
+        return page;
     }
 
     @Override
@@ -114,9 +108,11 @@ public class NscPageSource
     public Metrics getMetrics()
     {
         return new Metrics(ImmutableMap.of(
-                "storage_bytes_received", new LongCount(dataSource.getReadBytes()),
-                "storage_read_requests", new LongCount(dataSource.getReadRequests()),
-                "storage_replica_failovers", new LongCount(dataSource.getReplicaFailovers())));
+                ReadMetrics.SPLITS_RAW, new LongCount(1),
+                ReadMetrics.STORAGE_BYTES_RECEIVED, new LongCount(dataSource.getReadBytes()),
+                ReadMetrics.STORAGE_BYTES_READ_FROM_DISK, new LongCount(dataSource.getReadBytes()),
+                ReadMetrics.STORAGE_READ_REQUESTS, new LongCount(dataSource.getReadRequests()),
+                ReadMetrics.STORAGE_REPLICA_FAILOVERS, new LongCount(dataSource.getReplicaFailovers())));
     }
 
     @Override

@@ -1,20 +1,22 @@
 package io.nsc.trino.read;
 
-import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
+import io.nsc.parquet.filter.RowFilter;
+import io.nsc.parquet.scan.FileColumn;
+import io.nsc.parquet.scan.FilteredScan;
+import io.nsc.parquet.scan.ParquetScanReader;
+import io.nsc.parquet.wire.TupleDomainCodec;
+import io.nsc.protocol.proto.ScanColumn;
+import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.metadata.NscColumnHandle;
+import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.split.NscSplit;
+import io.nsc.trino.split.ScanMode;
 import io.trino.memory.context.AggregatedMemoryContext;
-import io.trino.parquet.Column;
-import io.trino.parquet.Field;
 import io.trino.parquet.ParquetReaderOptions;
-import io.trino.parquet.metadata.BlockMetadata;
 import io.trino.parquet.metadata.ParquetMetadata;
-import io.trino.parquet.metadata.PrunedBlockMetadata;
-import io.trino.parquet.reader.ParquetReader;
-import io.trino.parquet.reader.RowGroupInfo;
 import io.trino.spi.HostAddress;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
@@ -25,27 +27,23 @@ import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
-import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.io.ColumnIO;
-import org.apache.parquet.io.MessageColumnIO;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.Type;
-import org.joda.time.DateTimeZone;
+import io.trino.spi.predicate.TupleDomain;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
-import static io.trino.parquet.ParquetTypeUtils.constructField;
-import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
-import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
-import static io.trino.parquet.ParquetTypeUtils.lookupColumnByName;
+import static java.lang.Math.min;
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
+/**
+ * Reads a split the way the coordinator chose: a storage-side scan, or raw byte ranges decoded
+ * here. A raw split of a table whose predicate the connector enforces is filtered here with the
+ * same row filter the storage node uses.
+ */
 public class NscPageSourceProvider
         implements ConnectorPageSourceProvider
 {
@@ -53,12 +51,14 @@ public class NscPageSourceProvider
     private final FooterCache footerCache;
     private final ParquetReaderOptions readerOptions;
     private final long storageTimeoutMillis;
+    private final NscConfig config;
 
     @Inject
     public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, NscConfig config)
     {
         this.storageClients = requireNonNull(storageClients, "storageClients is null");
         this.footerCache = requireNonNull(footerCache, "footerCache is null");
+        this.config = requireNonNull(config, "config is null");
         // the coordinator already pruned row groups with the compact stats; page-level indexes are not used yet
         this.readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
         this.storageTimeoutMillis = config.getStorageTimeout().toMillis();
@@ -74,11 +74,19 @@ public class NscPageSourceProvider
             DynamicFilter dynamicFilter)
     {
         NscSplit nscSplit = (NscSplit) split;
+        NscTableHandle handle = (NscTableHandle) table;
         List<NscColumnHandle> nscColumns = columns.stream()
                 .map(NscColumnHandle.class::cast)
                 .collect(toImmutableList());
-        if (nscColumns.isEmpty()) {
-            return new RowCountPageSource(nscSplit.rowCount());
+        TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
+
+        if (nscSplit.mode() == ScanMode.FILTER) {
+            // the storage node drops rows the join cannot use before they cross the network
+            TupleDomain<NscColumnHandle> dynamic = dynamicFilter.getCurrentPredicate().transformKeys(NscColumnHandle.class::cast);
+            return storageScan(nscSplit, handle, nscColumns, predicate.intersect(dynamic));
+        }
+        if (nscColumns.isEmpty() && predicate.isAll()) {
+            return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));
         }
 
         RemoteParquetDataSource dataSource = new RemoteParquetDataSource(
@@ -91,11 +99,21 @@ public class NscPageSourceProvider
         ParquetMetadata footer = footerCache.get(nscSplit.fileId(), dataSource);
         AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
         try {
-            List<ColumnDecoding> decodings = nscColumns.stream()
-                    .map(column -> ColumnDecoding.forType(column.type()))
-                    .collect(toImmutableList());
-            ParquetReader reader = createReader(nscSplit, nscColumns, decodings, footer, dataSource, memoryContext);
-            return new NscPageSource(reader, dataSource, memoryContext, nscSplit.fileId(), decodings.stream().map(ColumnDecoding::conversion).collect(toImmutableList()));
+            if (predicate.isAll() && handle.limit().isEmpty()) {
+                List<FileColumn> fileColumns = nscColumns.stream()
+                        .map(column -> new FileColumn(column.ordinal(), column.type()))
+                        .collect(toImmutableList());
+                ParquetScanReader reader = createReader(nscSplit, fileColumns, footer, dataSource, memoryContext);
+                return new NscPageSource(reader, dataSource, memoryContext, nscSplit.fileId());
+            }
+            ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate);
+            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
+            FilteredScan scan = new FilteredScan(
+                    reader,
+                    RowFilter.create(scanColumns.predicate(), scanColumns.types()),
+                    scanColumns.outputChannels(),
+                    handle.limit().orElse(Long.MAX_VALUE));
+            return new FilteringPageSource(scan, dataSource, nscSplit.fileId());
         }
         catch (IOException | RuntimeException e) {
             if (e instanceof TrinoException trinoException) {
@@ -105,59 +123,47 @@ public class NscPageSourceProvider
         }
     }
 
-    private ParquetReader createReader(
+    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
+    {
+        ScanColumns scanColumns = ScanColumns.create(columns, predicate);
+        ScanRequest.Builder request = ScanRequest.newBuilder()
+                .setFileId(split.fileId())
+                .addAllRowGroups(split.rowGroups())
+                .setPredicate(TupleDomainCodec.encode(scanColumns.predicate(), scanColumns.types()))
+                .setLimit(handle.limit().orElse(0))
+                .setCompression(config.getScanCompression().wire())
+                .setTargetBatchBytes(toIntExact(config.getScanBatchSize().toBytes()));
+        for (int channel = 0; channel < scanColumns.columns().size(); channel++) {
+            FileColumn column = scanColumns.columns().get(channel);
+            request.addColumns(ScanColumn.newBuilder()
+                    .setOrdinal(column.ordinal())
+                    .setType(column.type().getTypeSignature().toString())
+                    .setOutput(channel < scanColumns.outputCount()));
+        }
+        return new StorageScanPageSource(
+                request.build(),
+                split.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
+                storageClients,
+                storageTimeoutMillis);
+    }
+
+    private ParquetScanReader createReader(
             NscSplit split,
-            List<NscColumnHandle> columns,
-            List<ColumnDecoding> decodings,
+            List<FileColumn> columns,
             ParquetMetadata footer,
             RemoteParquetDataSource dataSource,
             AggregatedMemoryContext memoryContext)
             throws IOException
     {
-        MessageType fileSchema = footer.getFileMetaData().getSchema();
-        // Columns are matched by position: every file of a table has exactly the table's top-level
-        // columns in order (checked at load), whatever the case of their names in the file.
-        List<Type> fileFields = columns.stream()
-                .map(column -> fileSchema.getType(column.ordinal()))
-                .collect(toImmutableList());
-        MessageType requestedSchema = new MessageType(fileSchema.getName(), fileFields.stream().distinct().collect(toImmutableList()));
-        MessageColumnIO messageColumnIO = getColumnIO(fileSchema, requestedSchema);
-        Map<List<String>, ColumnDescriptor> descriptorsByPath = getDescriptors(fileSchema, requestedSchema);
-
-        ImmutableList.Builder<Column> parquetColumns = ImmutableList.builder();
-        for (int i = 0; i < columns.size(); i++) {
-            NscColumnHandle column = columns.get(i);
-            String fileColumnName = fileFields.get(i).getName();
-            ColumnIO columnIO = lookupColumnByName(messageColumnIO, fileColumnName);
-            Field field = constructField(decodings.get(i).readType(), columnIO)
-                    .orElseThrow(() -> new TrinoException(NSC_BAD_DATA, "nsc file %s has no column %s".formatted(split.fileId(), fileColumnName)));
-            parquetColumns.add(new Column(column.name(), field));
-        }
-
-        List<BlockMetadata> blocks = footer.getBlocks();
-        ImmutableList.Builder<RowGroupInfo> rowGroups = ImmutableList.builder();
-        for (int rowGroup : split.rowGroups()) {
-            if (rowGroup >= blocks.size()) {
-                throw new TrinoException(NSC_BAD_DATA, "nsc file %s has %s row groups, split asks for row group %s".formatted(split.fileId(), blocks.size(), rowGroup));
-            }
-            BlockMetadata block = blocks.get(rowGroup);
-            PrunedBlockMetadata prunedBlock = PrunedBlockMetadata.createPrunedColumnsMetadata(block, dataSource.getId(), descriptorsByPath);
-            rowGroups.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), Optional.empty()));
-        }
-
-        return new ParquetReader(
-                Optional.ofNullable(footer.getFileMetaData().getCreatedBy()),
-                parquetColumns.build(),
-                false,
-                rowGroups.build(),
+        return ParquetScanReader.create(
                 dataSource,
-                DateTimeZone.UTC,
-                memoryContext,
+                footer,
+                split.rowGroups(),
+                columns,
                 readerOptions,
+                memoryContext,
                 exception -> exception instanceof TrinoException trinoException
                         ? trinoException
-                        : new TrinoException(NSC_BAD_DATA, "Cannot decode nsc file %s: %s".formatted(split.fileId(), exception.getMessage()), exception),
-                Optional.empty(),
-                Optional.empty());
+                        : new TrinoException(NSC_BAD_DATA, "Cannot decode nsc file %s: %s".formatted(split.fileId(), exception.getMessage()), exception));
     }
 }

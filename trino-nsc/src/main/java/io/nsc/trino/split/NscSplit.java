@@ -23,7 +23,8 @@ public record NscSplit(
         List<Integer> rowGroups,
         long rowCount,
         long compressedBytes,
-        List<HostAddress> addresses)
+        List<HostAddress> addresses,
+        ScanMode mode)
         implements ConnectorSplit
 {
     private static final int INSTANCE_SIZE = instanceSize(NscSplit.class);
@@ -36,6 +37,12 @@ public record NscSplit(
         addresses = ImmutableList.copyOf(requireNonNull(addresses, "addresses is null"));
         checkArgument(!rowGroups.isEmpty(), "split without row groups");
         checkArgument(!addresses.isEmpty(), "split without replicas");
+        requireNonNull(mode, "mode is null");
+    }
+
+    public NscSplit withMode(ScanMode newMode)
+    {
+        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, newMode);
     }
 
     @Override
@@ -53,7 +60,7 @@ public record NscSplit(
     @Override
     public Map<String, String> getSplitInfo()
     {
-        return Map.of("fileId", fileId, "rowGroups", rowGroups.toString(), "replicas", addresses.toString());
+        return Map.of("fileId", fileId, "rowGroups", rowGroups.toString(), "replicas", addresses.toString(), "mode", mode.name());
     }
 
     @Override

@@ -1,35 +1,67 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
+import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorSplitSource;
+import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.metrics.Metrics;
+import io.trino.spi.predicate.TupleDomain;
 
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 /**
- * The splits that survived coordinator-side pruning, with the pruning counts as split-generation
- * metrics (EXPLAIN ANALYZE VERBOSE prints them).
+ * The splits that survive coordinator-side pruning. Planning waits, up to a deadline, for the
+ * join's dynamic filter to complete, so that it prunes row groups too; while it waits it hands
+ * the scheduler empty batches instead of blocking its thread. The pruning counts are the
+ * split-generation metrics (EXPLAIN ANALYZE VERBOSE prints them).
  */
 public class NscSplitSource
         implements ConnectorSplitSource
 {
-    private final Iterator<NscSplit> splits;
-    private final Metrics metrics;
+    private static final ConnectorSplitBatch EMPTY_BATCH = new ConnectorSplitBatch(List.of(), false);
 
-    public NscSplitSource(List<NscSplit> splits, Metrics metrics)
+    private final Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> planner;
+    private final DynamicFilter dynamicFilter;
+    private final long deadlineNanos;
+    private RowGroupPlanner.Plan plan;
+    private Iterator<NscSplit> splits;
+
+    /**
+     * @param planner plans the splits given the dynamic filter's predicate as it stands
+     */
+    public NscSplitSource(Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> planner, DynamicFilter dynamicFilter, long dynamicFilterWaitMillis)
     {
-        this.splits = ImmutableList.copyOf(requireNonNull(splits, "splits is null")).iterator();
-        this.metrics = requireNonNull(metrics, "metrics is null");
+        this.planner = requireNonNull(planner, "planner is null");
+        this.dynamicFilter = requireNonNull(dynamicFilter, "dynamicFilter is null");
+        this.deadlineNanos = System.nanoTime() + MILLISECONDS.toNanos(dynamicFilterWaitMillis);
+    }
+
+    public static NscSplitSource of(RowGroupPlanner.Plan plan)
+    {
+        return new NscSplitSource(_ -> plan, DynamicFilter.EMPTY, 0);
     }
 
     @Override
     public CompletableFuture<ConnectorSplitBatch> getNextBatch(int maxSize)
     {
+        if (splits == null) {
+            long leftMillis = NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            if (dynamicFilter.isAwaitable() && leftMillis > 0) {
+                return dynamicFilter.isBlocked()
+                        .thenApply(_ -> EMPTY_BATCH)
+                        .completeOnTimeout(EMPTY_BATCH, leftMillis, MILLISECONDS);
+            }
+            plan = planner.apply(dynamicFilter.getCurrentPredicate());
+            splits = plan.splits().iterator();
+        }
         ImmutableList.Builder<ConnectorSplit> batch = ImmutableList.builder();
         for (int i = 0; i < maxSize && splits.hasNext(); i++) {
             batch.add(splits.next());
@@ -40,13 +72,13 @@ public class NscSplitSource
     @Override
     public boolean isFinished()
     {
-        return !splits.hasNext();
+        return splits != null && !splits.hasNext();
     }
 
     @Override
     public Metrics getMetrics()
     {
-        return metrics;
+        return plan == null ? Metrics.EMPTY : plan.metrics();
     }
 
     @Override

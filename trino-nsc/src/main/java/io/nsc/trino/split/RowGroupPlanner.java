@@ -5,9 +5,10 @@ import com.google.common.collect.ImmutableMap;
 import io.nsc.protocol.predicate.RowGroupMatch;
 import io.nsc.protocol.predicate.RowGroupPruner;
 import io.nsc.protocol.stats.CompactFileStats;
-import io.nsc.trino.metadata.TableFiles;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.nsc.trino.metadata.TableFiles;
 import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
 
 import java.util.ArrayList;
@@ -26,8 +27,11 @@ public final class RowGroupPlanner
 {
     public static final String ROW_GROUPS_TOTAL = "row_groups_total";
     public static final String ROW_GROUPS_PRUNED_BY_STATS = "row_groups_pruned_by_stats";
+    public static final String ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER = "row_groups_pruned_by_dynamic_filter";
     public static final String ROW_GROUPS_FULLY_MATCHING = "row_groups_fully_matching";
     public static final String SPLITS = "splits";
+    public static final String SPLITS_RAW = "splits_raw";
+    public static final String SPLITS_FILTER = "splits_filter";
 
     private final long targetSplitBytes;
 
@@ -36,20 +40,34 @@ public final class RowGroupPlanner
         this.targetSplitBytes = targetSplitBytes;
     }
 
-    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsFullyMatching)
+    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsFullyMatching)
     {
         public Plan
         {
             splits = ImmutableList.copyOf(requireNonNull(splits, "splits is null"));
         }
 
+        public static Plan empty(long rowGroupsTotal)
+        {
+            return new Plan(List.of(), rowGroupsTotal, rowGroupsTotal, 0, 0);
+        }
+
+        public Plan withSplits(List<NscSplit> newSplits)
+        {
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching);
+        }
+
         public Metrics metrics()
         {
-            return new Metrics(ImmutableMap.of(
-                    ROW_GROUPS_TOTAL, new LongCount(rowGroupsTotal),
-                    ROW_GROUPS_PRUNED_BY_STATS, new LongCount(rowGroupsPruned),
-                    ROW_GROUPS_FULLY_MATCHING, new LongCount(rowGroupsFullyMatching),
-                    SPLITS, new LongCount(splits.size())));
+            return new Metrics(ImmutableMap.<String, Metric<?>>builder()
+                    .put(ROW_GROUPS_TOTAL, new LongCount(rowGroupsTotal))
+                    .put(ROW_GROUPS_PRUNED_BY_STATS, new LongCount(rowGroupsPruned))
+                    .put(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, new LongCount(rowGroupsPrunedByDynamicFilter))
+                    .put(ROW_GROUPS_FULLY_MATCHING, new LongCount(rowGroupsFullyMatching))
+                    .put(SPLITS, new LongCount(splits.size()))
+                    .put(SPLITS_RAW, new LongCount(splits.stream().filter(split -> split.mode() == ScanMode.RAW).count()))
+                    .put(SPLITS_FILTER, new LongCount(splits.stream().filter(split -> split.mode() == ScanMode.FILTER).count()))
+                    .buildOrThrow());
         }
     }
 
@@ -58,9 +76,19 @@ public final class RowGroupPlanner
      */
     public Plan plan(TableFiles files, Optional<PruningPredicate> predicate)
     {
+        return plan(files, predicate, Optional.empty());
+    }
+
+    /**
+     * @param predicate empty: keep every non-empty row group (pruning disabled)
+     * @param dynamicFilter the join's dynamic filter, tried on the row groups the predicate kept
+     */
+    public Plan plan(TableFiles files, Optional<PruningPredicate> predicate, Optional<PruningPredicate> dynamicFilter)
+    {
         List<NscSplit> splits = new ArrayList<>();
         long total = 0;
         long pruned = 0;
+        long prunedByDynamicFilter = 0;
         long fullyMatching = 0;
         for (FileEntry file : files.files()) {
             CompactFileStats stats = file.stats();
@@ -72,6 +100,10 @@ public final class RowGroupPlanner
                     pruned++;
                     continue;
                 }
+                if (dynamicFilter.isPresent() && RowGroupPruner.classify(stats, rowGroup, dynamicFilter.get().columns()) == RowGroupMatch.NONE) {
+                    prunedByDynamicFilter++;
+                    continue;
+                }
                 if (match == RowGroupMatch.ALL) {
                     fullyMatching++;
                 }
@@ -79,7 +111,7 @@ public final class RowGroupPlanner
             }
             packer.flush();
         }
-        return new Plan(splits, total, pruned, fullyMatching);
+        return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching);
     }
 
     private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)
@@ -126,7 +158,7 @@ public final class RowGroupPlanner
             if (rowGroups.isEmpty()) {
                 return;
             }
-            sink.accept(new NscSplit(file.fileId(), file.sizeBytes(), rowGroups, rows, bytes, file.replicas()));
+            sink.accept(new NscSplit(file.fileId(), file.sizeBytes(), rowGroups, rows, bytes, file.replicas(), ScanMode.RAW));
             rowGroups.clear();
             rows = 0;
             bytes = 0;

@@ -4,8 +4,8 @@ import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.protocol.predicate.KeyRange;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
-import io.nsc.trino.metadata.TableFiles;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.nsc.trino.metadata.TableFiles;
 import io.trino.spi.HostAddress;
 import org.junit.jupiter.api.Test;
 
@@ -14,9 +14,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_FULLY_MATCHING;
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS;
+import static io.nsc.trino.split.RowGroupPlanner.SPLITS_FILTER;
+import static io.nsc.trino.split.RowGroupPlanner.SPLITS_RAW;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -54,7 +57,7 @@ final class TestRowGroupPlanner
         assertThat(plan.rowGroupsTotal()).isEqualTo(20);
         assertThat(plan.rowGroupsPruned()).isEqualTo(14);
         assertThat(plan.rowGroupsFullyMatching()).isEqualTo(2);
-        assertThat(plan.metrics().getMetrics()).containsOnlyKeys(ROW_GROUPS_TOTAL, ROW_GROUPS_PRUNED_BY_STATS, ROW_GROUPS_FULLY_MATCHING, SPLITS);
+        assertThat(plan.metrics().getMetrics()).containsOnlyKeys(ROW_GROUPS_TOTAL, ROW_GROUPS_PRUNED_BY_STATS, ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, ROW_GROUPS_FULLY_MATCHING, SPLITS, SPLITS_RAW, SPLITS_FILTER);
     }
 
     @Test

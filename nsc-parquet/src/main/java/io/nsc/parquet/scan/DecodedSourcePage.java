@@ -1,40 +1,38 @@
-package io.nsc.trino.read;
+package io.nsc.parquet.scan;
 
 import io.trino.spi.Page;
-import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
-import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A page of trino-parquet's reader, whose columns are decoded only when the engine first asks
- * for their blocks, long after {@link NscPageSource#getNextSourcePage} returned. The reader
- * routes only I/O errors through the page source's exception mapping; a decoder failing on bad
- * bytes throws a bare runtime exception from here, which the engine would report as an
- * internal error without naming the file. This names it, as NSC_BAD_DATA. It also applies the
- * per-column conversions of {@link ColumnDecoding}.
+ * A page of trino-parquet's reader, whose columns are decoded only when first asked for,
+ * long after the reader returned the page. The reader routes only I/O errors through its
+ * exception transform; a decoder failing on bad bytes throws a bare runtime exception from
+ * here, so this maps those too ({@code badData}, which names the file). It also applies the
+ * per-column conversions of {@link io.nsc.parquet.types.ColumnDecoding}.
  */
-final class NscSourcePage
+final class DecodedSourcePage
         implements SourcePage
 {
     private final SourcePage delegate;
-    private final String fileId;
     private final List<Optional<UnaryOperator<Block>>> conversions;
+    private final Function<RuntimeException, RuntimeException> badData;
     private final Block[] converted;
 
-    NscSourcePage(SourcePage delegate, String fileId, List<Optional<UnaryOperator<Block>>> conversions)
+    DecodedSourcePage(SourcePage delegate, List<Optional<UnaryOperator<Block>>> conversions, Function<RuntimeException, RuntimeException> badData)
     {
         this.delegate = requireNonNull(delegate, "delegate is null");
-        this.fileId = requireNonNull(fileId, "fileId is null");
         this.conversions = List.copyOf(conversions);
+        this.badData = requireNonNull(badData, "badData is null");
         this.converted = new Block[delegate.getChannelCount()];
     }
 
@@ -112,11 +110,8 @@ final class NscSourcePage
         try {
             return action.get();
         }
-        catch (TrinoException e) {
-            throw e;
-        }
         catch (RuntimeException e) {
-            throw new TrinoException(NSC_BAD_DATA, "Cannot decode nsc file %s: %s".formatted(fileId, e.getMessage()), e);
+            throw badData.apply(e);
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.nsc.tools.parquet;
+package io.nsc.parquet.types;
 
 import org.junit.jupiter.api.Test;
 

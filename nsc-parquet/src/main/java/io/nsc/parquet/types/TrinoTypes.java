@@ -1,4 +1,4 @@
-package io.nsc.tools.parquet;
+package io.nsc.parquet.types;
 
 import io.trino.spi.TrinoException;
 import io.trino.spi.type.Type;

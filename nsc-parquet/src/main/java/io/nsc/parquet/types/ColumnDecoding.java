@@ -1,4 +1,4 @@
-package io.nsc.trino.read;
+package io.nsc.parquet.types;
 
 import io.nsc.protocol.parquet.DecodedTypes;
 import io.trino.spi.block.Block;
@@ -21,18 +21,18 @@ import static java.util.Objects.requireNonNull;
  * How one column is decoded: the type trino-parquet is asked for and, where that differs from the
  * column's type, the conversion of each decoded block (see {@link DecodedTypes}).
  */
-record ColumnDecoding(Type readType, Optional<UnaryOperator<Block>> conversion)
+public record ColumnDecoding(Type readType, Optional<UnaryOperator<Block>> conversion)
 {
     private static final long NANOS_PER_MILLI = 1_000_000;
     private static final int PICOS_PER_NANO = 1_000;
 
-    ColumnDecoding
+    public ColumnDecoding
     {
         requireNonNull(readType, "readType is null");
         requireNonNull(conversion, "conversion is null");
     }
 
-    static ColumnDecoding forType(Type type)
+    public static ColumnDecoding forType(Type type)
     {
         if (!DecodedTypes.isNanosAsBigint(type.getTypeSignature().toString())) {
             return new ColumnDecoding(type, Optional.empty());

@@ -1,0 +1,125 @@
+package io.nsc.parquet.wire;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.protobuf.ByteString;
+import io.airlift.slice.DynamicSliceOutput;
+import io.airlift.slice.Slices;
+import io.nsc.protocol.proto.ColumnDomain;
+import io.nsc.protocol.proto.ScanPredicate;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.Range;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.predicate.ValueSet;
+import io.trino.spi.type.Type;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.trino.spi.type.TypeUtils.readNativeValue;
+import static io.trino.spi.type.TypeUtils.writeNativeValue;
+
+/**
+ * A predicate on the columns of a scan (keys are indexes into the scan's columns) as it
+ * crosses the wire: each column's ranges with their bound values in Trino's block encoding, so
+ * every type's values travel in the engine's own representation.
+ */
+public final class TupleDomainCodec
+{
+    private TupleDomainCodec() {}
+
+    public static ScanPredicate encode(TupleDomain<Integer> predicate, List<Type> columnTypes)
+    {
+        if (predicate.isNone()) {
+            return ScanPredicate.newBuilder().setNone(true).build();
+        }
+        ScanPredicate.Builder result = ScanPredicate.newBuilder();
+        for (Map.Entry<Integer, Domain> entry : predicate.getDomains().orElseThrow().entrySet()) {
+            int column = entry.getKey();
+            checkArgument(column >= 0 && column < columnTypes.size(), "predicate on column %s of a %s-column scan", column, columnTypes.size());
+            result.addDomains(encode(column, entry.getValue(), columnTypes.get(column)));
+        }
+        return result.build();
+    }
+
+    public static TupleDomain<Integer> decode(ScanPredicate predicate, List<Type> columnTypes)
+    {
+        if (predicate.getNone()) {
+            return TupleDomain.none();
+        }
+        ImmutableMap.Builder<Integer, Domain> domains = ImmutableMap.builder();
+        for (ColumnDomain domain : predicate.getDomainsList()) {
+            int column = domain.getColumn();
+            checkArgument(column >= 0 && column < columnTypes.size(), "predicate on column %s of a %s-column scan", column, columnTypes.size());
+            domains.put(column, decode(domain, columnTypes.get(column)));
+        }
+        return TupleDomain.withColumnDomains(domains.buildOrThrow());
+    }
+
+    private static ColumnDomain encode(int column, Domain domain, Type type)
+    {
+        checkArgument(domain.getType().equals(type), "domain of type %s on a column of type %s", domain.getType(), type);
+        ColumnDomain.Builder result = ColumnDomain.newBuilder()
+                .setColumn(column)
+                .setNullAllowed(domain.isNullAllowed());
+        ValueSet values = domain.getValues();
+        if (values.isAll()) {
+            return result.setAllValues(true).build();
+        }
+        checkArgument(type.isOrderable(), "cannot send a domain of the unorderable type %s", type);
+        List<Range> ranges = values.getRanges().getOrderedRanges();
+        BlockBuilder bounds = type.createBlockBuilder(null, ranges.size() * 2);
+        byte[] inclusive = new byte[ranges.size() * 2];
+        for (int i = 0; i < ranges.size(); i++) {
+            Range range = ranges.get(i);
+            writeNativeValue(type, bounds, range.isLowUnbounded() ? null : range.getLowBoundedValue());
+            writeNativeValue(type, bounds, range.isHighUnbounded() ? null : range.getHighBoundedValue());
+            inclusive[2 * i] = (byte) (range.isLowInclusive() ? 1 : 0);
+            inclusive[2 * i + 1] = (byte) (range.isHighInclusive() ? 1 : 0);
+        }
+        DynamicSliceOutput output = new DynamicSliceOutput(64);
+        new NscBlockEncodingSerde().writeBlock(output, bounds.build());
+        return result
+                .setBounds(ByteString.copyFrom(output.slice().getBytes()))
+                .setInclusive(ByteString.copyFrom(inclusive))
+                .build();
+    }
+
+    private static Domain decode(ColumnDomain domain, Type type)
+    {
+        if (domain.getAllValues()) {
+            return Domain.create(ValueSet.all(type), domain.getNullAllowed());
+        }
+        checkArgument(type.isOrderable(), "domain on the unorderable type %s", type);
+        if (domain.getBounds().isEmpty()) {
+            return Domain.create(ValueSet.none(type), domain.getNullAllowed());
+        }
+        Block bounds = new NscBlockEncodingSerde().readBlock(Slices.wrappedBuffer(domain.getBounds().toByteArray()).getInput());
+        byte[] inclusive = domain.getInclusive().toByteArray();
+        checkArgument(bounds.getPositionCount() % 2 == 0 && inclusive.length == bounds.getPositionCount(),
+                "domain of column %s: %s bounds with %s inclusive flags", domain.getColumn(), bounds.getPositionCount(), inclusive.length);
+        List<Range> ranges = new ArrayList<>(bounds.getPositionCount() / 2);
+        for (int position = 0; position < bounds.getPositionCount(); position += 2) {
+            ranges.add(range(type, readNativeValue(type, bounds, position), inclusive[position] != 0, readNativeValue(type, bounds, position + 1), inclusive[position + 1] != 0));
+        }
+        // no range: only NULL can match (IS NULL), or nothing at all
+        return Domain.create(ranges.isEmpty() ? ValueSet.none(type) : ValueSet.ofRanges(ranges), domain.getNullAllowed());
+    }
+
+    private static Range range(Type type, Object low, boolean lowInclusive, Object high, boolean highInclusive)
+    {
+        if (low == null && high == null) {
+            return Range.all(type);
+        }
+        if (low == null) {
+            return highInclusive ? Range.lessThanOrEqual(type, high) : Range.lessThan(type, high);
+        }
+        if (high == null) {
+            return lowInclusive ? Range.greaterThanOrEqual(type, low) : Range.greaterThan(type, low);
+        }
+        return Range.range(type, low, lowInclusive, high, highInclusive);
+    }
+}

@@ -1,0 +1,104 @@
+package io.nsc.storage.scan;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import io.airlift.stats.CounterStat;
+import io.airlift.units.DataSize;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.storage.store.StoredFile;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.ParquetMetadata;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.lang.Math.toIntExact;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Runs near-storage scans: decodes row groups of a local file with trino-parquet, keeps the rows
+ * the predicate selects and sends the output columns as compressed pages. Counts what that
+ * costs and saves, for GetNodeStats, /v1/metrics and JMX.
+ */
+public final class NearStorageScanner
+{
+    /** The counters every scan updates. */
+    record Counters(
+            AtomicLong active,
+            CounterStat completed,
+            CounterStat rowsScanned,
+            CounterStat rowsReturned,
+            CounterStat bytesReadFromDisk,
+            CounterStat bytesSent,
+            CounterStat cpuNanos) {}
+
+    private final int maxBatchBytes;
+    private final Cache<String, ParquetMetadata> footers;
+    private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
+    private final Counters counters = new Counters(new AtomicLong(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
+
+    public NearStorageScanner(DataSize maxBatch, int footerCacheSize)
+    {
+        this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
+        this.footers = CacheBuilder.newBuilder().maximumSize(footerCacheSize).build();
+    }
+
+    /**
+     * Streams the scan's batches, then its summary, as fast as the client takes them.
+     */
+    public void scan(StoredFile file, ScanRequest request, ServerCallStreamObserver<ScanResponse> call)
+    {
+        new ScanCall(file, request, maxBatchBytes, footers, readerOptions, call, counters).start();
+    }
+
+    @Managed
+    public long getActiveScans()
+    {
+        return counters.active().get();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getScansCompleted()
+    {
+        return counters.completed();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getRowsScanned()
+    {
+        return counters.rowsScanned();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getRowsReturned()
+    {
+        return counters.rowsReturned();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getBytesReadFromDisk()
+    {
+        return counters.bytesReadFromDisk();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getBytesSent()
+    {
+        return counters.bytesSent();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getCpuNanos()
+    {
+        return counters.cpuNanos();
+    }
+}

@@ -1,0 +1,327 @@
+package io.nsc.storage.scan;
+
+import com.google.common.cache.Cache;
+import com.google.common.util.concurrent.UncheckedExecutionException;
+import io.airlift.log.Logger;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.filter.RowFilter;
+import io.nsc.parquet.scan.FileColumn;
+import io.nsc.parquet.scan.FilteredScan;
+import io.nsc.parquet.scan.ParquetScanReader;
+import io.nsc.parquet.types.TrinoTypes;
+import io.nsc.parquet.wire.PageCodec;
+import io.nsc.parquet.wire.TupleDomainCodec;
+import io.nsc.protocol.proto.PageBatch;
+import io.nsc.protocol.proto.PageCompression;
+import io.nsc.protocol.proto.ScanColumn;
+import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.storage.store.StoredFile;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.ParquetMetadata;
+import io.trino.parquet.reader.MetadataReader;
+import io.trino.spi.Page;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.type.Type;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.NoSuchFileException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
+import static java.lang.Math.max;
+import static java.lang.Math.min;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One Scan call. A batch is produced only when gRPC says the client can take it (flow
+ * control), so a slow worker holds the node to one batch in the making plus the message in
+ * flight. gRPC runs the handler, the on-ready and the on-cancel callbacks of one call serially,
+ * so the state here needs no locking.
+ */
+final class ScanCall
+{
+    private static final Logger log = Logger.get(ScanCall.class);
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final int MIN_BATCH_BYTES = 16 * 1024;
+
+    private final StoredFile file;
+    private final ScanRequest request;
+    private final int batchBytes;
+    private final Cache<String, ParquetMetadata> footers;
+    private final ParquetReaderOptions readerOptions;
+    private final ServerCallStreamObserver<ScanResponse> call;
+    private final NearStorageScanner.Counters counters;
+
+    private LocalParquetDataSource dataSource;
+    private FilteredScan scan;
+    private PageCodec codec;
+    private long bytesSent;
+    private long cpuNanos;
+    private boolean done;
+
+    ScanCall(
+            StoredFile file,
+            ScanRequest request,
+            int maxBatchBytes,
+            Cache<String, ParquetMetadata> footers,
+            ParquetReaderOptions readerOptions,
+            ServerCallStreamObserver<ScanResponse> call,
+            NearStorageScanner.Counters counters)
+    {
+        this.file = requireNonNull(file, "file is null");
+        this.request = requireNonNull(request, "request is null");
+        this.batchBytes = request.getTargetBatchBytes() <= 0 ? maxBatchBytes : max(MIN_BATCH_BYTES, min(request.getTargetBatchBytes(), maxBatchBytes));
+        this.footers = requireNonNull(footers, "footers is null");
+        this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
+        this.call = requireNonNull(call, "call is null");
+        this.counters = requireNonNull(counters, "counters is null");
+    }
+
+    void start()
+    {
+        counters.active().incrementAndGet();
+        call.setOnCancelHandler(this::cancel);
+        call.setOnReadyHandler(this::drain);
+        long startCpu = THREADS.getCurrentThreadCpuTime();
+        try {
+            open();
+        }
+        catch (StatusRuntimeException e) {
+            fail(e);
+            return;
+        }
+        catch (NoSuchFileException e) {
+            // deleted as an orphan between the lookup and here: as if the lookup had come later
+            fail(Status.NOT_FOUND.withDescription("File %s not found on this node".formatted(file.id())).asRuntimeException());
+            return;
+        }
+        catch (IOException | RuntimeException e) {
+            fail(badData(e));
+            return;
+        }
+        finally {
+            cpuNanos += THREADS.getCurrentThreadCpuTime() - startCpu;
+        }
+        drain();
+    }
+
+    private void open()
+            throws IOException
+    {
+        if (request.getRowGroupsCount() == 0) {
+            throw invalid("Scan of file %s names no row group".formatted(file.id()));
+        }
+        if (request.getCompression() == PageCompression.UNRECOGNIZED) {
+            throw invalid("Scan of file %s asks for an unknown page compression".formatted(file.id()));
+        }
+        List<FileColumn> columns = request.getColumnsList().stream()
+                .map(this::fileColumn)
+                .collect(toImmutableList());
+        List<Type> types = columns.stream().map(FileColumn::type).collect(toImmutableList());
+        TupleDomain<Integer> predicate;
+        try {
+            predicate = TupleDomainCodec.decode(request.getPredicate(), types)
+                    .intersect(TupleDomainCodec.decode(request.getDynamicFilter(), types));
+        }
+        catch (RuntimeException e) {
+            throw invalid("Scan of file %s has a bad predicate: %s".formatted(file.id(), e.getMessage()));
+        }
+        if (request.getLimit() < 0) {
+            throw invalid("Scan of file %s has a negative limit".formatted(file.id()));
+        }
+        int[] outputChannels = new int[(int) request.getColumnsList().stream().filter(ScanColumn::getOutput).count()];
+        int output = 0;
+        for (int channel = 0; channel < request.getColumnsCount(); channel++) {
+            if (request.getColumns(channel).getOutput()) {
+                outputChannels[output++] = channel;
+            }
+        }
+
+        codec = new PageCodec(request.getCompression());
+        dataSource = LocalParquetDataSource.open(file.path(), readerOptions);
+        ParquetMetadata footer = footer();
+        checkInFile(footer, columns);
+        ParquetScanReader reader = ParquetScanReader.create(
+                dataSource,
+                footer,
+                request.getRowGroupsList(),
+                columns,
+                readerOptions,
+                newSimpleAggregatedMemoryContext(),
+                this::badData);
+        scan = new FilteredScan(reader, RowFilter.create(predicate, types), outputChannels, request.getLimit() == 0 ? Long.MAX_VALUE : request.getLimit());
+    }
+
+    private void checkInFile(ParquetMetadata footer, List<FileColumn> columns)
+            throws IOException
+    {
+        int rowGroups = footer.getBlocks().size();
+        for (int rowGroup : request.getRowGroupsList()) {
+            if (rowGroup < 0 || rowGroup >= rowGroups) {
+                throw Status.OUT_OF_RANGE.withDescription("File %s has %s row groups, scan asks for row group %s".formatted(file.id(), rowGroups, rowGroup)).asRuntimeException();
+            }
+        }
+        int fileColumns = footer.getFileMetaData().getSchema().getFieldCount();
+        for (FileColumn column : columns) {
+            if (column.ordinal() >= fileColumns) {
+                throw Status.OUT_OF_RANGE.withDescription("File %s has %s columns, scan asks for column %s".formatted(file.id(), fileColumns, column.ordinal())).asRuntimeException();
+            }
+        }
+    }
+
+    private FileColumn fileColumn(ScanColumn column)
+    {
+        Optional<Type> type = TrinoTypes.fromSignature(column.getType());
+        if (type.isEmpty()) {
+            throw invalid("Scan of file %s: unknown column type '%s'".formatted(file.id(), column.getType()));
+        }
+        if (column.getOrdinal() < 0) {
+            throw invalid("Scan of file %s: negative column ordinal".formatted(file.id()));
+        }
+        return new FileColumn(column.getOrdinal(), type.get());
+    }
+
+    private ParquetMetadata footer()
+    {
+        try {
+            return footers.get(file.id().value(), () -> MetadataReader.readFooter(dataSource, Optional.empty()));
+        }
+        catch (ExecutionException | UncheckedExecutionException e) {
+            throw badData(e.getCause());
+        }
+    }
+
+    private void drain()
+    {
+        long startCpu = THREADS.getCurrentThreadCpuTime();
+        try {
+            while (!done && call.isReady() && !call.isCancelled()) {
+                sendNextBatch();
+            }
+        }
+        catch (StatusRuntimeException e) {
+            fail(e);
+        }
+        catch (IOException | UncheckedIOException e) {
+            fail(Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+        }
+        catch (RuntimeException e) {
+            log.error(e, "Scan of file %s failed", file.id());
+            fail(Status.INTERNAL.withDescription("Scan of file %s failed: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+        }
+        finally {
+            cpuNanos += THREADS.getCurrentThreadCpuTime() - startCpu;
+        }
+    }
+
+    private void sendNextBatch()
+            throws IOException
+    {
+        PageCodec.BatchBuilder batch = codec.newBatch();
+        boolean end = false;
+        while (batch.sizeInBytes() < batchBytes) {
+            Page page = scan.nextPage();
+            if (page == null) {
+                end = true;
+                break;
+            }
+            batch.add(page);
+        }
+        if (batch.pageCount() > 0) {
+            PageBatch message = batch.build();
+            bytesSent += message.getData().size();
+            counters.bytesSent().update(message.getData().size());
+            call.onNext(ScanResponse.newBuilder().setBatch(message).build());
+        }
+        if (end) {
+            // the summary needs no readiness: it is small and the last message
+            call.onNext(ScanResponse.newBuilder().setSummary(summary()).build());
+            finish();
+            call.onCompleted();
+        }
+    }
+
+    private ScanSummary summary()
+    {
+        return ScanSummary.newBuilder()
+                .setRowGroupsScanned(request.getRowGroupsCount())
+                .setRowsScanned(scan.rowsScanned())
+                .setRowsReturned(scan.rowsReturned())
+                .setBytesReadFromDisk(dataSource.getReadBytes())
+                .setBytesSent(bytesSent)
+                .setCpuNanos(cpuNanos)
+                .build();
+    }
+
+    private StatusRuntimeException badData(Throwable e)
+    {
+        if (e instanceof StatusRuntimeException status) {
+            return status;
+        }
+        return Status.DATA_LOSS.withDescription("Cannot decode file %s: %s".formatted(file.id(), e.getMessage())).withCause(e).asRuntimeException();
+    }
+
+    private static StatusRuntimeException invalid(String message)
+    {
+        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+    }
+
+    private void cancel()
+    {
+        if (!done) {
+            log.debug("Scan of file %s cancelled by the client", file.id());
+        }
+        finish();
+    }
+
+    private void fail(StatusRuntimeException e)
+    {
+        if (done) {
+            return;
+        }
+        finish();
+        if (!call.isCancelled()) {
+            call.onError(e);
+        }
+    }
+
+    private void finish()
+    {
+        if (done) {
+            return;
+        }
+        done = true;
+        counters.active().decrementAndGet();
+        counters.completed().update(1);
+        if (scan != null) {
+            counters.rowsScanned().update(scan.rowsScanned());
+            counters.rowsReturned().update(scan.rowsReturned());
+        }
+        if (dataSource != null) {
+            counters.bytesReadFromDisk().update(dataSource.getReadBytes());
+        }
+        counters.cpuNanos().update(cpuNanos);
+        try {
+            if (scan != null) {
+                scan.close();
+            }
+            else if (dataSource != null) {
+                dataSource.close();
+            }
+        }
+        catch (IOException e) {
+            log.warn(e, "Cannot close %s", file.path());
+        }
+    }
+}

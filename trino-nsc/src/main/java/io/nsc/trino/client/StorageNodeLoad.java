@@ -1,0 +1,71 @@
+package io.nsc.trino.client;
+
+import com.google.common.cache.CacheBuilder;
+import com.google.common.cache.CacheLoader;
+import com.google.common.cache.LoadingCache;
+import com.google.common.util.concurrent.UncheckedExecutionException;
+import com.google.inject.Inject;
+import io.grpc.StatusRuntimeException;
+import io.nsc.protocol.proto.GetNodeStatsRequest;
+import io.nsc.protocol.proto.GetNodeStatsResponse;
+
+import java.util.concurrent.TimeUnit;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * How busy each storage node is with near-storage scans, as it last reported, at most a second
+ * old: the coordinator asks each node at most once a second however many splits it plans.
+ */
+public class StorageNodeLoad
+{
+    private static final long STATS_DEADLINE_MILLIS = 2_000;
+
+    /** Active scans against the node's processors; unknown load counts as saturated. */
+    public record Load(long activeScans, int processors)
+    {
+        public static final Load UNKNOWN = new Load(1, 0);
+
+        public boolean saturated()
+        {
+            return activeScans >= processors;
+        }
+    }
+
+    private final StorageClients clients;
+    private final LoadingCache<String, Load> loads;
+
+    @Inject
+    public StorageNodeLoad(StorageClients clients)
+    {
+        this.clients = requireNonNull(clients, "clients is null");
+        this.loads = CacheBuilder.newBuilder()
+                .expireAfterWrite(1, TimeUnit.SECONDS)
+                .maximumSize(10_000)
+                .build(CacheLoader.from(this::fetch));
+    }
+
+    public Load get(String address)
+    {
+        try {
+            return loads.getUnchecked(address);
+        }
+        catch (UncheckedExecutionException e) {
+            return Load.UNKNOWN;
+        }
+    }
+
+    private Load fetch(String address)
+    {
+        try {
+            GetNodeStatsResponse stats = clients.blockingStub(address)
+                    .withDeadlineAfter(STATS_DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
+                    .getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+            return new Load(stats.getScansActive(), stats.getAvailableProcessors());
+        }
+        catch (StatusRuntimeException e) {
+            // a node that does not answer will not scan fast either
+            return Load.UNKNOWN;
+        }
+    }
+}

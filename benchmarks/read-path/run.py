@@ -12,13 +12,14 @@ and prints a summary with medians.
 Standard library only, so it runs wherever the cluster does.
 """
 import argparse
-import csv
 import json
 import os
 import platform
 import statistics
-import time
-import urllib.request
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from trino_client import data_size_bytes, request, run_query, stages, write_csv  # noqa: E402
 
 # Label, fraction of lineitem rows the predicate matches (TPC-H sf1 ship dates span
 # 1992-01-02..1998-12-01, ~2526 days), and SQL.
@@ -33,41 +34,12 @@ QUERIES = [
 SPLIT_METRICS = ["row_groups_total", "row_groups_pruned_by_stats", "row_groups_fully_matching", "splits"]
 
 
-def request(url, user, data=None, method="GET"):
-    req = urllib.request.Request(url, data=data, method=method, headers={"X-Trino-User": user})
-    with urllib.request.urlopen(req, timeout=600) as response:
-        return json.loads(response.read())
 
 
-def run_query(server, user, sql):
-    started = time.monotonic()
-    result = request(server + "/v1/statement", user, sql.encode(), "POST")
-    rows = []
-    while True:
-        rows.extend(result.get("data", []))
-        if "error" in result:
-            raise RuntimeError(result["error"]["message"])
-        if "nextUri" not in result:
-            break
-        result = request(result["nextUri"], user)
-    wall = time.monotonic() - started
-    return result["id"], rows, wall
 
 
-def data_size_bytes(text):
-    units = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
-    number, unit = text[:-2], text[-2:]
-    if unit not in units:
-        number, unit = text[:-1], text[-1:]
-    return int(round(float(number) * units[unit]))
 
 
-def stages(stage):
-    if stage is None:
-        return
-    yield stage
-    for child in stage.get("subStages", []):
-        yield from stages(child)
 
 
 def query_counters(server, user, query_id):
@@ -99,11 +71,7 @@ def main():
             records.append({"query": label, "run": attempt, "wall_seconds": round(wall, 3),
                             "result": json.dumps(rows), **counters})
 
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
-        writer.writeheader()
-        writer.writerows(records)
+    write_csv(args.out, records)
 
     print(f"machine: {platform.node()} {platform.machine()}, python {platform.python_version()}")
     print(f"{'query':18} {'median s':>9} {'row groups':>11} {'scanned':>8} {'splits':>7} {'bytes from storage':>19}  result")

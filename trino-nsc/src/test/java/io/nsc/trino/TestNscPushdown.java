@@ -126,7 +126,8 @@ final class TestNscPushdown
         QueryCounters raw = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.RAW), sql);
         assertThat(none.result().getOnlyValue()).isEqualTo(raw.result().getOnlyValue());
         assertThat(none.splitMetric(ROW_GROUPS_PRUNED_BY_STATS)).isZero();
-        assertThat(raw.physicalInputBytes() * 10).isLessThan(none.physicalInputBytes());
+        // at most 3 of ~60 row groups, plus the footer once per worker that had not read the file
+        assertThat(raw.physicalInputBytes() * 4).isLessThan(none.physicalInputBytes());
     }
 
     private Session pushdown(PushdownMode mode)

@@ -1,0 +1,64 @@
+"""What the benchmark scripts share: Trino's REST protocol, its units, and the raw CSV.
+
+Standard library only, so the scripts run wherever the cluster does.
+"""
+import csv
+import json
+import os
+import time
+import urllib.request
+
+
+def request(url, user, data=None, method="GET", session=None, timeout=3600):
+    headers = {"X-Trino-User": user}
+    if session:
+        headers["X-Trino-Session"] = session
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(req, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def run_query(server, user, sql, session=None):
+    """Runs a statement to completion; returns (query id, rows, wall seconds seen by the client)."""
+    started = time.monotonic()
+    result = request(server + "/v1/statement", user, sql.encode(), "POST", session=session)
+    rows = []
+    while True:
+        rows.extend(result.get("data", []))
+        if "error" in result:
+            raise RuntimeError(result["error"]["message"])
+        if "nextUri" not in result:
+            return result["id"], rows, time.monotonic() - started
+        result = request(result["nextUri"], user)
+
+
+def data_size_bytes(text):
+    units = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
+    number, unit = text[:-2], text[-2:]
+    if unit not in units:
+        number, unit = text[:-1], text[-1:]
+    return int(round(float(number) * units[unit]))
+
+
+def duration_seconds(text):
+    units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    for unit in sorted(units, key=len, reverse=True):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * units[unit]
+    raise ValueError(text)
+
+
+def stages(stage):
+    if stage is None:
+        return
+    yield stage
+    for child in stage.get("subStages", []):
+        yield from stages(child)
+
+
+def write_csv(path, records):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
+        writer.writeheader()
+        writer.writerows(records)

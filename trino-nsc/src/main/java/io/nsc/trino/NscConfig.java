@@ -31,6 +31,7 @@ public class NscConfig
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
+    private long aggregationPushdownMaxGroups = 10_000;
 
     @NotNull
     @Pattern(regexp = "[^:\\s]+:\\d+", message = "must be host:port")
@@ -234,6 +235,20 @@ public class NscConfig
     public NscConfig setDynamicFilteringWaitTimeout(Duration dynamicFilteringWaitTimeout)
     {
         this.dynamicFilteringWaitTimeout = dynamicFilteringWaitTimeout;
+        return this;
+    }
+
+    @Min(0)
+    public long getAggregationPushdownMaxGroups()
+    {
+        return aggregationPushdownMaxGroups;
+    }
+
+    @Config("nsc.aggregation-pushdown-max-groups")
+    @ConfigDescription("Aggregations are computed by storage nodes only when the columns' distinct counts bound their groups to this many (0: never)")
+    public NscConfig setAggregationPushdownMaxGroups(long aggregationPushdownMaxGroups)
+    {
+        this.aggregationPushdownMaxGroups = aggregationPushdownMaxGroups;
         return this;
     }
 }

@@ -10,6 +10,7 @@ import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.TableFilesCache;
 import io.nsc.trino.read.FooterCache;
 import io.nsc.trino.read.NscPageSourceProvider;
+import io.nsc.trino.read.ScanFanOut;
 import io.nsc.trino.split.NscSplitManager;
 import io.nsc.trino.write.NscPageSinkProvider;
 import io.nsc.trino.write.ReplicaUploader;
@@ -47,6 +48,7 @@ public class NscModule
         binder.bind(NscMetadata.class).in(Scopes.SINGLETON);
         binder.bind(NscSplitManager.class).in(Scopes.SINGLETON);
         binder.bind(FooterCache.class).in(Scopes.SINGLETON);
+        binder.bind(ScanFanOut.class).in(Scopes.SINGLETON);
         binder.bind(NscPageSourceProvider.class).in(Scopes.SINGLETON);
         binder.bind(NscTableProperties.class).in(Scopes.SINGLETON);
         binder.bind(ReplicaUploader.class).in(Scopes.SINGLETON);

@@ -3,6 +3,7 @@ package io.nsc.trino;
 import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
 import io.airlift.units.Duration;
+import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.session.PropertyMetadata;
 
@@ -11,12 +12,15 @@ import java.util.List;
 import static io.trino.plugin.base.session.PropertyMetadataUtil.durationProperty;
 import static io.trino.spi.session.PropertyMetadata.booleanProperty;
 import static io.trino.spi.session.PropertyMetadata.enumProperty;
+import static io.trino.spi.session.PropertyMetadata.longProperty;
+import static io.trino.spi.StandardErrorCode.INVALID_SESSION_PROPERTY;
 
 public final class NscSessionProperties
 {
     public static final String STATS_PRUNING_ENABLED = "stats_pruning_enabled";
     public static final String PUSHDOWN = "pushdown";
     public static final String DYNAMIC_FILTERING_WAIT_TIMEOUT = "dynamic_filtering_wait_timeout";
+    public static final String AGGREGATION_PUSHDOWN_MAX_GROUPS = "aggregation_pushdown_max_groups";
 
     private final List<PropertyMetadata<?>> sessionProperties;
 
@@ -39,6 +43,16 @@ public final class NscSessionProperties
                         DYNAMIC_FILTERING_WAIT_TIMEOUT,
                         "How long split planning waits for a join's dynamic filter, to prune row groups with it",
                         config.getDynamicFilteringWaitTimeout(),
+                        false),
+                longProperty(
+                        AGGREGATION_PUSHDOWN_MAX_GROUPS,
+                        "Aggregations are computed by storage nodes only when the distinct counts bound their groups to this many (0: never)",
+                        config.getAggregationPushdownMaxGroups(),
+                        value -> {
+                            if (value < 0) {
+                                throw new TrinoException(INVALID_SESSION_PROPERTY, AGGREGATION_PUSHDOWN_MAX_GROUPS + " must not be negative");
+                            }
+                        },
                         false));
     }
 
@@ -60,5 +74,10 @@ public final class NscSessionProperties
     public static Duration getDynamicFilteringWaitTimeout(ConnectorSession session)
     {
         return session.getProperty(DYNAMIC_FILTERING_WAIT_TIMEOUT, Duration.class);
+    }
+
+    public static long getAggregationPushdownMaxGroups(ConnectorSession session)
+    {
+        return session.getProperty(AGGREGATION_PUSHDOWN_MAX_GROUPS, Long.class);
     }
 }

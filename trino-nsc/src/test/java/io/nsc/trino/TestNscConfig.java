@@ -33,7 +33,8 @@ final class TestNscConfig
                 .setPushdown(PushdownMode.AUTO)
                 .setScanCompression(ScanCompression.LZ4)
                 .setScanBatchSize(DataSize.of(1, MEGABYTE))
-                .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS)));
+                .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS))
+                .setAggregationPushdownMaxGroups(10_000));
     }
 
     @Test
@@ -54,6 +55,7 @@ final class TestNscConfig
                 .put("nsc.scan-compression", "ZSTD")
                 .put("nsc.scan-batch-size", "2MB")
                 .put("nsc.dynamic-filtering-wait-timeout", "5s")
+                .put("nsc.aggregation-pushdown-max-groups", "500")
                 .buildOrThrow();
 
         assertFullMapping(properties, new NscConfig()
@@ -70,6 +72,7 @@ final class TestNscConfig
                 .setPushdown(PushdownMode.FILTER)
                 .setScanCompression(ScanCompression.ZSTD)
                 .setScanBatchSize(DataSize.of(2, MEGABYTE))
-                .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS)));
+                .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
+                .setAggregationPushdownMaxGroups(500));
     }
 }

@@ -97,6 +97,10 @@ final class TestNscConnectorQueries
         MaterializedRow shipdate = stats.get("l_shipdate");
         assertThat(List.of(shipdate.getField(5), shipdate.getField(6))).containsExactly("1992-01-04", "1998-11-29");
         assertThat((Double) stats.get("l_comment").getField(1)).isPositive();
+        // distinct counts from the loader's sketches: estimates within a few percent
+        assertThat((Double) stats.get("l_returnflag").getField(2)).isEqualTo(3.0);
+        assertThat((Double) stats.get("l_orderkey").getField(2)).isBetween(15000 * 0.9, 15000 * 1.1);
+        assertThat((Double) stats.get("l_shipdate").getField(2)).isBetween(2000.0, 2600.0);
     }
 
     @Test

@@ -7,8 +7,10 @@ import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_ANSWERED_FROM_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS_FILTER;
@@ -128,6 +130,98 @@ final class TestNscPushdown
         assertThat(none.splitMetric(ROW_GROUPS_PRUNED_BY_STATS)).isZero();
         // at most 3 of ~60 row groups, plus the footer once per worker that had not read the file
         assertThat(raw.physicalInputBytes() * 4).isLessThan(none.physicalInputBytes());
+    }
+
+    @Test
+    void testGroupedAggregationIsComputedByStorageNodes()
+    {
+        // TPC-H Q1's shape, with plain columns as aggregate inputs
+        String sql = "SELECT l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice), avg(l_discount), count(*), count(l_comment), min(l_shipdate), max(l_receiptdate) " +
+                "FROM %s WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus";
+        String expected = sql.formatted("tpch.tiny.lineitem");
+        for (PushdownMode mode : PushdownMode.values()) {
+            assertThat(query(pushdown(mode), sql.formatted("lineitem"))).as("pushdown " + mode).skippingTypesCheck().matches(expected);
+        }
+        assertThat(query(pushdown(PushdownMode.FILTER), sql.formatted("lineitem"))).isFullyPushedDown();
+        assertThat(query(pushdown(PushdownMode.AUTO), sql.formatted("lineitem"))).isFullyPushedDown();
+        assertAggregatesInTrino(pushdown(PushdownMode.RAW), sql.formatted("lineitem"));
+        assertAggregatesInTrino(pushdown(PushdownMode.NONE), sql.formatted("lineitem"));
+
+        // what crossed the network: a few groups per part, not rows
+        QueryCounters pushed = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.AUTO), sql.formatted("lineitem"));
+        QueryCounters raw = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.RAW), sql.formatted("lineitem"));
+        long parts = pushed.connectorMetric(ReadMetrics.AGGREGATION_PARTS);
+        assertThat(parts).isPositive();
+        assertThat(pushed.connectorMetric(ReadMetrics.STORAGE_ROWS_RETURNED)).isLessThanOrEqualTo(4 * parts);
+        // every row group the coordinator could not prune (the latest ship dates it could)
+        assertThat(pushed.connectorMetric(ReadMetrics.STORAGE_ROWS_SCANNED)).isBetween(50_000L, 60_175L);
+        assertThat(pushed.physicalInputBytes()).isLessThan(4_000 * parts);
+        assertThat(pushed.physicalInputBytes() * 100).isLessThan(raw.physicalInputBytes());
+    }
+
+    @Test
+    void testGlobalAggregationsAndDistinct()
+    {
+        Session filter = pushdown(PushdownMode.FILTER);
+        String empty = "SELECT count(*), count(l_quantity), sum(l_quantity), sum(l_orderkey), min(l_shipdate), max(l_comment), avg(l_orderkey) FROM %s WHERE l_shipdate > DATE '2001-01-01'";
+        assertThat(query(filter, empty.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(empty.formatted("tpch.tiny.lineitem"));
+        String all = "SELECT count(*), sum(l_orderkey), min(l_comment), max(l_shipdate), avg(l_quantity) FROM %s";
+        assertThat(query(filter, all.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(all.formatted("tpch.tiny.lineitem"));
+        String distinct = "SELECT DISTINCT l_shipmode FROM %s WHERE l_quantity > 45";
+        assertThat(query(filter, distinct.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(distinct.formatted("tpch.tiny.lineitem"));
+        String decimals = "SELECT sum(CAST(l_quantity AS decimal(12, 2))) FROM %s";
+        assertThat(query(filter, decimals.formatted("lineitem"))).skippingTypesCheck().matches(decimals.formatted("tpch.tiny.lineitem"));
+    }
+
+    @Test
+    void testFullyMatchingRowGroupsAreAnsweredFromStats()
+    {
+        // lineitem is sorted by l_shipdate: the row groups inside the year match entirely and are
+        // answered from their row counts, null counts and exact min/max; the two at its edges are scanned
+        String sql = "SELECT count(*), count(l_comment), min(l_orderkey), max(l_shipdate), min(l_partkey) FROM %s WHERE l_shipdate BETWEEN DATE '1994-01-01' AND DATE '1994-12-31'";
+        QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.AUTO), sql.formatted("lineitem"));
+        assertThat(counters.result().getMaterializedRows()).isEqualTo(computeActual(sql.formatted("tpch.tiny.lineitem")).getMaterializedRows());
+        long fromStats = counters.splitMetric(ROW_GROUPS_ANSWERED_FROM_STATS);
+        assertThat(fromStats).isGreaterThanOrEqualTo(5);
+        assertThat(counters.connectorMetric(ReadMetrics.AGGREGATION_ROW_GROUPS_FROM_STATS)).isEqualTo(fromStats);
+        assertThat(counters.connectorMetric(ReadMetrics.AGGREGATION_PARTS)).isBetween(1L, 2L);
+        // only the edge row groups were decoded
+        assertThat(counters.connectorMetric(ReadMetrics.STORAGE_ROWS_SCANNED)).isLessThan(3 * 1000);
+
+        // without a predicate, count(*) is the row count: nothing is read at all
+        QueryCounters count = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), "SELECT count(*) FROM lineitem");
+        assertThat(count.result().getOnlyValue()).isEqualTo(60175L);
+        assertThat(count.physicalInputBytes()).isZero();
+        // sum needs every value: no stats answer
+        QueryCounters sum = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), "SELECT count(*), sum(l_orderkey) FROM lineitem");
+        assertThat(sum.splitMetric(ROW_GROUPS_ANSWERED_FROM_STATS)).isZero();
+        assertThat(sum.connectorMetric(ReadMetrics.STORAGE_ROWS_SCANNED)).isEqualTo(60175);
+    }
+
+    @Test
+    void testAggregationsStorageCannotComputeExactlyStayWithTrino()
+    {
+        Session filter = pushdown(PushdownMode.FILTER);
+        // an expression argument, DISTINCT, and a floating-point min (NaN and -0.0 rules)
+        for (String sql : List.of(
+                "SELECT l_returnflag, sum(l_extendedprice * (1 - l_discount)) FROM %s GROUP BY 1",
+                "SELECT l_returnflag, count(DISTINCT l_suppkey) FROM %s GROUP BY 1",
+                "SELECT min(l_extendedprice) FROM %s")) {
+            assertThat(query(filter, sql.formatted("lineitem"))).skippingTypesCheck().matches(sql.formatted("tpch.tiny.lineitem"));
+            assertAggregatesInTrino(filter, sql.formatted("lineitem"));
+        }
+        // l_orderkey has 15,000 distinct values: more groups than the default bound of 10,000 ...
+        String manyGroups = "SELECT l_orderkey, count(*) FROM %s GROUP BY 1";
+        assertAggregatesInTrino(filter, manyGroups.formatted("lineitem"));
+        // ... which a session may raise
+        Session moreGroups = Session.builder(filter).setCatalogSessionProperty("nsc", NscSessionProperties.AGGREGATION_PUSHDOWN_MAX_GROUPS, "100000").build();
+        assertThat(query(moreGroups, manyGroups.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(manyGroups.formatted("tpch.tiny.lineitem"));
+    }
+
+    private void assertAggregatesInTrino(Session session, String sql)
+    {
+        String plan = (String) computeActual(session, "EXPLAIN " + sql).getOnlyValue();
+        assertThat(plan).as(sql).contains("Aggregate[");
     }
 
     private Session pushdown(PushdownMode mode)

@@ -124,7 +124,9 @@ public final class CatalogDatabase
                         singleton INT DEFAULT 1 NOT NULL PRIMARY KEY CHECK (singleton = 1),
                         cluster_id VARCHAR(64) NOT NULL)
                     """,
-                    "INSERT INTO cluster (cluster_id) VALUES (CAST(RANDOM_UUID() AS VARCHAR))"));
+                    "INSERT INTO cluster (cluster_id) VALUES (CAST(RANDOM_UUID() AS VARCHAR))"),
+            // 4: distinct-value sketches per file (NULL for files committed without them)
+            List.of("ALTER TABLE files ADD COLUMN column_sketches VARBINARY(16777216)"));
 
     public static final int SCHEMA_VERSION = MIGRATIONS.size();
 

@@ -53,6 +53,8 @@ public final class CatalogStore
     // Bounds the work one FindOrphans call does while it holds the catalog's lock.
     public static final int MAX_ORPHAN_CHECK_FILE_IDS = 10_000;
     private static final int MAX_TABLE_PROPERTY_VALUE_LENGTH = 65_536;
+    // the column's declared size; real sketches are about 1 kB per column
+    private static final int MAX_COLUMN_SKETCHES_BYTES = 16 * 1024 * 1024;
 
     private static final Joiner NODE_ID_JOINER = Joiner.on(',');
     private static final Splitter NODE_ID_SPLITTER = Splitter.on(',').omitEmptyStrings();
@@ -260,7 +262,7 @@ public final class CatalogStore
             List<FileEntry> files = rowsOfTable(
                     connection,
                     """
-                    SELECT file_id, size_bytes, row_count, crc32c, compact_stats
+                    SELECT file_id, size_bytes, row_count, crc32c, compact_stats, column_sketches
                     FROM files
                     WHERE table_id = ?
                     ORDER BY committed_version, commit_ordinal
@@ -272,7 +274,8 @@ public final class CatalogStore
                             row.getLong(3),
                             row.getInt(4),
                             ByteString.copyFrom(row.getBytes(5)),
-                            replicas.getOrDefault(row.getString(1), List.of())));
+                            replicas.getOrDefault(row.getString(1), List.of()),
+                            row.getBytes(6) == null ? ByteString.EMPTY : ByteString.copyFrom(row.getBytes(6))));
             return Optional.of(new TableFiles(tableId, version.get(), files));
         });
     }
@@ -547,6 +550,9 @@ public final class CatalogStore
         if (statsRowCount != file.rowCount()) {
             throw invalidArgument("File %s has row count %s but its compact stats say %s", fileId, file.rowCount(), statsRowCount);
         }
+        if (file.columnSketches().size() > MAX_COLUMN_SKETCHES_BYTES) {
+            throw invalidArgument("File %s has %s bytes of column sketches, more than %s", fileId, file.columnSketches().size(), MAX_COLUMN_SKETCHES_BYTES);
+        }
     }
 
     // The service only stores the stats, but a blob the connector cannot parse would break every
@@ -672,7 +678,7 @@ public final class CatalogStore
             throws SQLException
     {
         try (PreparedStatement fileStatement = connection.prepareStatement(
-                "INSERT INTO files (file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                "INSERT INTO files (file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats, column_sketches) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
                 PreparedStatement replicaStatement = connection.prepareStatement(
                         "INSERT INTO file_replicas (file_id, node_id, ordinal) VALUES (?, ?, ?)")) {
             for (int ordinal = 0; ordinal < files.size(); ordinal++) {
@@ -685,6 +691,7 @@ public final class CatalogStore
                 fileStatement.setLong(6, file.rowCount());
                 fileStatement.setInt(7, file.crc32c());
                 fileStatement.setBytes(8, file.compactStats().toByteArray());
+                fileStatement.setBytes(9, file.columnSketches().isEmpty() ? null : file.columnSketches().toByteArray());
                 fileStatement.addBatch();
                 for (int replica = 0; replica < file.replicaNodeIds().size(); replica++) {
                     replicaStatement.setString(1, file.fileId());

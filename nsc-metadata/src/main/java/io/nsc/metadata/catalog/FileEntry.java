@@ -9,7 +9,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * One committed (or to-be-committed) data file. The compact stats stay an immutable
  * {@link ByteString}: the catalog only validates and stores them, and handing the same bytes to
- * the protobuf response avoids a copy per file.
+ * the protobuf response avoids a copy per file. The column sketches (distinct-value sketches the
+ * writer computed, empty when none) are stored and returned as they came.
  */
 public record FileEntry(
         String fileId,
@@ -17,12 +18,20 @@ public record FileEntry(
         long rowCount,
         int crc32c,
         ByteString compactStats,
-        List<String> replicaNodeIds)
+        List<String> replicaNodeIds,
+        ByteString columnSketches)
 {
     public FileEntry
     {
         requireNonNull(fileId, "fileId is null");
         requireNonNull(compactStats, "compactStats is null");
         replicaNodeIds = List.copyOf(requireNonNull(replicaNodeIds, "replicaNodeIds is null"));
+        requireNonNull(columnSketches, "columnSketches is null");
+    }
+
+    /** A file without distinct-value sketches. */
+    public FileEntry(String fileId, long sizeBytes, long rowCount, int crc32c, ByteString compactStats, List<String> replicaNodeIds)
+    {
+        this(fileId, sizeBytes, rowCount, crc32c, compactStats, replicaNodeIds, ByteString.EMPTY);
     }
 }

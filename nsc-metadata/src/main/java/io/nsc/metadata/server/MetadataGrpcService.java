@@ -363,6 +363,7 @@ public final class MetadataGrpcService
                 .addAllReplicaNodeIds(file.replicaNodeIds())
                 .setCompactStats(file.compactStats())
                 .setCrc32C(file.crc32c())
+                .setColumnSketches(file.columnSketches())
                 .build();
     }
 
@@ -374,7 +375,8 @@ public final class MetadataGrpcService
                 file.getRowCount(),
                 file.getCrc32C(),
                 file.getCompactStats(),
-                file.getReplicaNodeIdsList());
+                file.getReplicaNodeIdsList(),
+                file.getColumnSketches());
     }
 
     private static StorageNode toStorageNode(StorageNodeState node)

@@ -660,7 +660,7 @@ final class TestCatalogStore
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(4);
         assertThat(catalog.clusterId()).matches(UUID_PATTERN);
         TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
         assertThat(table.tableId()).isEqualTo(7);
@@ -712,20 +712,45 @@ final class TestCatalogStore
             CatalogStore oldCatalog = new CatalogStore(old, clock, ALLOCATION_TIMEOUT);
             oldCatalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
             oldCatalog.createSchema("tpch", false);
-            oldCatalog.addAllocations(List.of(new Allocation(committed.fileId(), clock.millis(), committed.replicaNodeIds())));
-            oldCatalog.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(committed), OptionalLong.empty(), PROPERTIES, false));
+            // the table and its file as that release wrote them (today's commit writes newer columns)
+            old.inTransaction(connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("INSERT INTO tables (table_id, schema_name, table_name, version, created_millis, row_count, file_count, size_bytes) VALUES (7, 'tpch', 'lineitem', 1, 1, 10, 1, 1010)");
+                    statement.execute("INSERT INTO columns VALUES (7, 0, 'l_orderkey', 'bigint')");
+                }
+                try (PreparedStatement statement = connection.prepareStatement("INSERT INTO table_properties VALUES (7, ?, ?)")) {
+                    for (Map.Entry<String, String> property : PROPERTIES.entrySet()) {
+                        statement.setString(1, property.getKey());
+                        statement.setString(2, property.getValue());
+                        statement.executeUpdate();
+                    }
+                }
+                try (PreparedStatement statement = connection.prepareStatement("INSERT INTO files VALUES (?, 7, 1, 0, 1010, 10, 0, ?)")) {
+                    statement.setString(1, committed.fileId());
+                    statement.setBytes(2, committed.compactStats().toByteArray());
+                    statement.executeUpdate();
+                }
+                try (PreparedStatement statement = connection.prepareStatement("INSERT INTO file_replicas VALUES (?, 'node-a', 0)")) {
+                    statement.setString(1, committed.fileId());
+                    statement.executeUpdate();
+                }
+                return null;
+            });
             assertThat(old.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(2);
             assertThat(countRows(old, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'CLUSTER'")).isZero();
         }
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(4);
         String clusterId = catalog.clusterId();
         assertThat(clusterId).matches(UUID_PATTERN);
         // the catalog is as it was
         assertThat(catalog.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
         assertThat(catalog.findOrphans(List.of(committed.fileId()))).isEmpty();
+        // a file committed before sketches existed has none
+        long tableId = catalog.getTable(LINEITEM).orElseThrow().tableId();
+        assertThat(catalog.getTableFiles(tableId).orElseThrow().files().getFirst().columnSketches()).isEqualTo(ByteString.EMPTY);
 
         // assigned once by the upgrade, then kept
         database.close();
@@ -772,7 +797,9 @@ final class TestCatalogStore
     private FileEntry file(long rowCount, String... replicas)
     {
         String fileId = "%032x".formatted(++nextFileId);
-        return new FileEntry(fileId, 1000 + rowCount, rowCount, 0xCAFE0000 + nextFileId, compactStats(rowCount), List.of(replicas));
+        // every other file carries column sketches: stored and returned as they came, or absent
+        ByteString sketches = nextFileId % 2 == 0 ? ByteString.copyFromUtf8("sketches of " + fileId) : ByteString.EMPTY;
+        return new FileEntry(fileId, 1000 + rowCount, rowCount, 0xCAFE0000 + nextFileId, compactStats(rowCount), List.of(replicas), sketches);
     }
 
     private static CommitRequest commit(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)

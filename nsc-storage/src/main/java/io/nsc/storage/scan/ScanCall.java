@@ -7,6 +7,9 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.aggregate.AggregateKind;
+import io.nsc.parquet.aggregate.AggregateSpec;
+import io.nsc.parquet.aggregate.GroupedAggregation;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
@@ -16,6 +19,7 @@ import io.nsc.parquet.wire.PageCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.PageCompression;
+import io.nsc.protocol.proto.ScanAggregate;
 import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
@@ -25,6 +29,7 @@ import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.reader.MetadataReader;
 import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.Type;
 
@@ -33,6 +38,7 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -65,8 +71,11 @@ final class ScanCall
 
     private LocalParquetDataSource dataSource;
     private FilteredScan scan;
+    private Optional<Aggregation> aggregation = Optional.empty();
     private PageCodec codec;
     private long bytesSent;
+    // rows in the pages sent: the filtered rows, or the groups of an aggregation
+    private long rowsSent;
     private long cpuNanos;
     private boolean done;
 
@@ -147,6 +156,9 @@ final class ScanCall
                 outputChannels[output++] = channel;
             }
         }
+        if (request.getAggregate()) {
+            aggregation = Optional.of(aggregation(types, outputChannels));
+        }
 
         codec = new PageCodec(request.getCompression());
         dataSource = LocalParquetDataSource.open(file.path(), readerOptions);
@@ -160,7 +172,34 @@ final class ScanCall
                 readerOptions,
                 newSimpleAggregatedMemoryContext(),
                 this::badData);
-        scan = new FilteredScan(reader, RowFilter.create(predicate, types), outputChannels, request.getLimit() == 0 ? Long.MAX_VALUE : request.getLimit());
+        long limit = request.getLimit() == 0 || aggregation.isPresent() ? Long.MAX_VALUE : request.getLimit();
+        scan = new FilteredScan(reader, RowFilter.create(predicate, types), outputChannels, limit);
+    }
+
+    /** Group keys and aggregate inputs are output columns: positions in the scan's output pages. */
+    private record Aggregation(GroupedAggregation groups, int[] groupChannels, int[] inputChannels) {}
+
+    private Aggregation aggregation(List<Type> types, int[] outputChannels)
+    {
+        try {
+            int[] groupChannels = request.getGroupByList().stream().mapToInt(Integer::intValue).toArray();
+            List<Type> groupTypes = new ArrayList<>();
+            for (int channel : groupChannels) {
+                groupTypes.add(types.get(outputChannels[channel]));
+            }
+            List<AggregateSpec> specs = new ArrayList<>();
+            int[] inputChannels = new int[request.getAggregatesCount()];
+            for (int i = 0; i < inputChannels.length; i++) {
+                ScanAggregate aggregate = request.getAggregates(i);
+                AggregateKind kind = AggregateKind.fromWire(aggregate.getFunction());
+                inputChannels[i] = aggregate.getInput();
+                specs.add(new AggregateSpec(kind, kind == AggregateKind.COUNT_ALL ? Optional.empty() : Optional.of(types.get(outputChannels[aggregate.getInput()]))));
+            }
+            return new Aggregation(new GroupedAggregation(groupTypes, specs), groupChannels, inputChannels);
+        }
+        catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw invalid("Scan of file %s has a bad aggregation: %s".formatted(file.id(), e.getMessage()));
+        }
     }
 
     private void checkInFile(ParquetMetadata footer, List<FileColumn> columns)
@@ -213,6 +252,10 @@ final class ScanCall
         catch (StatusRuntimeException e) {
             fail(e);
         }
+        catch (TrinoException e) {
+            // an aggregate overflowed, as Trino's own would have: the client's error, not the node's
+            fail(Status.OUT_OF_RANGE.withDescription("Scan of file %s: %s".formatted(file.id(), e.getMessage())).asRuntimeException());
+        }
         catch (IOException | UncheckedIOException e) {
             fail(Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
         }
@@ -230,13 +273,25 @@ final class ScanCall
     {
         PageCodec.BatchBuilder batch = codec.newBatch();
         boolean end = false;
-        while (batch.sizeInBytes() < batchBytes) {
+        if (aggregation.isPresent()) {
+            // the whole scan folds into one page of partial states, however many rows it reads
+            Aggregation plan = aggregation.get();
+            for (Page page = scan.nextPage(); page != null && !call.isCancelled(); page = scan.nextPage()) {
+                plan.groups().addInput(page, plan.groupChannels(), plan.inputChannels());
+            }
+            Page partial = plan.groups().partialPage();
+            batch.add(partial);
+            rowsSent += partial.getPositionCount();
+            end = true;
+        }
+        while (!end && batch.sizeInBytes() < batchBytes) {
             Page page = scan.nextPage();
             if (page == null) {
                 end = true;
                 break;
             }
             batch.add(page);
+            rowsSent += page.getPositionCount();
         }
         if (batch.pageCount() > 0) {
             PageBatch message = batch.build();
@@ -257,7 +312,7 @@ final class ScanCall
         return ScanSummary.newBuilder()
                 .setRowGroupsScanned(request.getRowGroupsCount())
                 .setRowsScanned(scan.rowsScanned())
-                .setRowsReturned(scan.rowsReturned())
+                .setRowsReturned(rowsSent)
                 .setBytesReadFromDisk(dataSource.getReadBytes())
                 .setBytesSent(bytesSent)
                 .setCpuNanos(cpuNanos)
@@ -306,7 +361,7 @@ final class ScanCall
         counters.completed().update(1);
         if (scan != null) {
             counters.rowsScanned().update(scan.rowsScanned());
-            counters.rowsReturned().update(scan.rowsReturned());
+            counters.rowsReturned().update(rowsSent);
         }
         if (dataSource != null) {
             counters.bytesReadFromDisk().update(dataSource.getReadBytes());

@@ -2,6 +2,7 @@ package io.nsc.tools.load;
 
 import com.google.common.collect.ImmutableList;
 import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.stats.ColumnSketches;
 import io.nsc.parquet.types.TrinoTypes;
 import io.nsc.protocol.parquet.DecodedTypes;
 import io.nsc.protocol.proto.Column;
@@ -30,6 +31,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.Set;
 
 import static com.google.common.base.Throwables.throwIfUnchecked;
@@ -55,8 +57,20 @@ final class DataVerifier
 
     private DataVerifier() {}
 
-    /** Returns a description of the first problem found, or empty when every value decodes. */
-    static Optional<String> verify(Path file, List<Column> columns)
+    /**
+     * What decoding every value of a file found: the first problem, or the distinct-value
+     * sketches of its columns (serialized {@link ColumnSketches}).
+     */
+    record Verified(Optional<String> problem, byte[] sketches)
+    {
+        static Verified problem(String problem)
+        {
+            return new Verified(Optional.of(problem), new byte[0]);
+        }
+    }
+
+    /** Decodes every value of every column, sketching their distinct values on the way. */
+    static Verified verify(Path file, List<Column> columns)
     {
         requireNonNull(file, "file is null");
         requireNonNull(columns, "columns is null");
@@ -65,23 +79,25 @@ final class DataVerifier
             metadata = MetadataReader.readFooter(source, Optional.empty());
         }
         catch (IOException | RuntimeException e) {
-            return Optional.of("file %s: unreadable footer: %s".formatted(file, describe(e)));
+            return Verified.problem("file %s: unreadable footer: %s".formatted(file, describe(e)));
         }
 
         MessageType schema = metadata.getFileMetaData().getSchema();
         MessageColumnIO messageColumnIO = getColumnIO(schema, schema);
         ImmutableList.Builder<io.trino.parquet.Column> fields = ImmutableList.builder();
+        ImmutableList.Builder<Type> types = ImmutableList.builder();
         for (Column column : columns) {
             Optional<Type> type = TrinoTypes.fromSignature(DecodedTypes.decodedType(column.getType()));
             if (type.isEmpty()) {
-                return Optional.of("file %s: column %s has type %s, which the loader cannot decode".formatted(file, column.getName(), column.getType()));
+                return Verified.problem("file %s: column %s has type %s, which the loader cannot decode".formatted(file, column.getName(), column.getType()));
             }
             ColumnIO columnIO = lookupColumnByName(messageColumnIO, column.getName());
             Optional<Field> field = columnIO == null ? Optional.empty() : constructField(type.get(), columnIO);
             if (field.isEmpty()) {
-                return Optional.of("file %s: column %s is not readable as %s".formatted(file, column.getName(), column.getType()));
+                return Verified.problem("file %s: column %s is not readable as %s".formatted(file, column.getName(), column.getType()));
             }
             fields.add(new io.trino.parquet.Column(column.getName(), field.get()));
+            types.add(type.get());
         }
         List<io.trino.parquet.Column> readerColumns = fields.build();
 
@@ -91,20 +107,22 @@ final class DataVerifier
             rowGroups = metadata.getBlocks();
         }
         catch (IOException | RuntimeException e) {
-            return Optional.of("file %s: unreadable row group metadata: %s".formatted(file, describe(e)));
+            return Verified.problem("file %s: unreadable row group metadata: %s".formatted(file, describe(e)));
         }
+        ColumnSketches sketches = ColumnSketches.create(types.build());
         long fileRowOffset = 0;
         for (int rowGroup = 0; rowGroup < rowGroups.size(); rowGroup++) {
             BlockMetadata block = rowGroups.get(rowGroup);
-            for (io.trino.parquet.Column column : readerColumns) {
-                Optional<String> problem = verifyColumnChunk(file, block, rowGroup, fileRowOffset, column, descriptorsByPath, metadata);
+            for (int column = 0; column < readerColumns.size(); column++) {
+                int sketch = column;
+                Optional<String> problem = verifyColumnChunk(file, block, rowGroup, fileRowOffset, readerColumns.get(column), descriptorsByPath, metadata, values -> sketches.add(sketch, values));
                 if (problem.isPresent()) {
-                    return problem;
+                    return Verified.problem(problem.get());
                 }
             }
             fileRowOffset += block.rowCount();
         }
-        return Optional.empty();
+        return new Verified(Optional.empty(), sketches.serialize());
     }
 
     private static Optional<String> verifyColumnChunk(
@@ -114,7 +132,8 @@ final class DataVerifier
             long fileRowOffset,
             io.trino.parquet.Column column,
             Map<List<String>, ColumnDescriptor> descriptorsByPath,
-            ParquetMetadata metadata)
+            ParquetMetadata metadata,
+            Consumer<Block> decoded)
     {
         long rows = 0;
         try (ParquetDataSource source = LocalParquetDataSource.open(file, READER_OPTIONS)) {
@@ -137,6 +156,7 @@ final class DataVerifier
                     if (values.getPositionCount() != page.getPositionCount()) {
                         return Optional.of(corrupt(file, column, rowGroup, "decoded %s values for %s rows".formatted(values.getPositionCount(), page.getPositionCount())));
                     }
+                    decoded.accept(values);
                     rows += page.getPositionCount();
                 }
             }

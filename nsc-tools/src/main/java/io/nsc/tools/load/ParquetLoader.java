@@ -1,6 +1,7 @@
 package io.nsc.tools.load;
 
 import com.google.common.collect.ImmutableList;
+import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -33,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -104,15 +106,19 @@ public final class ParquetLoader
             MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(metadataChannel);
             Optional<TableInfo> existing = getTable(metadata, metadataAddress, schema, table);
             existing.ifPresent(info -> checkMatchesTable(schema + "." + table, info, localFiles.getFirst().path(), columns));
+            // without verification no value is decoded, so the files get no distinct-value sketches
+            List<byte[]> sketches = Collections.nCopies(localFiles.size(), new byte[0]);
             if (options.verify()) {
                 progress.accept("decoding every column of every row group");
-                verifyData(localFiles, columns);
+                sketches = verifyData(localFiles, columns);
             }
 
             List<FileAllocation> allocations = allocate(metadata, localFiles.size(), options.replication());
             List<DataFile> dataFiles = new ArrayList<>();
             for (int i = 0; i < localFiles.size(); i++) {
-                dataFiles.add(uploadToReplicas(localFiles.get(i), allocations.get(i), columns, storageChannels));
+                dataFiles.add(uploadToReplicas(localFiles.get(i), allocations.get(i), columns, storageChannels).toBuilder()
+                        .setColumnSketches(ByteString.copyFrom(sketches.get(i)))
+                        .build());
                 progress.accept("uploaded %s (%s/%s)".formatted(localFiles.get(i).path(), i + 1, localFiles.size()));
             }
 
@@ -186,7 +192,7 @@ public final class ParquetLoader
         }
     }
 
-    private static void verifyData(List<LocalFile> files, List<Column> columns)
+    private static List<byte[]> verifyData(List<LocalFile> files, List<Column> columns)
     {
         int threads = Math.min(files.size(), Runtime.getRuntime().availableProcessors());
         ExecutorService executor = Executors.newFixedThreadPool(threads, runnable -> {
@@ -195,16 +201,19 @@ public final class ParquetLoader
             return thread;
         });
         try {
-            List<Future<Optional<String>>> results = files.stream()
+            List<Future<DataVerifier.Verified>> results = files.stream()
                     .map(file -> executor.submit(() -> DataVerifier.verify(file.path(), columns)))
                     .collect(toImmutableList());
             // report the first bad file in the order given, not whichever finished first
-            for (Future<Optional<String>> result : results) {
-                Optional<String> problem = result.get();
-                if (problem.isPresent()) {
-                    throw nothingLoaded(problem.get());
+            List<byte[]> sketches = new ArrayList<>();
+            for (Future<DataVerifier.Verified> result : results) {
+                DataVerifier.Verified verified = result.get();
+                if (verified.problem().isPresent()) {
+                    throw nothingLoaded(verified.problem().get());
                 }
+                sketches.add(verified.sketches());
             }
+            return sketches;
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();

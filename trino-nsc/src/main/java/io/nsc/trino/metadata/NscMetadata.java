@@ -9,6 +9,8 @@ import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.parquet.aggregate.AggregateKind;
+import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
@@ -18,6 +20,8 @@ import io.nsc.trino.write.NscWriteFragment;
 import io.nsc.trino.write.NscWriterSettings;
 import io.nsc.trino.write.WriteTypes;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.AggregateFunction;
+import io.trino.spi.connector.AggregationApplicationResult;
 import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
@@ -55,6 +59,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
@@ -62,7 +67,10 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.protocol.catalog.NameRules.problem;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static io.nsc.trino.NscSessionProperties.getAggregationPushdownMaxGroups;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
+import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
@@ -139,7 +147,11 @@ public class NscMetadata
     @Override
     public ColumnMetadata getColumnMetadata(ConnectorSession session, ConnectorTableHandle table, ColumnHandle column)
     {
-        return ((NscColumnHandle) column).toColumnMetadata();
+        return switch (column) {
+            case NscColumnHandle nscColumn -> nscColumn.toColumnMetadata();
+            case NscAggregateColumnHandle aggregate -> new ColumnMetadata(aggregate.name(), aggregate.type());
+            default -> throw new IllegalArgumentException("not an nsc column: " + column);
+        };
     }
 
     @Override
@@ -158,8 +170,9 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) table;
         PushdownMode pushdown = getPushdown(session);
-        if (pushdown == PushdownMode.NONE) {
-            // the baseline: nothing pruned, nothing filtered before Trino sees the rows
+        if (pushdown == PushdownMode.NONE || handle.aggregation().isPresent()) {
+            // the baseline: nothing pruned, nothing filtered before Trino sees the rows; and an
+            // aggregated scan's rows are groups, which a predicate on its inputs no longer fits
             return Optional.empty();
         }
         TupleDomain<NscColumnHandle> summary = constraint.getSummary().transformKeys(NscColumnHandle.class::cast);
@@ -221,10 +234,10 @@ public class NscMetadata
     {
         // Only plain column references: the handle learns which columns the query reads, which
         // is what the split manager needs to weigh raw reads against storage-side scans.
-        if (!projections.stream().allMatch(Variable.class::isInstance)) {
+        NscTableHandle handle = (NscTableHandle) table;
+        if (!projections.stream().allMatch(Variable.class::isInstance) || handle.aggregation().isPresent()) {
             return Optional.empty();
         }
-        NscTableHandle handle = (NscTableHandle) table;
         List<NscColumnHandle> columns = assignments.values().stream()
                 .map(NscColumnHandle.class::cast)
                 .distinct()
@@ -246,7 +259,7 @@ public class NscMetadata
     public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(ConnectorSession session, ConnectorTableHandle table, long limit)
     {
         NscTableHandle handle = (NscTableHandle) table;
-        if (getPushdown(session) == PushdownMode.NONE) {
+        if (getPushdown(session) == PushdownMode.NONE || handle.aggregation().isPresent()) {
             return Optional.empty();
         }
         if (handle.limit().isPresent() && handle.limit().getAsLong() <= limit) {
@@ -257,9 +270,113 @@ public class NscMetadata
     }
 
     @Override
+    public Optional<AggregationApplicationResult<ConnectorTableHandle>> applyAggregation(
+            ConnectorSession session,
+            ConnectorTableHandle table,
+            List<AggregateFunction> aggregates,
+            Map<String, ColumnHandle> assignments,
+            List<List<ColumnHandle>> groupingSets)
+    {
+        NscTableHandle handle = (NscTableHandle) table;
+        if (!getPushdown(session).enforcesPredicate()
+                || handle.aggregation().isPresent()
+                || handle.limit().isPresent()
+                || (!handle.constraintEnforced() && !handle.constraint().isAll())
+                || groupingSets.size() != 1
+                || getAggregationPushdownMaxGroups(session) == 0) {
+            return Optional.empty();
+        }
+        List<NscColumnHandle> groupBy = groupingSets.getFirst().stream()
+                .map(NscColumnHandle.class::cast)
+                .collect(toImmutableList());
+        if (!groupBy.stream().allMatch(column -> AggregateSpec.isGroupable(column.type()))) {
+            return Optional.empty();
+        }
+        ImmutableList.Builder<NscAggregateColumnHandle> pushed = ImmutableList.builder();
+        ImmutableList.Builder<ConnectorExpression> projections = ImmutableList.builder();
+        ImmutableList.Builder<Assignment> newAssignments = ImmutableList.builder();
+        for (int i = 0; i < aggregates.size(); i++) {
+            Optional<NscAggregateColumnHandle> aggregate = toAggregateColumn("_nsc_aggregate_" + i, aggregates.get(i), assignments);
+            if (aggregate.isEmpty()) {
+                return Optional.empty();
+            }
+            pushed.add(aggregate.get());
+            projections.add(new Variable(aggregate.get().name(), aggregate.get().type()));
+            newAssignments.add(new Assignment(aggregate.get().name(), aggregate.get(), aggregate.get().type()));
+        }
+        if (!fewGroups(handle, groupBy, getAggregationPushdownMaxGroups(session))) {
+            return Optional.empty();
+        }
+        Map<ColumnHandle, ColumnHandle> groupingColumns = groupBy.stream().collect(toImmutableMap(column -> column, column -> column));
+        return Optional.of(new AggregationApplicationResult<>(
+                handle.withAggregation(new NscAggregation(groupBy, pushed.build())),
+                projections.build(),
+                newAssignments.build(),
+                groupingColumns,
+                false));
+    }
+
+    private static Optional<NscAggregateColumnHandle> toAggregateColumn(String name, AggregateFunction function, Map<String, ColumnHandle> assignments)
+    {
+        if (function.isDistinct() || function.getFilter().isPresent() || !function.getSortItems().isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<AggregateKind> kind = switch (function.getFunctionName()) {
+            case "count" -> Optional.of(function.getArguments().isEmpty() ? AggregateKind.COUNT_ALL : AggregateKind.COUNT);
+            case "sum" -> Optional.of(AggregateKind.SUM);
+            case "min" -> Optional.of(AggregateKind.MIN);
+            case "max" -> Optional.of(AggregateKind.MAX);
+            case "avg" -> Optional.of(AggregateKind.AVG);
+            default -> Optional.empty();
+        };
+        if (kind.isEmpty()) {
+            return Optional.empty();
+        }
+        if (kind.get() == AggregateKind.COUNT_ALL) {
+            return function.getOutputType().equals(BIGINT) ? Optional.of(new NscAggregateColumnHandle(name, kind.get(), Optional.empty(), BIGINT)) : Optional.empty();
+        }
+        // an argument computed by an expression (sum(a * b)) is Trino's to evaluate
+        if (function.getArguments().size() != 1 || !(function.getArguments().getFirst() instanceof Variable variable)
+                || !(assignments.get(variable.getName()) instanceof NscColumnHandle input)) {
+            return Optional.empty();
+        }
+        Optional<Type> result = AggregateSpec.resultType(kind.get(), input.type());
+        if (result.isEmpty() || !result.get().equals(function.getOutputType())) {
+            return Optional.empty();
+        }
+        return Optional.of(new NscAggregateColumnHandle(name, kind.get(), Optional.of(input), result.get()));
+    }
+
+    /**
+     * Whether the groups are known to be few: one split merges every storage node's partial
+     * states, so their number bounds its memory. Distinct counts come from the files' sketches;
+     * each nullable key adds the NULL group.
+     */
+    private boolean fewGroups(NscTableHandle handle, List<NscColumnHandle> groupBy, long maxGroups)
+    {
+        if (groupBy.isEmpty()) {
+            return true;
+        }
+        List<OptionalLong> distinct = tableFilesCache.get(handle).distinctCounts(handle.columns().size());
+        double groups = 1;
+        for (NscColumnHandle column : groupBy) {
+            OptionalLong count = distinct.get(column.ordinal());
+            if (count.isEmpty()) {
+                return false;
+            }
+            groups *= count.getAsLong() + 1;
+        }
+        return groups <= maxGroups;
+    }
+
+    @Override
     public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle table)
     {
         NscTableHandle handle = (NscTableHandle) table;
+        if (handle.aggregation().isPresent()) {
+            // groups, not rows: the inputs' statistics would mislead the optimizer
+            return TableStatistics.empty();
+        }
         return NscTableStatistics.compute(handle.columns(), tableFilesCache.get(handle));
     }
 

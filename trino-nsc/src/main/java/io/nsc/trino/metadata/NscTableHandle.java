@@ -24,6 +24,7 @@ import static java.util.Objects.requireNonNull;
  * return (then Trino does not filter again); otherwise it is a pruning hint only
  * @param projectedColumns the columns the query reads, once Trino has told the connector
  * @param limit each split returns at most this many rows (Trino still applies the limit)
+ * @param aggregation the aggregation the scan computes in place of Trino's
  */
 public record NscTableHandle(
         SchemaTableName schemaTableName,
@@ -34,7 +35,8 @@ public record NscTableHandle(
         TupleDomain<NscColumnHandle> constraint,
         boolean constraintEnforced,
         Optional<List<NscColumnHandle>> projectedColumns,
-        OptionalLong limit)
+        OptionalLong limit,
+        Optional<NscAggregation> aggregation)
         implements ConnectorTableHandle
 {
     public NscTableHandle
@@ -46,26 +48,32 @@ public record NscTableHandle(
         projectedColumns = requireNonNull(projectedColumns, "projectedColumns is null").map(ImmutableList::copyOf);
         requireNonNull(limit, "limit is null");
         checkArgument(limit.orElse(0) >= 0, "limit is negative");
+        requireNonNull(aggregation, "aggregation is null");
     }
 
     public static NscTableHandle forTable(SchemaTableName name, long tableId, long version, List<NscColumnHandle> columns, Map<String, String> properties)
     {
-        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty());
+        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty());
     }
 
     public NscTableHandle withConstraint(TupleDomain<NscColumnHandle> newConstraint, boolean enforced)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation);
     }
 
     public NscTableHandle withProjectedColumns(List<NscColumnHandle> newProjectedColumns)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation);
     }
 
     public NscTableHandle withLimit(long newLimit)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit));
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation);
+    }
+
+    public NscTableHandle withAggregation(NscAggregation newAggregation)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation));
     }
 
     @Override
@@ -76,6 +84,7 @@ public record NscTableHandle(
             text.append(constraintEnforced ? " filter=" : " pruning=").append(constraint);
         }
         limit.ifPresent(value -> text.append(" limit=").append(value));
+        aggregation.ifPresent(value -> text.append(" aggregation: ").append(value));
         return text.toString();
     }
 }

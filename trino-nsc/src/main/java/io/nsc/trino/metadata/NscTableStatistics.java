@@ -25,11 +25,12 @@ import io.trino.spi.type.VarcharType;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Table statistics for the cost-based optimizer, summed from the compact stats of every file:
- * row count, nulls fraction, value range and data size. Distinct counts are not in Parquet
- * footers, so they stay unknown.
+ * row count, nulls fraction, value range and data size; distinct counts merged from the files'
+ * column sketches (unknown when a file was loaded without verification, which computes them).
  */
 final class NscTableStatistics
 {
@@ -39,8 +40,22 @@ final class NscTableStatistics
     {
         long rowCount = files.rowCount();
         ImmutableMap.Builder<ColumnHandle, ColumnStatistics> columnStatistics = ImmutableMap.builder();
+        List<OptionalLong> distinctCounts = files.distinctCounts(columns.size());
         for (NscColumnHandle column : columns) {
-            columnStatistics.put(column, columnStatistics(column, files.files(), rowCount));
+            ColumnStatistics statistics = columnStatistics(column, files.files(), rowCount);
+            OptionalLong distinct = distinctCounts.get(column.ordinal());
+            if (distinct.isPresent()) {
+                // an estimate: never more than the non-null rows
+                double nonNullRows = rowCount * (1 - statistics.getNullsFraction().getValue());
+                double bound = Double.isNaN(nonNullRows) ? rowCount : nonNullRows;
+                statistics = ColumnStatistics.builder()
+                        .setNullsFraction(statistics.getNullsFraction())
+                        .setDataSize(statistics.getDataSize())
+                        .setRange(statistics.getRange())
+                        .setDistinctValuesCount(Estimate.of(Math.min(distinct.getAsLong(), bound)))
+                        .build();
+            }
+            columnStatistics.put(column, statistics);
         }
         return new TableStatistics(Estimate.of(rowCount), columnStatistics.buildOrThrow());
     }

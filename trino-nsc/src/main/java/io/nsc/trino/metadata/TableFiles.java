@@ -1,6 +1,7 @@
 package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.stats.ColumnSketches;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.StorageNode;
@@ -10,6 +11,7 @@ import io.trino.spi.TrinoException;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -30,13 +32,36 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
         files = ImmutableList.copyOf(requireNonNull(files, "files is null"));
     }
 
-    public record FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats)
+    /**
+     * @param columnSketches serialized distinct-value sketches of the file's columns, empty when its writer computed none
+     */
+    public record FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats, byte[] columnSketches)
     {
         public FileEntry
         {
             requireNonNull(fileId, "fileId is null");
             replicas = ImmutableList.copyOf(requireNonNull(replicas, "replicas is null"));
             requireNonNull(stats, "stats is null");
+            requireNonNull(columnSketches, "columnSketches is null");
+        }
+
+        public FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats)
+        {
+            this(fileId, sizeBytes, rowCount, replicas, stats, new byte[0]);
+        }
+    }
+
+    /**
+     * Distinct non-null values per column (by ordinal) over all files, merged from their
+     * sketches; empty for every column when a file has none.
+     */
+    public List<OptionalLong> distinctCounts(int columnCount)
+    {
+        try {
+            return ColumnSketches.distinctCounts(files.stream().map(FileEntry::columnSketches).collect(toImmutableList()), columnCount);
+        }
+        catch (IllegalArgumentException e) {
+            throw new TrinoException(NSC_CORRUPT_STATS, "Column sketches of nsc table %s are malformed: %s".formatted(tableId, e.getMessage()), e);
         }
     }
 
@@ -79,6 +104,6 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
         if (replicas.isEmpty()) {
             throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s has no replica".formatted(file.getFileId()));
         }
-        return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats);
+        return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats, file.getColumnSketches().toByteArray());
     }
 }

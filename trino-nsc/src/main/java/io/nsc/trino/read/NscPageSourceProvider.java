@@ -6,12 +6,16 @@ import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
 import io.nsc.parquet.scan.ParquetScanReader;
 import io.nsc.parquet.wire.TupleDomainCodec;
+import io.nsc.protocol.proto.ScanAggregate;
 import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.StorageClients;
+import io.nsc.trino.metadata.NscAggregateColumnHandle;
+import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
+import io.nsc.trino.split.NscAggregationSplit;
 import io.nsc.trino.split.NscSplit;
 import io.nsc.trino.split.ScanMode;
 import io.trino.memory.context.AggregatedMemoryContext;
@@ -30,6 +34,8 @@ import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.predicate.TupleDomain;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -52,11 +58,13 @@ public class NscPageSourceProvider
     private final ParquetReaderOptions readerOptions;
     private final long storageTimeoutMillis;
     private final NscConfig config;
+    private final ScanFanOut fanOut;
 
     @Inject
-    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, NscConfig config)
+    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, NscConfig config)
     {
         this.storageClients = requireNonNull(storageClients, "storageClients is null");
+        this.fanOut = requireNonNull(fanOut, "fanOut is null");
         this.footerCache = requireNonNull(footerCache, "footerCache is null");
         this.config = requireNonNull(config, "config is null");
         // the coordinator already pruned row groups with the compact stats; page-level indexes are not used yet
@@ -73,8 +81,11 @@ public class NscPageSourceProvider
             List<ColumnHandle> columns,
             DynamicFilter dynamicFilter)
     {
-        NscSplit nscSplit = (NscSplit) split;
         NscTableHandle handle = (NscTableHandle) table;
+        if (split instanceof NscAggregationSplit aggregationSplit) {
+            return aggregationScan(aggregationSplit, handle, columns);
+        }
+        NscSplit nscSplit = (NscSplit) split;
         List<NscColumnHandle> nscColumns = columns.stream()
                 .map(NscColumnHandle.class::cast)
                 .collect(toImmutableList());
@@ -125,12 +136,25 @@ public class NscPageSourceProvider
 
     private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
     {
-        ScanColumns scanColumns = ScanColumns.create(columns, predicate);
-        ScanRequest.Builder request = ScanRequest.newBuilder()
-                .setFileId(split.fileId())
-                .addAllRowGroups(split.rowGroups())
-                .setPredicate(TupleDomainCodec.encode(scanColumns.predicate(), scanColumns.types()))
+        ScanRequest request = scanRequest(ScanColumns.create(columns, predicate))
                 .setLimit(handle.limit().orElse(0))
+                .build();
+        return partScan(request, split);
+    }
+
+    private StorageScanPageSource partScan(ScanRequest template, NscSplit split)
+    {
+        return new StorageScanPageSource(
+                AggregationPageSource.forPart(template, split),
+                split.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
+                storageClients,
+                storageTimeoutMillis);
+    }
+
+    private ScanRequest.Builder scanRequest(ScanColumns scanColumns)
+    {
+        ScanRequest.Builder request = ScanRequest.newBuilder()
+                .setPredicate(TupleDomainCodec.encode(scanColumns.predicate(), scanColumns.types()))
                 .setCompression(config.getScanCompression().wire())
                 .setTargetBatchBytes(toIntExact(config.getScanBatchSize().toBytes()));
         for (int channel = 0; channel < scanColumns.columns().size(); channel++) {
@@ -140,11 +164,49 @@ public class NscPageSourceProvider
                     .setType(column.type().getTypeSignature().toString())
                     .setOutput(channel < scanColumns.outputCount()));
         }
-        return new StorageScanPageSource(
-                request.build(),
-                split.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
-                storageClients,
-                storageTimeoutMillis);
+        return request;
+    }
+
+    /**
+     * The storage nodes group by the keys and compute partial states over the outputs: the keys
+     * first, then each aggregate input not already a key.
+     */
+    private ConnectorPageSource aggregationScan(NscAggregationSplit split, NscTableHandle handle, List<ColumnHandle> columns)
+    {
+        NscAggregation aggregation = handle.aggregation().orElseThrow(() -> new IllegalStateException("aggregation split of a table without aggregation"));
+        List<NscColumnHandle> outputs = new ArrayList<>(aggregation.groupBy());
+        for (NscAggregateColumnHandle aggregate : aggregation.aggregates()) {
+            aggregate.input().filter(input -> !outputs.contains(input)).ifPresent(outputs::add);
+        }
+        TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
+        ScanRequest.Builder template = scanRequest(ScanColumns.create(outputs, predicate)).setAggregate(true);
+        for (int key = 0; key < aggregation.groupBy().size(); key++) {
+            template.addGroupBy(key);
+        }
+        for (NscAggregateColumnHandle aggregate : aggregation.aggregates()) {
+            template.addAggregates(ScanAggregate.newBuilder()
+                    .setFunction(aggregate.kind().wire())
+                    .setInput(aggregate.input().map(outputs::indexOf).orElse(0)));
+        }
+        int[] outputChannels = columns.stream()
+                .mapToInt(column -> switch (column) {
+                    case NscColumnHandle key -> aggregation.groupBy().indexOf(key);
+                    case NscAggregateColumnHandle aggregate -> aggregation.groupBy().size() + aggregation.aggregates().indexOf(aggregate);
+                    default -> -1;
+                })
+                .toArray();
+        if (Arrays.stream(outputChannels).anyMatch(channel -> channel < 0)) {
+            throw new IllegalArgumentException("columns %s are not the aggregation's outputs %s".formatted(columns, aggregation));
+        }
+        ScanRequest request = template.build();
+        return new AggregationPageSource(
+                split.parts(),
+                split.statsAnswer(),
+                part -> partScan(request, part),
+                aggregation.groupBy().stream().map(NscColumnHandle::type).collect(toImmutableList()),
+                aggregation.aggregates().stream().map(NscAggregateColumnHandle::spec).collect(toImmutableList()),
+                outputChannels,
+                fanOut.executor());
     }
 
     private ParquetScanReader createReader(

@@ -2,13 +2,21 @@ package io.nsc.trino.read;
 
 /**
  * Names of the page sources' connector metrics (EXPLAIN ANALYZE VERBOSE sums them over splits).
+ * None may share a name with a split-source metric of {@link io.nsc.trino.split.RowGroupPlanner}:
+ * the coordinator merges both into one map, and on a real server the split source's metric
+ * objects come from the plugin's class loader while the workers' arrive deserialized by the
+ * engine's, so merging two of the same name fails with a ClassCastException.
  */
 public final class ReadMetrics
 {
     /** Splits read as raw byte ranges decoded on the worker. */
-    public static final String SPLITS_RAW = "splits_raw";
+    public static final String SPLITS_RAW = "raw_splits_read";
+    /** Parts (row groups of one file) a pushed-down aggregation merged. */
+    public static final String AGGREGATION_PARTS = "aggregation_parts";
+    /** Row groups whose part of a pushed-down aggregation the compact stats answered. */
+    public static final String AGGREGATION_ROW_GROUPS_FROM_STATS = "aggregation_row_groups_from_stats";
     /** Splits scanned by a storage node. */
-    public static final String SPLITS_FILTER = "splits_filter";
+    public static final String SPLITS_FILTER = "filter_splits_scanned";
     /** Bytes that crossed the network from storage nodes: Parquet ranges or compressed pages. */
     public static final String STORAGE_BYTES_RECEIVED = "storage_bytes_received";
     /** Bytes the storage nodes read from disk for scans (raw reads: equal to the bytes received). */

@@ -13,6 +13,7 @@ import io.nsc.trino.metadata.TableFiles;
 import io.nsc.trino.metadata.TableFilesCache;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorSplitSource;
 import io.trino.spi.connector.ConnectorTableHandle;
@@ -61,14 +62,18 @@ public class NscSplitManager
         NscTableHandle handle = (NscTableHandle) table;
         TableFiles files = tableFilesCache.get(handle);
         PushdownMode pushdown = getPushdown(session);
+        // an aggregated scan is one split that merges every part's partial states, even of no part
+        Function<RowGroupPlanner.Plan, List<? extends ConnectorSplit>> packer = handle.aggregation().isPresent()
+                ? planned -> List.of(new NscAggregationSplit(planned.splits(), planned.statsAnswer()))
+                : RowGroupPlanner.Plan::splits;
         if (pushdown == PushdownMode.NONE) {
             // the baseline ships every row group
-            return NscSplitSource.of(planner.plan(files, Optional.empty()));
+            return NscSplitSource.of(planner.plan(files, Optional.empty()), packer);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraint()
                 .intersect(constraint.getSummary().transformKeys(NscColumnHandle.class::cast));
         if (predicate.isNone()) {
-            return NscSplitSource.of(RowGroupPlanner.Plan.empty(totalRowGroups(files)));
+            return NscSplitSource.of(RowGroupPlanner.Plan.empty(totalRowGroups(files)), packer);
         }
         boolean pruning = isStatsPruningEnabled(session);
         Optional<PruningPredicate> pruningPredicate = pruning ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
@@ -80,9 +85,16 @@ public class NscSplitManager
             }
             Optional<PruningPredicate> dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
             RowGroupPlanner.Plan planned = planner.plan(files, pruningPredicate, dynamicPruning);
-            return planned.withSplits(chooseModes(planned.splits(), files, handle, pushdown, dynamic));
+            planned = planned.withSplits(chooseModes(planned.splits(), files, handle, pushdown, dynamic));
+            if (pruning && dynamic.isAll() && handle.aggregation().isPresent() && StatsAnswers.applies(handle.aggregation().get())) {
+                // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
+                Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
+                StatsAnswers.Result answered = StatsAnswers.answer(handle.aggregation().get(), files, planned.splits(), enforced);
+                planned = planned.withStatsAnswer(answered.splits(), answered.answer());
+            }
+            return planned;
         };
-        return new NscSplitSource(plan, dynamicFilter, getDynamicFilteringWaitTimeout(session).toMillis());
+        return new NscSplitSource(plan, packer, dynamicFilter, getDynamicFilteringWaitTimeout(session).toMillis());
     }
 
     private List<NscSplit> chooseModes(List<NscSplit> splits, TableFiles files, NscTableHandle handle, PushdownMode pushdown, TupleDomain<NscColumnHandle> dynamicFilter)
@@ -91,7 +103,7 @@ public class NscSplitManager
             // a pruning-only predicate is Trino's to evaluate: storage scans would apply none
             return splits;
         }
-        if (pushdown == PushdownMode.FILTER) {
+        if (pushdown == PushdownMode.FILTER || handle.aggregation().isPresent()) {
             return splits.stream().map(split -> split.withMode(ScanMode.FILTER)).collect(toImmutableList());
         }
         Map<String, FileEntry> filesById = files.files().stream().collect(toImmutableMap(FileEntry::fileId, file -> file));

@@ -29,24 +29,31 @@ public class NscSplitSource
     private static final ConnectorSplitBatch EMPTY_BATCH = new ConnectorSplitBatch(List.of(), false);
 
     private final Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> planner;
+    private final Function<RowGroupPlanner.Plan, List<? extends ConnectorSplit>> packer;
     private final DynamicFilter dynamicFilter;
     private final long deadlineNanos;
     private RowGroupPlanner.Plan plan;
-    private Iterator<NscSplit> splits;
+    private Iterator<? extends ConnectorSplit> splits;
 
     /**
      * @param planner plans the splits given the dynamic filter's predicate as it stands
+     * @param packer turns the planned splits into the ones the engine gets
      */
-    public NscSplitSource(Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> planner, DynamicFilter dynamicFilter, long dynamicFilterWaitMillis)
+    public NscSplitSource(
+            Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> planner,
+            Function<RowGroupPlanner.Plan, List<? extends ConnectorSplit>> packer,
+            DynamicFilter dynamicFilter,
+            long dynamicFilterWaitMillis)
     {
         this.planner = requireNonNull(planner, "planner is null");
+        this.packer = requireNonNull(packer, "packer is null");
         this.dynamicFilter = requireNonNull(dynamicFilter, "dynamicFilter is null");
         this.deadlineNanos = System.nanoTime() + MILLISECONDS.toNanos(dynamicFilterWaitMillis);
     }
 
-    public static NscSplitSource of(RowGroupPlanner.Plan plan)
+    public static NscSplitSource of(RowGroupPlanner.Plan plan, Function<RowGroupPlanner.Plan, List<? extends ConnectorSplit>> packer)
     {
-        return new NscSplitSource(_ -> plan, DynamicFilter.EMPTY, 0);
+        return new NscSplitSource(_ -> plan, packer, DynamicFilter.EMPTY, 0);
     }
 
     @Override
@@ -60,7 +67,7 @@ public class NscSplitSource
                         .completeOnTimeout(EMPTY_BATCH, leftMillis, MILLISECONDS);
             }
             plan = planner.apply(dynamicFilter.getCurrentPredicate());
-            splits = plan.splits().iterator();
+            splits = packer.apply(plan).iterator();
         }
         ImmutableList.Builder<ConnectorSplit> batch = ImmutableList.builder();
         for (int i = 0; i < maxSize && splits.hasNext(); i++) {

@@ -29,6 +29,7 @@ public final class RowGroupPlanner
     public static final String ROW_GROUPS_PRUNED_BY_STATS = "row_groups_pruned_by_stats";
     public static final String ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER = "row_groups_pruned_by_dynamic_filter";
     public static final String ROW_GROUPS_FULLY_MATCHING = "row_groups_fully_matching";
+    public static final String ROW_GROUPS_ANSWERED_FROM_STATS = "row_groups_answered_from_stats";
     public static final String SPLITS = "splits";
     public static final String SPLITS_RAW = "splits_raw";
     public static final String SPLITS_FILTER = "splits_filter";
@@ -40,21 +41,30 @@ public final class RowGroupPlanner
         this.targetSplitBytes = targetSplitBytes;
     }
 
-    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsFullyMatching)
+    /**
+     * @param statsAnswer the part of a pushed-down aggregation the compact stats answered (its row groups are in no split)
+     */
+    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsFullyMatching, Optional<StatsAnswer> statsAnswer)
     {
         public Plan
         {
             splits = ImmutableList.copyOf(requireNonNull(splits, "splits is null"));
+            requireNonNull(statsAnswer, "statsAnswer is null");
         }
 
         public static Plan empty(long rowGroupsTotal)
         {
-            return new Plan(List.of(), rowGroupsTotal, rowGroupsTotal, 0, 0);
+            return new Plan(List.of(), rowGroupsTotal, rowGroupsTotal, 0, 0, Optional.empty());
         }
 
         public Plan withSplits(List<NscSplit> newSplits)
         {
-            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching);
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer);
+        }
+
+        public Plan withStatsAnswer(List<NscSplit> newSplits, Optional<StatsAnswer> answer)
+        {
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, answer);
         }
 
         public Metrics metrics()
@@ -64,6 +74,7 @@ public final class RowGroupPlanner
                     .put(ROW_GROUPS_PRUNED_BY_STATS, new LongCount(rowGroupsPruned))
                     .put(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, new LongCount(rowGroupsPrunedByDynamicFilter))
                     .put(ROW_GROUPS_FULLY_MATCHING, new LongCount(rowGroupsFullyMatching))
+                    .put(ROW_GROUPS_ANSWERED_FROM_STATS, new LongCount(statsAnswer.map(StatsAnswer::rowGroups).orElse(0L)))
                     .put(SPLITS, new LongCount(splits.size()))
                     .put(SPLITS_RAW, new LongCount(splits.stream().filter(split -> split.mode() == ScanMode.RAW).count()))
                     .put(SPLITS_FILTER, new LongCount(splits.stream().filter(split -> split.mode() == ScanMode.FILTER).count()))
@@ -111,7 +122,7 @@ public final class RowGroupPlanner
             }
             packer.flush();
         }
-        return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching);
+        return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching, Optional.empty());
     }
 
     private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)

@@ -2,12 +2,14 @@ package io.nsc.trino.write;
 
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
+import io.nsc.parquet.stats.ColumnSketches;
 import io.airlift.slice.Slice;
 import io.nsc.trino.write.LocalParquetFile.Written;
 import io.nsc.trino.write.WriteTypes.ParquetSchema;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorPageSink;
+import io.trino.spi.type.Type;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,6 +45,7 @@ public class NscPageSink
     static final long MAX_BUFFERED_ROWS = 1 << 24;
 
     private final ParquetSchema schema;
+    private final List<Type> types;
     private final NscWriterSettings settings;
     private final Optional<RowSorter> sorter;
     private final long bufferLimitBytes;
@@ -59,6 +62,7 @@ public class NscPageSink
 
     public NscPageSink(
             ParquetSchema schema,
+            List<Type> types,
             NscWriterSettings settings,
             Optional<RowSorter> sorter,
             long bufferLimitBytes,
@@ -67,6 +71,7 @@ public class NscPageSink
             ReplicaUploader uploader)
     {
         this.schema = requireNonNull(schema, "schema is null");
+        this.types = ImmutableList.copyOf(types);
         this.settings = requireNonNull(settings, "settings is null");
         this.sorter = requireNonNull(sorter, "sorter is null");
         this.bufferLimitBytes = bufferLimitBytes;
@@ -135,6 +140,9 @@ public class NscPageSink
         fileInProgress = file;
         try {
             Files.createDirectories(tempDirectory);
+            // the metadata service keeps these next to the file's stats: the table's NDV statistics
+            ColumnSketches sketches = ColumnSketches.create(types);
+            buffer.forEach(sketches::add);
             Iterator<Page> rows = sorter.map(rowSorter -> rowSorter.sort(buffer, SORTED_PAGE_ROWS)).orElseGet(buffer::iterator);
             Written written = LocalParquetFile.write(file, schema, settings.rowGroupSize(), rows);
             // the buffer is in the file now: release it before the upload, which may take a while
@@ -142,7 +150,7 @@ public class NscPageSink
             bufferedBytes = 0;
             bufferedRows = 0;
 
-            NscWriteFragment fragment = uploader.upload(written, settings.replication());
+            NscWriteFragment fragment = uploader.upload(written, settings.replication()).withColumnSketches(sketches.serialize());
             fragments.add(fragment.toSlice());
             completedBytes += written.sizeBytes() * fragment.replicaNodeIds().size();
         }

@@ -58,6 +58,7 @@ public class NscPageSinkProvider
         List<Type> types = table.columns().stream().map(NscColumnHandle::type).collect(toImmutableList());
         return new NscPageSink(
                 WriteTypes.parquetSchema(names, types),
+                types,
                 table.settings(),
                 sorter(table, names, types),
                 bufferLimitBytes,

@@ -21,6 +21,7 @@ import static java.util.Objects.requireNonNull;
  * @param crc32c CRC32C of the whole file, as the storage nodes computed it
  * @param compactStats the storage node's compact stats of the file, base64
  * @param replicaNodeIds the storage nodes holding the file, in placement order
+ * @param columnSketches the writer's distinct-value sketches of the file's columns, base64 (empty: none)
  */
 public record NscWriteFragment(
         String fileId,
@@ -28,7 +29,8 @@ public record NscWriteFragment(
         long rowCount,
         int crc32c,
         String compactStats,
-        List<String> replicaNodeIds)
+        List<String> replicaNodeIds,
+        String columnSketches)
 {
     // compact JSON: a statement may carry thousands of fragments to the coordinator
     private static final JsonCodec<NscWriteFragment> CODEC = new JsonCodecFactory().jsonCodec(NscWriteFragment.class);
@@ -41,6 +43,12 @@ public record NscWriteFragment(
         requireNonNull(compactStats, "compactStats is null");
         replicaNodeIds = ImmutableList.copyOf(requireNonNull(replicaNodeIds, "replicaNodeIds is null"));
         checkArgument(!replicaNodeIds.isEmpty(), "file %s has no replica", fileId);
+        requireNonNull(columnSketches, "columnSketches is null");
+    }
+
+    public NscWriteFragment withColumnSketches(byte[] sketches)
+    {
+        return new NscWriteFragment(fileId, sizeBytes, rowCount, crc32c, compactStats, replicaNodeIds, Base64.getEncoder().encodeToString(sketches));
     }
 
     public Slice toSlice()
@@ -62,6 +70,7 @@ public record NscWriteFragment(
                 .addAllReplicaNodeIds(replicaNodeIds)
                 .setCompactStats(ByteString.copyFrom(Base64.getDecoder().decode(compactStats)))
                 .setCrc32C(crc32c)
+                .setColumnSketches(ByteString.copyFrom(Base64.getDecoder().decode(columnSketches)))
                 .build();
     }
 
@@ -73,6 +82,7 @@ public record NscWriteFragment(
                 file.getRowCount(),
                 file.getCrc32C(),
                 Base64.getEncoder().encodeToString(file.getCompactStats().toByteArray()),
-                file.getReplicaNodeIdsList());
+                file.getReplicaNodeIdsList(),
+                Base64.getEncoder().encodeToString(file.getColumnSketches().toByteArray()));
     }
 }

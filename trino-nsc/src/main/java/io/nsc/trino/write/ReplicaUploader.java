@@ -100,7 +100,8 @@ public class ReplicaUploader
                 first.getRowCount(),
                 first.getCrc32C(),
                 Base64.getEncoder().encodeToString(first.getCompactStats().toByteArray()),
-                allocation.getReplicasList().stream().map(StorageNode::getNodeId).collect(toImmutableList()));
+                allocation.getReplicasList().stream().map(StorageNode::getNodeId).collect(toImmutableList()),
+                "");
     }
 
     private Uploaded uploadToNode(Written file, String fileId, StorageNode node)

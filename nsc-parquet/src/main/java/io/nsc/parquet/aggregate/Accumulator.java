@@ -1,0 +1,342 @@
+package io.nsc.parquet.aggregate;
+
+import io.nsc.parquet.types.NativeValues;
+import io.trino.spi.TrinoException;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.type.DecimalType;
+import io.trino.spi.type.Decimals;
+import io.trino.spi.type.Int128;
+import io.trino.spi.type.Int128Math;
+import io.trino.spi.type.Type;
+
+import static io.trino.spi.StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.TypeUtils.readNativeValue;
+import static io.trino.spi.type.TypeUtils.writeNativeValue;
+
+/**
+ * The state of one aggregate for one group: fed input rows (at the storage node) or partial
+ * states (at the worker that merges), written out as a partial state or as the final value.
+ */
+abstract sealed class Accumulator
+{
+    static Accumulator create(AggregateSpec spec)
+    {
+        return switch (spec.kind()) {
+            case COUNT_ALL -> new Count(true);
+            case COUNT -> new Count(false);
+            case SUM -> spec.resultType() == DOUBLE ? new DoubleSum(spec.inputType().orElseThrow())
+                    : spec.resultType() == BIGINT ? new LongSum(spec.inputType().orElseThrow())
+                    : new DecimalSum((DecimalType) spec.inputType().orElseThrow(), spec.resultType());
+            case MIN -> new Extreme(spec.inputType().orElseThrow(), -1);
+            case MAX -> new Extreme(spec.inputType().orElseThrow(), 1);
+            case AVG -> new Average(spec.inputType().orElseThrow());
+        };
+    }
+
+    /** Adds the input row at {@code position} (block is null for COUNT_ALL). */
+    abstract void addInput(Block input, int position);
+
+    /** Merges the partial state at {@code position} of the state columns starting at {@code first}. */
+    abstract void addPartial(Block[] states, int first, int position);
+
+    abstract void writePartial(BlockBuilder[] builders, int first);
+
+    abstract void writeFinal(BlockBuilder builder);
+
+    static final class Count
+            extends Accumulator
+    {
+        private final boolean all;
+        private long count;
+
+        Count(boolean all)
+        {
+            this.all = all;
+        }
+
+        @Override
+        void addInput(Block input, int position)
+        {
+            if (all || !input.isNull(position)) {
+                count++;
+            }
+        }
+
+        @Override
+        void addPartial(Block[] states, int first, int position)
+        {
+            count += BIGINT.getLong(states[first], position);
+        }
+
+        @Override
+        void writePartial(BlockBuilder[] builders, int first)
+        {
+            BIGINT.writeLong(builders[first], count);
+        }
+
+        @Override
+        void writeFinal(BlockBuilder builder)
+        {
+            BIGINT.writeLong(builder, count);
+        }
+    }
+
+    static final class LongSum
+            extends Accumulator
+    {
+        private final Type inputType;
+        private long sum;
+        private boolean any;
+
+        LongSum(Type inputType)
+        {
+            this.inputType = inputType;
+        }
+
+        @Override
+        void addInput(Block input, int position)
+        {
+            if (!input.isNull(position)) {
+                add(inputType.getLong(input, position));
+            }
+        }
+
+        @Override
+        void addPartial(Block[] states, int first, int position)
+        {
+            if (!states[first].isNull(position)) {
+                add(BIGINT.getLong(states[first], position));
+            }
+        }
+
+        private void add(long value)
+        {
+            try {
+                sum = Math.addExact(sum, value);
+            }
+            catch (ArithmeticException e) {
+                // what Trino's own sum(bigint) reports
+                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "bigint addition overflow: %s + %s".formatted(sum, value), e);
+            }
+            any = true;
+        }
+
+        @Override
+        void writePartial(BlockBuilder[] builders, int first)
+        {
+            writeFinal(builders[first]);
+        }
+
+        @Override
+        void writeFinal(BlockBuilder builder)
+        {
+            if (any) {
+                BIGINT.writeLong(builder, sum);
+            }
+            else {
+                builder.appendNull();
+            }
+        }
+    }
+
+    static final class DoubleSum
+            extends Accumulator
+    {
+        private double sum;
+        private boolean any;
+
+        DoubleSum(Type inputType)
+        {
+            if (inputType != DOUBLE) {
+                throw new IllegalArgumentException("double sum of " + inputType);
+            }
+        }
+
+        @Override
+        void addInput(Block input, int position)
+        {
+            if (!input.isNull(position)) {
+                sum += DOUBLE.getDouble(input, position);
+                any = true;
+            }
+        }
+
+        @Override
+        void addPartial(Block[] states, int first, int position)
+        {
+            addInput(states[first], position);
+        }
+
+        @Override
+        void writePartial(BlockBuilder[] builders, int first)
+        {
+            writeFinal(builders[first]);
+        }
+
+        @Override
+        void writeFinal(BlockBuilder builder)
+        {
+            if (any) {
+                DOUBLE.writeDouble(builder, sum);
+            }
+            else {
+                builder.appendNull();
+            }
+        }
+    }
+
+    static final class DecimalSum
+            extends Accumulator
+    {
+        private final DecimalType inputType;
+        private final Type resultType;
+        private Int128 sum = Int128.ZERO;
+        private boolean any;
+
+        DecimalSum(DecimalType inputType, Type resultType)
+        {
+            this.inputType = inputType;
+            this.resultType = resultType;
+        }
+
+        @Override
+        void addInput(Block input, int position)
+        {
+            if (!input.isNull(position)) {
+                Object value = readNativeValue(inputType, input, position);
+                add(value instanceof Long unscaled ? Int128.valueOf(unscaled) : (Int128) value);
+            }
+        }
+
+        @Override
+        void addPartial(Block[] states, int first, int position)
+        {
+            if (!states[first].isNull(position)) {
+                add((Int128) readNativeValue(resultType, states[first], position));
+            }
+        }
+
+        private void add(Int128 value)
+        {
+            long[] result = new long[2];
+            try {
+                Int128Math.add(sum.getHigh(), sum.getLow(), value.getHigh(), value.getLow(), result, 0);
+            }
+            catch (ArithmeticException e) {
+                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow", e);
+            }
+            Int128 next = Int128.valueOf(result[0], result[1]);
+            if (Decimals.overflows(next)) {
+                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow");
+            }
+            sum = next;
+            any = true;
+        }
+
+        @Override
+        void writePartial(BlockBuilder[] builders, int first)
+        {
+            writeFinal(builders[first]);
+        }
+
+        @Override
+        void writeFinal(BlockBuilder builder)
+        {
+            writeNativeValue(resultType, builder, any ? sum : null);
+        }
+    }
+
+    static final class Extreme
+            extends Accumulator
+    {
+        private final Type type;
+        // -1 keeps the smallest value, 1 the largest
+        private final int sign;
+        private Object value;
+
+        Extreme(Type type, int sign)
+        {
+            this.type = type;
+            this.sign = sign;
+        }
+
+        @Override
+        void addInput(Block input, int position)
+        {
+            if (!input.isNull(position)) {
+                Object candidate = readNativeValue(type, input, position);
+                if (value == null || Integer.signum(NativeValues.compare(candidate, value)) == sign) {
+                    value = candidate;
+                }
+            }
+        }
+
+        @Override
+        void addPartial(Block[] states, int first, int position)
+        {
+            addInput(states[first], position);
+        }
+
+        @Override
+        void writePartial(BlockBuilder[] builders, int first)
+        {
+            writeFinal(builders[first]);
+        }
+
+        @Override
+        void writeFinal(BlockBuilder builder)
+        {
+            writeNativeValue(type, builder, value);
+        }
+    }
+
+    static final class Average
+            extends Accumulator
+    {
+        private final Type inputType;
+        private double sum;
+        private long count;
+
+        Average(Type inputType)
+        {
+            this.inputType = inputType;
+        }
+
+        @Override
+        void addInput(Block input, int position)
+        {
+            if (!input.isNull(position)) {
+                sum += inputType == DOUBLE ? DOUBLE.getDouble(input, position) : inputType.getLong(input, position);
+                count++;
+            }
+        }
+
+        @Override
+        void addPartial(Block[] states, int first, int position)
+        {
+            sum += DOUBLE.getDouble(states[first], position);
+            count += BIGINT.getLong(states[first + 1], position);
+        }
+
+        @Override
+        void writePartial(BlockBuilder[] builders, int first)
+        {
+            DOUBLE.writeDouble(builders[first], sum);
+            BIGINT.writeLong(builders[first + 1], count);
+        }
+
+        @Override
+        void writeFinal(BlockBuilder builder)
+        {
+            if (count == 0) {
+                builder.appendNull();
+            }
+            else {
+                DOUBLE.writeDouble(builder, sum / count);
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.nsc.parquet.aggregate;
+
+import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.type.Int128;
+import io.trino.spi.type.Type;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+
+import static io.airlift.slice.Slices.utf8Slice;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.DecimalType.createDecimalType;
+import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.TypeUtils.readNativeValue;
+import static io.trino.spi.type.TypeUtils.writeNativeValue;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * Partial states computed over pieces of the input and merged give what one pass over all rows
+ * gives, for every function, with nulls, empty input and groups seen by only some pieces.
+ */
+final class TestGroupedAggregation
+{
+    private static final Type DECIMAL = createDecimalType(30, 2);
+    private static final List<AggregateSpec> AGGREGATES = List.of(
+            new AggregateSpec(AggregateKind.COUNT_ALL, Optional.empty()),
+            new AggregateSpec(AggregateKind.COUNT, Optional.of(BIGINT)),
+            new AggregateSpec(AggregateKind.SUM, Optional.of(BIGINT)),
+            new AggregateSpec(AggregateKind.SUM, Optional.of(DOUBLE)),
+            new AggregateSpec(AggregateKind.SUM, Optional.of(DECIMAL)),
+            new AggregateSpec(AggregateKind.MIN, Optional.of(VARCHAR)),
+            new AggregateSpec(AggregateKind.MAX, Optional.of(BIGINT)),
+            new AggregateSpec(AggregateKind.AVG, Optional.of(BIGINT)));
+    // input channels: 0 group key (varchar), 1 bigint, 2 double, 3 decimal, 4 varchar
+    private static final int[] INPUTS = {0, 1, 1, 2, 3, 4, 1, 1};
+
+    @Test
+    void testMergedPartialsEqualOnePass()
+    {
+        Random random = new Random(7);
+        List<Page> pages = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            pages.add(randomPage(random, 200));
+        }
+        GroupedAggregation single = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+        pages.forEach(page -> single.addInput(page, new int[] {0}, INPUTS));
+
+        GroupedAggregation merged = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+        for (int piece = 0; piece < 3; piece++) {
+            GroupedAggregation partial = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+            partial.addInput(pages.get(2 * piece), new int[] {0}, INPUTS);
+            partial.addInput(pages.get(2 * piece + 1), new int[] {0}, INPUTS);
+            merged.addPartial(partial.partialPage());
+        }
+        assertSameRows(merged.finalPage(), single.finalPage(), single.finalTypes());
+        assertThat(single.groupCount()).isEqualTo(6);
+
+        // check one group by hand
+        Map<Object, long[]> counts = new HashMap<>();
+        for (Page page : pages) {
+            for (int position = 0; position < page.getPositionCount(); position++) {
+                Object key = readNativeValue(VARCHAR, page.getBlock(0), position);
+                long[] count = counts.computeIfAbsent(key, _ -> new long[2]);
+                count[0]++;
+                if (!page.getBlock(1).isNull(position)) {
+                    count[1]++;
+                }
+            }
+        }
+        Page result = merged.finalPage();
+        for (int position = 0; position < result.getPositionCount(); position++) {
+            long[] expected = counts.get(readNativeValue(VARCHAR, result.getBlock(0), position));
+            assertThat(BIGINT.getLong(result.getBlock(1), position)).isEqualTo(expected[0]);
+            assertThat(BIGINT.getLong(result.getBlock(2), position)).isEqualTo(expected[1]);
+        }
+    }
+
+    @Test
+    void testGlobalAggregationOverNothingHasOneRow()
+    {
+        GroupedAggregation global = new GroupedAggregation(List.of(), AGGREGATES);
+        GroupedAggregation merged = new GroupedAggregation(List.of(), AGGREGATES);
+        merged.addPartial(global.partialPage());
+        Page result = merged.finalPage();
+        assertThat(result.getPositionCount()).isEqualTo(1);
+        assertThat(BIGINT.getLong(result.getBlock(0), 0)).isZero();
+        assertThat(BIGINT.getLong(result.getBlock(1), 0)).isZero();
+        for (int channel = 2; channel < AGGREGATES.size(); channel++) {
+            assertThat(result.getBlock(channel).isNull(0)).as("channel " + channel).isTrue();
+        }
+        // grouped over nothing: no row
+        assertThat(new GroupedAggregation(List.of(VARCHAR), AGGREGATES).finalPage().getPositionCount()).isZero();
+    }
+
+    @Test
+    void testOverflowFailsAsTrinoDoes()
+    {
+        GroupedAggregation sum = new GroupedAggregation(List.of(), List.of(new AggregateSpec(AggregateKind.SUM, Optional.of(BIGINT))));
+        BlockBuilder values = BIGINT.createBlockBuilder(null, 2);
+        BIGINT.writeLong(values, Long.MAX_VALUE);
+        BIGINT.writeLong(values, 1);
+        assertThatThrownBy(() -> sum.addInput(new Page(values.build()), new int[0], new int[] {0}))
+                .isInstanceOf(TrinoException.class)
+                .hasMessageContaining("bigint addition overflow");
+    }
+
+    @Test
+    void testUnsupportedCombinationsAreRefused()
+    {
+        assertThat(AggregateSpec.resultType(AggregateKind.MIN, DOUBLE)).isEmpty();
+        assertThat(AggregateSpec.resultType(AggregateKind.AVG, DECIMAL)).isEmpty();
+        assertThat(AggregateSpec.resultType(AggregateKind.SUM, VARCHAR)).isEmpty();
+        assertThat(AggregateSpec.resultType(AggregateKind.SUM, DECIMAL)).contains(createDecimalType(38, 2));
+        assertThat(AggregateSpec.isGroupable(DOUBLE)).isFalse();
+        assertThatThrownBy(() -> new AggregateSpec(AggregateKind.MAX, Optional.of(DOUBLE))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new GroupedAggregation(List.of(DOUBLE), List.of())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static Page randomPage(Random random, int rows)
+    {
+        BlockBuilder keys = VARCHAR.createBlockBuilder(null, rows);
+        BlockBuilder longs = BIGINT.createBlockBuilder(null, rows);
+        BlockBuilder doubles = DOUBLE.createBlockBuilder(null, rows);
+        BlockBuilder decimals = DECIMAL.createBlockBuilder(null, rows);
+        BlockBuilder strings = VARCHAR.createBlockBuilder(null, rows);
+        for (int row = 0; row < rows; row++) {
+            // group "null" is a NULL key
+            int group = random.nextInt(6);
+            writeNativeValue(VARCHAR, keys, group == 5 ? null : utf8Slice("g" + group));
+            writeNativeValue(BIGINT, longs, random.nextInt(5) == 0 ? null : (long) random.nextInt(1000) - 500);
+            writeNativeValue(DOUBLE, doubles, random.nextInt(5) == 0 ? null : random.nextInt(1000) / 4.0);
+            writeNativeValue(DECIMAL, decimals, random.nextInt(5) == 0 ? null : Int128.valueOf(random.nextLong() >> 4));
+            writeNativeValue(VARCHAR, strings, random.nextInt(5) == 0 ? null : utf8Slice("s" + random.nextInt(100)));
+        }
+        return new Page(keys.build(), longs.build(), doubles.build(), decimals.build(), strings.build());
+    }
+
+    private static void assertSameRows(Page actual, Page expected, List<Type> types)
+    {
+        assertThat(actual.getPositionCount()).isEqualTo(expected.getPositionCount());
+        Map<Object, List<Object>> expectedRows = rows(expected, types);
+        Map<Object, List<Object>> actualRows = rows(actual, types);
+        assertThat(actualRows.keySet()).isEqualTo(expectedRows.keySet());
+        for (Object key : expectedRows.keySet()) {
+            List<Object> expectedRow = expectedRows.get(key);
+            List<Object> actualRow = actualRows.get(key);
+            for (int channel = 0; channel < types.size(); channel++) {
+                if (expectedRow.get(channel) instanceof Double value) {
+                    assertThat((Double) actualRow.get(channel)).isCloseTo(value, within(1e-9));
+                }
+                else {
+                    assertThat(actualRow.get(channel)).as("group %s channel %s", key, channel).isEqualTo(expectedRow.get(channel));
+                }
+            }
+        }
+    }
+
+    private static Map<Object, List<Object>> rows(Page page, List<Type> types)
+    {
+        Map<Object, List<Object>> rows = new HashMap<>();
+        for (int position = 0; position < page.getPositionCount(); position++) {
+            List<Object> row = new ArrayList<>();
+            for (int channel = 0; channel < types.size(); channel++) {
+                Block block = page.getBlock(channel);
+                row.add(readNativeValue(types.get(channel), block, position));
+            }
+            rows.put(Arrays.asList(row.getFirst()), row);
+        }
+        return rows;
+    }
+}

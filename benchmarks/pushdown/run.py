@@ -34,8 +34,17 @@ SELECTIVITIES = [0.0, 0.001, 0.01, 0.1, 0.5, 1.0]
 # TPC-H: l_partkey is uniform over 1..200,000 * scale; ship dates span 1992-01-02..1998-12-01
 SHIPDATE_DAYS = 2526
 PARTKEYS_PER_SCALE = 200_000
-SPLIT_METRICS = ["row_groups_total", "row_groups_pruned_by_stats", "splits_raw", "splits_filter"]
+SPLIT_METRICS = ["row_groups_total", "row_groups_pruned_by_stats", "row_groups_pruned_by_top_n", "splits_raw", "splits_filter"]
 CONNECTOR_METRICS = ["storage_cpu_nanos", "storage_rows_scanned", "storage_rows_returned", "storage_bytes_read_from_disk", "storage_bytes_received"]
+
+
+# Beyond filters: an aggregation storage nodes compute (TPC-H Q1's shape over plain columns)
+# and a top-N on an unsorted column; selectivity is not theirs to vary (recorded as -1).
+OTHER_QUERIES = [
+    ("q1_shape", "SELECT l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice), avg(l_discount), count(*) "
+                 "FROM nsc.tpch.lineitem WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus"),
+    ("top_n", "SELECT l_partkey, l_orderkey, l_linenumber FROM nsc.tpch.lineitem ORDER BY l_partkey DESC, l_orderkey, l_linenumber LIMIT 10"),
+]
 
 
 def queries(scale):
@@ -45,8 +54,16 @@ def queries(scale):
         result.append(("sorted", selectivity, f"l_shipdate < DATE '1992-01-02' + INTERVAL '{days}' DAY"))
         keys = round(PARTKEYS_PER_SCALE * scale * selectivity)
         result.append(("unsorted", selectivity, f"l_partkey <= {keys}"))
-    return [(column, selectivity, "SELECT count(*), sum(l_extendedprice * (1 - l_discount)) FROM nsc.tpch.lineitem WHERE " + predicate)
-            for column, selectivity, predicate in result]
+    filters = [(column, selectivity, "SELECT count(*), sum(l_extendedprice * (1 - l_discount)) FROM nsc.tpch.lineitem WHERE " + predicate)
+               for column, selectivity, predicate in result]
+    return filters + [(label, -1, sql) for label, sql in OTHER_QUERIES]
+
+
+def normalized(rows):
+    """Rows in a comparable form: doubles summed in another order differ in their last digits."""
+    def value(field):
+        return float("%.9g" % field) if isinstance(field, float) else field
+    return sorted(json.dumps([value(field) for field in row]) for row in rows)
 
 
 
@@ -96,25 +113,26 @@ def main():
             for attempt in range(1, args.repeat + 1):
                 query_id, rows, wall = run_query(args.server, args.user, sql, session=f"nsc.pushdown={mode}")
                 if expected is None:
-                    expected = rows
-                elif json.dumps(rows[0][0]) != json.dumps(expected[0][0]):
+                    expected = normalized(rows)
+                elif normalized(rows) != expected:
                     raise RuntimeError(f"{mode} returned {rows}, other modes {expected}: {sql}")
-                records.append({"column": column, "selectivity": selectivity, "mode": mode, "run": attempt,
-                                "wall_seconds": round(wall, 3), "rows": rows[0][0],
+                records.append({"query": column, "selectivity": selectivity, "mode": mode, "run": attempt,
+                                "wall_seconds": round(wall, 3), "rows": rows[0][0] if column in ("sorted", "unsorted") else len(rows),
                                 **query_counters(args.server, args.user, query_id)})
 
     write_csv(args.out, records)
 
     print(f"machine: {platform.node()} {platform.machine()} ({os.cpu_count()} cpus), python {platform.python_version()}")
-    print(f"{'column':9} {'sel':>6} {'mode':7} {'median s':>9} {'bytes from storage':>19} {'storage cpu s':>14} {'trino cpu s':>12} {'splits raw/filter':>18}")
+    print(f"{'query':9} {'sel':>6} {'mode':7} {'median s':>9} {'bytes from storage':>19} {'storage cpu s':>14} {'trino cpu s':>12} {'splits raw/filter':>18}")
     for column, selectivity, _ in queries(args.scale):
         for mode in MODES:
-            runs = [r for r in records if r["column"] == column and r["selectivity"] == selectivity and r["mode"] == mode]
+            runs = [r for r in records if r["query"] == column and r["selectivity"] == selectivity and r["mode"] == mode]
             median = lambda key: statistics.median(r[key] for r in runs)
             last = runs[-1]
-            print(f"{column:9} {selectivity:6.1%} {mode:7} {median('wall_seconds'):9.3f} {int(median('physical_input_bytes')):19,d} "
+            print(f"{column:9} {(f'{selectivity:.1%}' if selectivity >= 0 else '-'):>6} {mode:7} {median('wall_seconds'):9.3f} {int(median('physical_input_bytes')):19,d} "
                   f"{median('storage_cpu_seconds'):14.3f} {median('trino_cpu_seconds'):12.3f} {last['splits_raw']:>8}/{last['splits_filter']:<9}")
-    scans = [r for r in records if r["mode"] == "filter" and r["storage_cpu_seconds"] > 0]
+    # the filter queries only: the aggregation's and top-N's CPU is not the scan's
+    scans = [r for r in records if r["mode"] == "filter" and r["query"] in ("sorted", "unsorted") and r["storage_cpu_seconds"] > 0]
     cpu = sum(r["storage_cpu_seconds"] for r in scans)
     if cpu > 0:
         print(f"storage scan rate in filter mode (all filter runs): {sum(r['storage_rows_scanned'] for r in scans) / cpu:,.0f} rows per CPU second, "

@@ -4,6 +4,7 @@ import io.nsc.trino.read.ReadMetrics;
 import io.trino.Session;
 import io.trino.sql.planner.plan.FilterNode;
 import io.trino.testing.AbstractTestQueryFramework;
+import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,7 @@ import java.util.Map;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_ANSWERED_FROM_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_TOP_N;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS_FILTER;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS_RAW;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -196,6 +198,32 @@ final class TestNscPushdown
         QueryCounters sum = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), "SELECT count(*), sum(l_orderkey) FROM lineitem");
         assertThat(sum.splitMetric(ROW_GROUPS_ANSWERED_FROM_STATS)).isZero();
         assertThat(sum.connectorMetric(ReadMetrics.STORAGE_ROWS_SCANNED)).isEqualTo(60175);
+    }
+
+    @Test
+    void testTopNReturnsEachSplitsFirstRowsAndPrunesByTheStatsBound()
+    {
+        List<String> queries = List.of(
+                // the sorted column: the stats bound leaves only the last row groups
+                "SELECT l_orderkey, l_linenumber, l_shipdate FROM %s ORDER BY l_shipdate DESC, l_orderkey, l_linenumber LIMIT 10",
+                "SELECT l_orderkey, l_linenumber, l_shipdate FROM %s WHERE l_quantity > 20 ORDER BY l_shipdate, l_orderkey DESC, l_linenumber LIMIT 7",
+                // an unsorted column, strings, and a limit larger than a row group
+                "SELECT l_partkey, l_orderkey, l_linenumber FROM %s ORDER BY l_partkey, l_orderkey, l_linenumber LIMIT 1500",
+                "SELECT l_comment, l_orderkey, l_linenumber FROM %s ORDER BY l_comment DESC, l_orderkey, l_linenumber LIMIT 3");
+        for (String sql : queries) {
+            List<MaterializedRow> expected = computeActual(sql.formatted("tpch.tiny.lineitem")).getMaterializedRows();
+            for (PushdownMode mode : PushdownMode.values()) {
+                assertThat(computeActual(pushdown(mode), sql.formatted("lineitem")).getMaterializedRows()).as("%s: %s", mode, sql).containsExactlyElementsOf(expected);
+            }
+        }
+
+        QueryCounters latest = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), queries.getFirst().formatted("lineitem"));
+        assertThat(latest.splitMetric(ROW_GROUPS_PRUNED_BY_TOP_N)).isGreaterThanOrEqualTo(55);
+        assertThat(latest.connectorMetric(ReadMetrics.STORAGE_ROWS_RETURNED)).isLessThanOrEqualTo(10 * latest.connectorMetric(ReadMetrics.SPLITS_FILTER));
+        // with NULLS FIRST no bound holds
+        QueryCounters nullsFirst = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), "SELECT l_shipdate FROM lineitem ORDER BY l_shipdate DESC NULLS FIRST LIMIT 10");
+        assertThat(nullsFirst.splitMetric(ROW_GROUPS_PRUNED_BY_TOP_N)).isZero();
+        assertThat(nullsFirst.connectorMetric(ReadMetrics.STORAGE_ROWS_RETURNED)).isLessThanOrEqualTo(10 * nullsFirst.connectorMetric(ReadMetrics.SPLITS_FILTER));
     }
 
     @Test

@@ -14,6 +14,8 @@ import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
 import io.nsc.parquet.scan.ParquetScanReader;
+import io.nsc.parquet.topn.SortKey;
+import io.nsc.parquet.topn.TopNRows;
 import io.nsc.parquet.types.TrinoTypes;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
@@ -39,6 +41,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -60,6 +64,9 @@ final class ScanCall
     private static final Logger log = Logger.get(ScanCall.class);
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final int MIN_BATCH_BYTES = 16 * 1024;
+    // the most rows a top-N scan keeps: what the connector pushes is bounded the same way
+    private static final long MAX_TOP_N = 100_000;
+    private static final int RESULT_PAGE_ROWS = 8192;
 
     private final StoredFile file;
     private final ScanRequest request;
@@ -72,6 +79,9 @@ final class ScanCall
     private LocalParquetDataSource dataSource;
     private FilteredScan scan;
     private Optional<Aggregation> aggregation = Optional.empty();
+    private Optional<TopNRows> topN = Optional.empty();
+    // pages of a finished aggregation or top-N, waiting to be sent
+    private Iterator<Page> results;
     private PageCodec codec;
     private long bytesSent;
     // rows in the pages sent: the filtered rows, or the groups of an aggregation
@@ -159,6 +169,9 @@ final class ScanCall
         if (request.getAggregate()) {
             aggregation = Optional.of(aggregation(types, outputChannels));
         }
+        else if (request.getTopN() > 0) {
+            topN = Optional.of(topN(types, outputChannels));
+        }
 
         codec = new PageCodec(request.getCompression());
         dataSource = LocalParquetDataSource.open(file.path(), readerOptions);
@@ -172,12 +185,30 @@ final class ScanCall
                 readerOptions,
                 newSimpleAggregatedMemoryContext(),
                 this::badData);
-        long limit = request.getLimit() == 0 || aggregation.isPresent() ? Long.MAX_VALUE : request.getLimit();
+        // a limit counts rows in file order: it applies to plain scans only
+        long limit = request.getLimit() == 0 || aggregation.isPresent() || topN.isPresent() ? Long.MAX_VALUE : request.getLimit();
         scan = new FilteredScan(reader, RowFilter.create(predicate, types), outputChannels, limit);
     }
 
     /** Group keys and aggregate inputs are output columns: positions in the scan's output pages. */
     private record Aggregation(GroupedAggregation groups, int[] groupChannels, int[] inputChannels) {}
+
+    private TopNRows topN(List<Type> types, int[] outputChannels)
+    {
+        if (request.getTopN() > MAX_TOP_N) {
+            throw invalid("Scan of file %s asks for the top %s rows, more than %s".formatted(file.id(), request.getTopN(), MAX_TOP_N));
+        }
+        try {
+            List<Type> outputTypes = Arrays.stream(outputChannels).mapToObj(types::get).collect(toImmutableList());
+            List<SortKey> keys = request.getOrderList().stream()
+                    .map(key -> new SortKey(key.getColumn(), key.getAscending(), key.getNullsFirst()))
+                    .collect(toImmutableList());
+            return new TopNRows(outputTypes, keys, (int) request.getTopN());
+        }
+        catch (IllegalArgumentException e) {
+            throw invalid("Scan of file %s has a bad top-N order: %s".formatted(file.id(), e.getMessage()));
+        }
+    }
 
     private Aggregation aggregation(List<Type> types, int[] outputChannels)
     {
@@ -273,19 +304,8 @@ final class ScanCall
     {
         PageCodec.BatchBuilder batch = codec.newBatch();
         boolean end = false;
-        if (aggregation.isPresent()) {
-            // the whole scan folds into one page of partial states, however many rows it reads
-            Aggregation plan = aggregation.get();
-            for (Page page = scan.nextPage(); page != null && !call.isCancelled(); page = scan.nextPage()) {
-                plan.groups().addInput(page, plan.groupChannels(), plan.inputChannels());
-            }
-            Page partial = plan.groups().partialPage();
-            batch.add(partial);
-            rowsSent += partial.getPositionCount();
-            end = true;
-        }
         while (!end && batch.sizeInBytes() < batchBytes) {
-            Page page = scan.nextPage();
+            Page page = nextOutputPage();
             if (page == null) {
                 end = true;
                 break;
@@ -305,6 +325,33 @@ final class ScanCall
             finish();
             call.onCompleted();
         }
+    }
+
+    /** The next page to send: filtered rows, or, once the whole scan is read, an aggregation's or top-N's result. */
+    private Page nextOutputPage()
+            throws IOException
+    {
+        if (aggregation.isEmpty() && topN.isEmpty()) {
+            return scan.nextPage();
+        }
+        if (results == null) {
+            // the whole scan folds into partial states or the best rows, however many rows it reads
+            for (Page page = scan.nextPage(); page != null && !call.isCancelled(); page = scan.nextPage()) {
+                if (aggregation.isPresent()) {
+                    aggregation.get().groups().addInput(page, aggregation.get().groupChannels(), aggregation.get().inputChannels());
+                }
+                else {
+                    topN.get().add(page);
+                }
+            }
+            Page result = aggregation.isPresent() ? aggregation.get().groups().partialPage() : topN.get().result();
+            List<Page> regions = new ArrayList<>();
+            for (int offset = 0; offset < result.getPositionCount(); offset += RESULT_PAGE_ROWS) {
+                regions.add(result.getRegion(offset, Math.min(RESULT_PAGE_ROWS, result.getPositionCount() - offset)));
+            }
+            results = regions.iterator();
+        }
+        return results.hasNext() ? results.next() : null;
     }
 
     private ScanSummary summary()

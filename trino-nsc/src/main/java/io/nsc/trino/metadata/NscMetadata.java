@@ -11,6 +11,7 @@ import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.parquet.aggregate.AggregateSpec;
+import io.nsc.parquet.topn.TopNRows;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
@@ -42,6 +43,8 @@ import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.connector.SortItem;
+import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.expression.Variable;
 import io.trino.spi.predicate.Domain;
@@ -85,6 +88,8 @@ public class NscMetadata
     // Large IN lists are widened to their span beyond this many ranges: the handle stays small and
     // pruning stays correct (a wider predicate only prunes less).
     private static final int DOMAIN_COMPACTION_THRESHOLD = 1000;
+    // storage nodes keep a top-N's rows in memory, boxed: beyond this Trino sorts
+    private static final long MAX_PUSHED_TOP_N = 100_000;
 
     private final NscMetadataClient client;
     private final TypeManager typeManager;
@@ -170,9 +175,9 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) table;
         PushdownMode pushdown = getPushdown(session);
-        if (pushdown == PushdownMode.NONE || handle.aggregation().isPresent()) {
+        if (pushdown == PushdownMode.NONE || handle.aggregation().isPresent() || handle.topN().isPresent()) {
             // the baseline: nothing pruned, nothing filtered before Trino sees the rows; and an
-            // aggregated scan's rows are groups, which a predicate on its inputs no longer fits
+            // aggregated or top-N scan's rows are no longer the table's, which a predicate on them no longer fits
             return Optional.empty();
         }
         TupleDomain<NscColumnHandle> summary = constraint.getSummary().transformKeys(NscColumnHandle.class::cast);
@@ -259,7 +264,8 @@ public class NscMetadata
     public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(ConnectorSession session, ConnectorTableHandle table, long limit)
     {
         NscTableHandle handle = (NscTableHandle) table;
-        if (getPushdown(session) == PushdownMode.NONE || handle.aggregation().isPresent()) {
+        // a limit counts rows in file order: below a top-N it would keep the wrong ones
+        if (getPushdown(session) == PushdownMode.NONE || handle.aggregation().isPresent() || handle.topN().isPresent()) {
             return Optional.empty();
         }
         if (handle.limit().isPresent() && handle.limit().getAsLong() <= limit) {
@@ -281,6 +287,7 @@ public class NscMetadata
         if (!getPushdown(session).enforcesPredicate()
                 || handle.aggregation().isPresent()
                 || handle.limit().isPresent()
+                || handle.topN().isPresent()
                 || (!handle.constraintEnforced() && !handle.constraint().isAll())
                 || groupingSets.size() != 1
                 || getAggregationPushdownMaxGroups(session) == 0) {
@@ -367,6 +374,43 @@ public class NscMetadata
             groups *= count.getAsLong() + 1;
         }
         return groups <= maxGroups;
+    }
+
+    @Override
+    public Optional<TopNApplicationResult<ConnectorTableHandle>> applyTopN(
+            ConnectorSession session,
+            ConnectorTableHandle table,
+            long topNCount,
+            List<SortItem> sortItems,
+            Map<String, ColumnHandle> assignments)
+    {
+        NscTableHandle handle = (NscTableHandle) table;
+        if (!getPushdown(session).enforcesPredicate()
+                || handle.aggregation().isPresent()
+                || handle.limit().isPresent()
+                || (!handle.constraintEnforced() && !handle.constraint().isAll())
+                || topNCount > MAX_PUSHED_TOP_N) {
+            return Optional.empty();
+        }
+        ImmutableList.Builder<NscTopN.SortItem> order = ImmutableList.builder();
+        for (SortItem item : sortItems) {
+            if (!(assignments.get(item.getName()) instanceof NscColumnHandle column) || !TopNRows.supports(column.type())) {
+                return Optional.empty();
+            }
+            order.add(new NscTopN.SortItem(column, item.getSortOrder().isAscending(), item.getSortOrder().isNullsFirst()));
+        }
+        NscTopN topN = new NscTopN(topNCount, order.build());
+        if (handle.topN().equals(Optional.of(topN))) {
+            return Optional.empty();
+        }
+        if (handle.topN().isPresent() && !handle.topN().get().order().equals(topN.order())) {
+            return Optional.empty();
+        }
+        if (handle.topN().isPresent() && handle.topN().get().count() <= topNCount) {
+            return Optional.empty();
+        }
+        // each split keeps its own first rows; Trino's top-N over all splits stays
+        return Optional.of(new TopNApplicationResult<>(handle.withTopN(topN), false, false));
     }
 
     @Override

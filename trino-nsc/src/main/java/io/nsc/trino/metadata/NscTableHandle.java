@@ -25,6 +25,7 @@ import static java.util.Objects.requireNonNull;
  * @param projectedColumns the columns the query reads, once Trino has told the connector
  * @param limit each split returns at most this many rows (Trino still applies the limit)
  * @param aggregation the aggregation the scan computes in place of Trino's
+ * @param topN each split returns only its first rows in this order (Trino still applies its top-N)
  */
 public record NscTableHandle(
         SchemaTableName schemaTableName,
@@ -36,7 +37,8 @@ public record NscTableHandle(
         boolean constraintEnforced,
         Optional<List<NscColumnHandle>> projectedColumns,
         OptionalLong limit,
-        Optional<NscAggregation> aggregation)
+        Optional<NscAggregation> aggregation,
+        Optional<NscTopN> topN)
         implements ConnectorTableHandle
 {
     public NscTableHandle
@@ -49,31 +51,37 @@ public record NscTableHandle(
         requireNonNull(limit, "limit is null");
         checkArgument(limit.orElse(0) >= 0, "limit is negative");
         requireNonNull(aggregation, "aggregation is null");
+        requireNonNull(topN, "topN is null");
     }
 
     public static NscTableHandle forTable(SchemaTableName name, long tableId, long version, List<NscColumnHandle> columns, Map<String, String> properties)
     {
-        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty());
+        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty(), Optional.empty());
     }
 
     public NscTableHandle withConstraint(TupleDomain<NscColumnHandle> newConstraint, boolean enforced)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation, topN);
     }
 
     public NscTableHandle withProjectedColumns(List<NscColumnHandle> newProjectedColumns)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation, topN);
     }
 
     public NscTableHandle withLimit(long newLimit)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation, topN);
     }
 
     public NscTableHandle withAggregation(NscAggregation newAggregation)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation));
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation), topN);
+    }
+
+    public NscTableHandle withTopN(NscTopN newTopN)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, Optional.of(newTopN));
     }
 
     @Override
@@ -85,6 +93,7 @@ public record NscTableHandle(
         }
         limit.ifPresent(value -> text.append(" limit=").append(value));
         aggregation.ifPresent(value -> text.append(" aggregation: ").append(value));
+        topN.ifPresent(value -> text.append(" topN=").append(value));
         return text.toString();
     }
 }

@@ -9,12 +9,14 @@ import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.proto.ScanAggregate;
 import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanSortKey;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.metadata.NscAggregateColumnHandle;
 import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
+import io.nsc.trino.metadata.NscTopN;
 import io.nsc.trino.split.NscAggregationSplit;
 import io.nsc.trino.split.NscSplit;
 import io.nsc.trino.split.ScanMode;
@@ -136,10 +138,20 @@ public class NscPageSourceProvider
 
     private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
     {
-        ScanRequest request = scanRequest(ScanColumns.create(columns, predicate))
-                .setLimit(handle.limit().orElse(0))
-                .build();
-        return partScan(request, split);
+        ScanRequest.Builder request = scanRequest(ScanColumns.create(columns, predicate))
+                .setLimit(handle.limit().orElse(0));
+        handle.topN()
+                .filter(topN -> topN.order().stream().allMatch(item -> columns.contains(item.column())))
+                .ifPresent(topN -> {
+                    request.setTopN(topN.count());
+                    for (NscTopN.SortItem item : topN.order()) {
+                        request.addOrder(ScanSortKey.newBuilder()
+                                .setColumn(columns.indexOf(item.column()))
+                                .setAscending(item.ascending())
+                                .setNullsFirst(item.nullsFirst()));
+                    }
+                });
+        return partScan(request.build(), split);
     }
 
     private StorageScanPageSource partScan(ScanRequest template, NscSplit split)

@@ -25,6 +25,7 @@ import io.trino.spi.predicate.TupleDomain;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -86,9 +87,13 @@ public class NscSplitManager
             Optional<PruningPredicate> dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
             RowGroupPlanner.Plan planned = planner.plan(files, pruningPredicate, dynamicPruning);
             planned = planned.withSplits(chooseModes(planned.splits(), files, handle, pushdown, dynamic));
+            Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
+            if (pruning && dynamic.isAll() && handle.topN().isPresent() && (handle.constraintEnforced() || handle.constraint().isAll())) {
+                TopNBound.Result bounded = TopNBound.prune(handle.topN().get(), handle.topN().get().order().getFirst().column().ordinal(), files, planned.splits(), enforced);
+                planned = planned.withTopNPruning(bounded.splits(), bounded.pruned());
+            }
             if (pruning && dynamic.isAll() && handle.aggregation().isPresent() && StatsAnswers.applies(handle.aggregation().get())) {
                 // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
-                Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
                 StatsAnswers.Result answered = StatsAnswers.answer(handle.aggregation().get(), files, planned.splits(), enforced);
                 planned = planned.withStatsAnswer(answered.splits(), answered.answer());
             }
@@ -124,10 +129,19 @@ public class NscSplitManager
                             outputColumns,
                             columns,
                             estimated.fullyTranslated(),
-                            handle.limit());
+                            rowBound(handle));
                     return split.withMode(ScanModeChooser.choose(estimate, nodeLoad.get(split.addresses().getFirst().toString())));
                 })
                 .collect(toImmutableList());
+    }
+
+    /** The most rows a storage scan of one split returns, if bounded. */
+    private static OptionalLong rowBound(NscTableHandle handle)
+    {
+        if (handle.limit().isPresent()) {
+            return handle.limit();
+        }
+        return handle.topN().map(topN -> OptionalLong.of(topN.count())).orElse(OptionalLong.empty());
     }
 
     private static long totalRowGroups(TableFiles files)

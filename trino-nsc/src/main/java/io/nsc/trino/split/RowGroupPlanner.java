@@ -30,6 +30,7 @@ public final class RowGroupPlanner
     public static final String ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER = "row_groups_pruned_by_dynamic_filter";
     public static final String ROW_GROUPS_FULLY_MATCHING = "row_groups_fully_matching";
     public static final String ROW_GROUPS_ANSWERED_FROM_STATS = "row_groups_answered_from_stats";
+    public static final String ROW_GROUPS_PRUNED_BY_TOP_N = "row_groups_pruned_by_top_n";
     public static final String SPLITS = "splits";
     public static final String SPLITS_RAW = "splits_raw";
     public static final String SPLITS_FILTER = "splits_filter";
@@ -44,7 +45,7 @@ public final class RowGroupPlanner
     /**
      * @param statsAnswer the part of a pushed-down aggregation the compact stats answered (its row groups are in no split)
      */
-    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsFullyMatching, Optional<StatsAnswer> statsAnswer)
+    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsFullyMatching, Optional<StatsAnswer> statsAnswer, long rowGroupsPrunedByTopN)
     {
         public Plan
         {
@@ -54,17 +55,22 @@ public final class RowGroupPlanner
 
         public static Plan empty(long rowGroupsTotal)
         {
-            return new Plan(List.of(), rowGroupsTotal, rowGroupsTotal, 0, 0, Optional.empty());
+            return new Plan(List.of(), rowGroupsTotal, rowGroupsTotal, 0, 0, Optional.empty(), 0);
         }
 
         public Plan withSplits(List<NscSplit> newSplits)
         {
-            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer);
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer, rowGroupsPrunedByTopN);
+        }
+
+        public Plan withTopNPruning(List<NscSplit> newSplits, long prunedByTopN)
+        {
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer, prunedByTopN);
         }
 
         public Plan withStatsAnswer(List<NscSplit> newSplits, Optional<StatsAnswer> answer)
         {
-            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, answer);
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, answer, rowGroupsPrunedByTopN);
         }
 
         public Metrics metrics()
@@ -74,6 +80,7 @@ public final class RowGroupPlanner
                     .put(ROW_GROUPS_PRUNED_BY_STATS, new LongCount(rowGroupsPruned))
                     .put(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, new LongCount(rowGroupsPrunedByDynamicFilter))
                     .put(ROW_GROUPS_FULLY_MATCHING, new LongCount(rowGroupsFullyMatching))
+                    .put(ROW_GROUPS_PRUNED_BY_TOP_N, new LongCount(rowGroupsPrunedByTopN))
                     .put(ROW_GROUPS_ANSWERED_FROM_STATS, new LongCount(statsAnswer.map(StatsAnswer::rowGroups).orElse(0L)))
                     .put(SPLITS, new LongCount(splits.size()))
                     .put(SPLITS_RAW, new LongCount(splits.stream().filter(split -> split.mode() == ScanMode.RAW).count()))
@@ -122,7 +129,7 @@ public final class RowGroupPlanner
             }
             packer.flush();
         }
-        return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching, Optional.empty());
+        return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching, Optional.empty(), 0);
     }
 
     private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)

@@ -17,6 +17,7 @@ import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_ANSWERED_FROM_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_FULLY_MATCHING;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_TOP_N;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS_FILTER;
@@ -58,7 +59,7 @@ final class TestRowGroupPlanner
         assertThat(plan.rowGroupsTotal()).isEqualTo(20);
         assertThat(plan.rowGroupsPruned()).isEqualTo(14);
         assertThat(plan.rowGroupsFullyMatching()).isEqualTo(2);
-        assertThat(plan.metrics().getMetrics()).containsOnlyKeys(ROW_GROUPS_TOTAL, ROW_GROUPS_PRUNED_BY_STATS, ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, ROW_GROUPS_FULLY_MATCHING, ROW_GROUPS_ANSWERED_FROM_STATS, SPLITS, SPLITS_RAW, SPLITS_FILTER);
+        assertThat(plan.metrics().getMetrics()).containsOnlyKeys(ROW_GROUPS_TOTAL, ROW_GROUPS_PRUNED_BY_STATS, ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, ROW_GROUPS_FULLY_MATCHING, ROW_GROUPS_ANSWERED_FROM_STATS, ROW_GROUPS_PRUNED_BY_TOP_N, SPLITS, SPLITS_RAW, SPLITS_FILTER);
     }
 
     @Test

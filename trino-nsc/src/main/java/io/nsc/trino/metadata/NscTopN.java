@@ -1,0 +1,36 @@
+package io.nsc.trino.metadata;
+
+import com.google.common.collect.ImmutableList;
+
+import java.util.List;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * {@code ORDER BY ... LIMIT count} pushed into the scan: each split returns its first
+ * {@code count} rows in this order, and Trino's own top-N merges the splits' rows.
+ */
+public record NscTopN(long count, List<SortItem> order)
+{
+    public record SortItem(NscColumnHandle column, boolean ascending, boolean nullsFirst)
+    {
+        public SortItem
+        {
+            requireNonNull(column, "column is null");
+        }
+    }
+
+    public NscTopN
+    {
+        checkArgument(count > 0, "count must be positive");
+        order = ImmutableList.copyOf(requireNonNull(order, "order is null"));
+        checkArgument(!order.isEmpty(), "no sort item");
+    }
+
+    @Override
+    public String toString()
+    {
+        return count + " by " + order.stream().map(item -> item.column().name() + (item.ascending() ? " ASC" : " DESC") + (item.nullsFirst() ? " NULLS FIRST" : " NULLS LAST")).toList();
+    }
+}

@@ -227,6 +227,37 @@ final class TestNscPushdown
     }
 
     @Test
+    void testFiltersNoDomainExpressesAreEvaluatedWhereTheDataIs()
+    {
+        List<String> queries = List.of(
+                "SELECT count(*), sum(l_quantity) FROM %s WHERE l_comment LIKE '%%special%%'",
+                "SELECT l_orderkey, l_linenumber FROM %s WHERE l_shipmode = 'AIR' OR l_quantity > 49",
+                "SELECT count(*) FROM %s WHERE NOT (l_comment LIKE 'a%%' OR l_returnflag = 'R')",
+                "SELECT count(*) FROM %s WHERE l_comment LIKE '%%!_%%' ESCAPE '!' OR l_comment LIKE '__e%%'",
+                "SELECT count(*) FROM %s WHERE l_shipdate < DATE '1993-01-01' OR l_partkey IN (1, 2, 3) OR l_comment IS NULL",
+                "SELECT count(*) FROM %s WHERE (l_quantity > 45 AND l_shipmode <> 'MAIL') OR l_discount < 0.01",
+                // a function of a column is Trino's to evaluate
+                "SELECT count(*) FROM %s WHERE lower(l_comment) LIKE '%%special%%' OR l_quantity > 49");
+        for (String sql : queries) {
+            for (PushdownMode mode : PushdownMode.values()) {
+                assertThat(query(pushdown(mode), sql.formatted("lineitem"))).as("%s: %s", mode, sql).skippingTypesCheck().matches(sql.formatted("tpch.tiny.lineitem"));
+            }
+        }
+        assertThat(query(pushdown(PushdownMode.FILTER), queries.get(0).formatted("lineitem"))).isFullyPushedDown();
+        assertThat(query(pushdown(PushdownMode.FILTER), queries.get(1).formatted("lineitem"))).isFullyPushedDown();
+        assertThat(query(pushdown(PushdownMode.AUTO), queries.get(1).formatted("lineitem"))).isFullyPushedDown();
+        assertThat(query(pushdown(PushdownMode.FILTER), queries.getLast().formatted("lineitem"))).isNotFullyPushedDown(FilterNode.class);
+
+        // LIKE is applied next to the data: only matching rows cross the network
+        String like = "SELECT l_orderkey, l_comment FROM lineitem WHERE l_comment LIKE '%special%'";
+        QueryCounters filter = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), like);
+        QueryCounters raw = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.RAW), like);
+        assertThat(filter.result().getMaterializedRows()).containsExactlyInAnyOrderElementsOf(raw.result().getMaterializedRows());
+        assertThat(filter.connectorMetric(ReadMetrics.STORAGE_ROWS_RETURNED)).isEqualTo(filter.result().getRowCount());
+        assertThat(filter.physicalInputBytes() * 10).isLessThan(raw.physicalInputBytes());
+    }
+
+    @Test
     void testAggregationsStorageCannotComputeExactlyStayWithTrino()
     {
         Session filter = pushdown(PushdownMode.FILTER);

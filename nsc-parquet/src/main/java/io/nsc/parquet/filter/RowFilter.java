@@ -19,15 +19,17 @@ import static com.google.common.base.Preconditions.checkArgument;
  */
 public final class RowFilter
 {
-    private static final RowFilter ALL = new RowFilter(false, ImmutableList.of());
+    private static final RowFilter ALL = new RowFilter(false, ImmutableList.of(), ImmutableList.of());
 
     private final boolean none;
     private final List<ChannelFilter> filters;
+    private final List<RowExpression> expressions;
 
-    private RowFilter(boolean none, List<ChannelFilter> filters)
+    private RowFilter(boolean none, List<ChannelFilter> filters, List<RowExpression> expressions)
     {
         this.none = none;
         this.filters = ImmutableList.copyOf(filters);
+        this.expressions = ImmutableList.copyOf(expressions);
     }
 
     public static RowFilter all()
@@ -40,8 +42,19 @@ public final class RowFilter
      */
     public static RowFilter create(TupleDomain<Integer> predicate, List<Type> channelTypes)
     {
+        return create(predicate, List.of(), channelTypes);
+    }
+
+    /**
+     * @param expressions conjuncts no domain expresses, evaluated after the domains; their columns are channels too
+     */
+    public static RowFilter create(TupleDomain<Integer> predicate, List<RowExpression> expressions, List<Type> channelTypes)
+    {
+        for (RowExpression expression : expressions) {
+            expression.columns().forEach(channel -> checkArgument(channel < channelTypes.size(), "expression on channel %s of %s", channel, channelTypes.size()));
+        }
         if (predicate.isNone()) {
-            return new RowFilter(true, ImmutableList.of());
+            return new RowFilter(true, ImmutableList.of(), ImmutableList.of());
         }
         ImmutableList.Builder<ChannelFilter> filters = ImmutableList.builder();
         for (Map.Entry<Integer, Domain> entry : predicate.getDomains().orElseThrow().entrySet()) {
@@ -54,7 +67,7 @@ public final class RowFilter
             }
             filters.add(new ChannelFilter(channel, columnFilter(domain)));
         }
-        return new RowFilter(false, filters.build());
+        return new RowFilter(false, filters.build(), expressions);
     }
 
     private static ColumnFilter columnFilter(Domain domain)
@@ -67,7 +80,7 @@ public final class RowFilter
 
     public boolean isAll()
     {
-        return !none && filters.isEmpty();
+        return !none && filters.isEmpty() && expressions.isEmpty();
     }
 
     public boolean isNone()
@@ -94,6 +107,19 @@ public final class RowFilter
                 break;
             }
             count = filter.filter().filter(page.getBlock(filter.channel()), positions, count);
+        }
+        for (RowExpression expression : expressions) {
+            if (count == 0) {
+                break;
+            }
+            int passed = 0;
+            for (int i = 0; i < count; i++) {
+                // only TRUE keeps a row: FALSE and UNKNOWN drop it, as in a WHERE clause
+                if (Boolean.TRUE.equals(expression.evaluate(page::getBlock, positions[i]))) {
+                    positions[passed++] = positions[i];
+                }
+            }
+            count = passed;
         }
         return count;
     }

@@ -17,12 +17,15 @@ import io.nsc.parquet.scan.ParquetScanReader;
 import io.nsc.parquet.topn.SortKey;
 import io.nsc.parquet.topn.TopNRows;
 import io.nsc.parquet.types.TrinoTypes;
+import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.wire.PageCodec;
+import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.PageCompression;
 import io.nsc.protocol.proto.ScanAggregate;
 import io.nsc.protocol.proto.ScanColumn;
+import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
@@ -149,9 +152,13 @@ final class ScanCall
                 .collect(toImmutableList());
         List<Type> types = columns.stream().map(FileColumn::type).collect(toImmutableList());
         TupleDomain<Integer> predicate;
+        List<RowExpression> expressions = new ArrayList<>();
         try {
             predicate = TupleDomainCodec.decode(request.getPredicate(), types)
                     .intersect(TupleDomainCodec.decode(request.getDynamicFilter(), types));
+            for (ScanExpression filter : request.getFiltersList()) {
+                expressions.add(RowExpressionCodec.decode(filter, types::get));
+            }
         }
         catch (RuntimeException e) {
             throw invalid("Scan of file %s has a bad predicate: %s".formatted(file.id(), e.getMessage()));
@@ -187,7 +194,7 @@ final class ScanCall
                 this::badData);
         // a limit counts rows in file order: it applies to plain scans only
         long limit = request.getLimit() == 0 || aggregation.isPresent() || topN.isPresent() ? Long.MAX_VALUE : request.getLimit();
-        scan = new FilteredScan(reader, RowFilter.create(predicate, types), outputChannels, limit);
+        scan = new FilteredScan(reader, RowFilter.create(predicate, expressions, types), outputChannels, limit);
     }
 
     /** Group keys and aggregate inputs are output columns: positions in the scan's output pages. */

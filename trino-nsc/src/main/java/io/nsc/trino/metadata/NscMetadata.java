@@ -204,13 +204,19 @@ public class NscMetadata
             }
         });
         TupleDomain<NscColumnHandle> newConstraint = handle.constraint().intersect(TupleDomain.withColumnDomains(enforced));
-        if (newConstraint.equals(handle.constraint()) && handle.constraintEnforced()) {
+        // what no domain expresses: LIKE, OR across columns, ... where evaluated exactly
+        FilterExpressions.Split expressions = FilterExpressions.split(constraint.getExpression(), constraint.getAssignments());
+        List<String> filterExpressions = ImmutableList.<String>builder()
+                .addAll(handle.filterExpressions())
+                .addAll(expressions.pushed().stream().map(FilterExpressions::serialize).filter(expression -> !handle.filterExpressions().contains(expression)).toList())
+                .build();
+        if (newConstraint.equals(handle.constraint()) && handle.constraintEnforced() && filterExpressions.equals(handle.filterExpressions())) {
             return Optional.empty();
         }
         return Optional.of(new ConstraintApplicationResult<>(
-                handle.withConstraint(newConstraint, true),
+                handle.withConstraint(newConstraint, true).withFilterExpressions(filterExpressions),
                 TupleDomain.withColumnDomains(remaining),
-                constraint.getExpression(),
+                expressions.remaining(),
                 false));
     }
 

@@ -26,6 +26,7 @@ import static java.util.Objects.requireNonNull;
  * @param limit each split returns at most this many rows (Trino still applies the limit)
  * @param aggregation the aggregation the scan computes in place of Trino's
  * @param topN each split returns only its first rows in this order (Trino still applies its top-N)
+ * @param filterExpressions enforced filters no domain expresses (see {@link FilterExpressions}), conjuncts over column ordinals
  */
 public record NscTableHandle(
         SchemaTableName schemaTableName,
@@ -38,7 +39,8 @@ public record NscTableHandle(
         Optional<List<NscColumnHandle>> projectedColumns,
         OptionalLong limit,
         Optional<NscAggregation> aggregation,
-        Optional<NscTopN> topN)
+        Optional<NscTopN> topN,
+        List<String> filterExpressions)
         implements ConnectorTableHandle
 {
     public NscTableHandle
@@ -52,36 +54,42 @@ public record NscTableHandle(
         checkArgument(limit.orElse(0) >= 0, "limit is negative");
         requireNonNull(aggregation, "aggregation is null");
         requireNonNull(topN, "topN is null");
+        filterExpressions = ImmutableList.copyOf(requireNonNull(filterExpressions, "filterExpressions is null"));
     }
 
     public static NscTableHandle forTable(SchemaTableName name, long tableId, long version, List<NscColumnHandle> columns, Map<String, String> properties)
     {
-        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty(), Optional.empty());
+        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty(), Optional.empty(), List.of());
     }
 
     public NscTableHandle withConstraint(TupleDomain<NscColumnHandle> newConstraint, boolean enforced)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation, topN);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation, topN, filterExpressions);
     }
 
     public NscTableHandle withProjectedColumns(List<NscColumnHandle> newProjectedColumns)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation, topN);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation, topN, filterExpressions);
     }
 
     public NscTableHandle withLimit(long newLimit)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation, topN);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation, topN, filterExpressions);
     }
 
     public NscTableHandle withAggregation(NscAggregation newAggregation)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation), topN);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation), topN, filterExpressions);
+    }
+
+    public NscTableHandle withFilterExpressions(List<String> newFilterExpressions)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, topN, newFilterExpressions);
     }
 
     public NscTableHandle withTopN(NscTopN newTopN)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, Optional.of(newTopN));
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, Optional.of(newTopN), filterExpressions);
     }
 
     @Override
@@ -90,6 +98,9 @@ public record NscTableHandle(
         StringBuilder text = new StringBuilder(schemaTableName + "@v" + version);
         if (!constraint.isAll()) {
             text.append(constraintEnforced ? " filter=" : " pruning=").append(constraint);
+        }
+        if (!filterExpressions.isEmpty()) {
+            text.append(" filters=").append(filterExpressions.stream().map(expression -> FilterExpressions.deserialize(expression, columns).toString()).toList());
         }
         limit.ifPresent(value -> text.append(" limit=").append(value));
         aggregation.ifPresent(value -> text.append(" aggregation: ").append(value));

@@ -5,6 +5,7 @@ import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
 import io.nsc.parquet.scan.ParquetScanReader;
+import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.proto.ScanAggregate;
 import io.nsc.protocol.proto.ScanColumn;
@@ -98,7 +99,8 @@ public class NscPageSourceProvider
             TupleDomain<NscColumnHandle> dynamic = dynamicFilter.getCurrentPredicate().transformKeys(NscColumnHandle.class::cast);
             return storageScan(nscSplit, handle, nscColumns, predicate.intersect(dynamic));
         }
-        if (nscColumns.isEmpty() && predicate.isAll()) {
+        ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate, handle);
+        if (nscColumns.isEmpty() && !scanColumns.filters()) {
             return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));
         }
 
@@ -112,18 +114,17 @@ public class NscPageSourceProvider
         ParquetMetadata footer = footerCache.get(nscSplit.fileId(), dataSource);
         AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
         try {
-            if (predicate.isAll() && handle.limit().isEmpty()) {
+            if (!scanColumns.filters() && handle.limit().isEmpty()) {
                 List<FileColumn> fileColumns = nscColumns.stream()
                         .map(column -> new FileColumn(column.ordinal(), column.type()))
                         .collect(toImmutableList());
                 ParquetScanReader reader = createReader(nscSplit, fileColumns, footer, dataSource, memoryContext);
                 return new NscPageSource(reader, dataSource, memoryContext, nscSplit.fileId());
             }
-            ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate);
             ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
             FilteredScan scan = new FilteredScan(
                     reader,
-                    RowFilter.create(scanColumns.predicate(), scanColumns.types()),
+                    RowFilter.create(scanColumns.predicate(), scanColumns.expressions(), scanColumns.types()),
                     scanColumns.outputChannels(),
                     handle.limit().orElse(Long.MAX_VALUE));
             return new FilteringPageSource(scan, dataSource, nscSplit.fileId());
@@ -138,7 +139,7 @@ public class NscPageSourceProvider
 
     private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
     {
-        ScanRequest.Builder request = scanRequest(ScanColumns.create(columns, predicate))
+        ScanRequest.Builder request = scanRequest(ScanColumns.create(columns, predicate, handle))
                 .setLimit(handle.limit().orElse(0));
         handle.topN()
                 .filter(topN -> topN.order().stream().allMatch(item -> columns.contains(item.column())))
@@ -167,6 +168,7 @@ public class NscPageSourceProvider
     {
         ScanRequest.Builder request = ScanRequest.newBuilder()
                 .setPredicate(TupleDomainCodec.encode(scanColumns.predicate(), scanColumns.types()))
+                .addAllFilters(scanColumns.expressions().stream().map(RowExpressionCodec::encode).toList())
                 .setCompression(config.getScanCompression().wire())
                 .setTargetBatchBytes(toIntExact(config.getScanBatchSize().toBytes()));
         for (int channel = 0; channel < scanColumns.columns().size(); channel++) {
@@ -191,7 +193,7 @@ public class NscPageSourceProvider
             aggregate.input().filter(input -> !outputs.contains(input)).ifPresent(outputs::add);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
-        ScanRequest.Builder template = scanRequest(ScanColumns.create(outputs, predicate)).setAggregate(true);
+        ScanRequest.Builder template = scanRequest(ScanColumns.create(outputs, predicate, handle)).setAggregate(true);
         for (int key = 0; key < aggregation.groupBy().size(); key++) {
             template.addGroupBy(key);
         }

@@ -88,11 +88,13 @@ public class NscSplitManager
             RowGroupPlanner.Plan planned = planner.plan(files, pruningPredicate, dynamicPruning);
             planned = planned.withSplits(chooseModes(planned.splits(), files, handle, pushdown, dynamic));
             Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
-            if (pruning && dynamic.isAll() && handle.topN().isPresent() && (handle.constraintEnforced() || handle.constraint().isAll())) {
+            // both need to know which row groups match entirely, which filter expressions hide
+            boolean statsKnowMatches = pruning && dynamic.isAll() && handle.filterExpressions().isEmpty();
+            if (statsKnowMatches && handle.topN().isPresent() && (handle.constraintEnforced() || handle.constraint().isAll())) {
                 TopNBound.Result bounded = TopNBound.prune(handle.topN().get(), handle.topN().get().order().getFirst().column().ordinal(), files, planned.splits(), enforced);
                 planned = planned.withTopNPruning(bounded.splits(), bounded.pruned());
             }
-            if (pruning && dynamic.isAll() && handle.aggregation().isPresent() && StatsAnswers.applies(handle.aggregation().get())) {
+            if (statsKnowMatches && handle.aggregation().isPresent() && StatsAnswers.applies(handle.aggregation().get())) {
                 // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
                 StatsAnswers.Result answered = StatsAnswers.answer(handle.aggregation().get(), files, planned.splits(), enforced);
                 planned = planned.withStatsAnswer(answered.splits(), answered.answer());
@@ -128,7 +130,7 @@ public class NscSplitManager
                             ImmutableList.copyOf(readColumns),
                             outputColumns,
                             columns,
-                            estimated.fullyTranslated(),
+                            estimated.fullyTranslated() && handle.filterExpressions().isEmpty(),
                             rowBound(handle));
                     return split.withMode(ScanModeChooser.choose(estimate, nodeLoad.get(split.addresses().getFirst().toString())));
                 })

@@ -1,0 +1,350 @@
+package io.nsc.parquet.filter;
+
+import com.google.common.collect.ImmutableList;
+import io.airlift.slice.Slice;
+import io.nsc.parquet.types.NativeValues;
+import io.trino.spi.block.Block;
+import io.trino.spi.type.Type;
+import io.trino.spi.type.VarcharType;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
+import java.util.regex.Pattern;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.trino.spi.type.TypeUtils.readNativeValue;
+import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.RealType.REAL;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static java.lang.Float.intBitsToFloat;
+import static java.lang.Math.toIntExact;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A boolean expression over the columns of decoded pages that no domain expresses: LIKE, OR
+ * across columns, NOT, comparisons, IN and IS NULL, evaluated row by row in SQL's three-valued
+ * logic (a {@code null} result is UNKNOWN). Only types whose values compare as Trino compares
+ * them appear (see {@link NativeValues}); {@link #supports} says which.
+ */
+public sealed interface RowExpression
+{
+    /** The value of the expression for one row: TRUE, FALSE or null (UNKNOWN). */
+    Boolean evaluate(IntFunction<Block> blocks, int position);
+
+    /** The same expression over renumbered columns. */
+    RowExpression remap(IntUnaryOperator columns);
+
+    /** The columns it reads. */
+    default Set<Integer> columns()
+    {
+        Set<Integer> columns = new TreeSet<>();
+        remap(column -> {
+            columns.add(column);
+            return column;
+        });
+        return columns;
+    }
+
+    /** Whether IN over a column of the type can be evaluated exactly. */
+    static boolean supports(Type type)
+    {
+        return NativeValues.isOrderable(type);
+    }
+
+    /**
+     * Whether comparisons with a column of the type can be evaluated exactly: the types IN takes,
+     * and double and real, compared as Trino compares them (IEEE 754: NaN is neither less, equal
+     * nor greater, so only {@code <>} holds for it; -0.0 equals 0.0).
+     */
+    static boolean supportsComparison(Type type)
+    {
+        return supports(type) || type == DOUBLE || type == REAL;
+    }
+
+    record And(List<RowExpression> terms)
+            implements RowExpression
+    {
+        public And
+        {
+            terms = ImmutableList.copyOf(terms);
+            checkArgument(!terms.isEmpty(), "AND of nothing");
+        }
+
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            boolean unknown = false;
+            for (RowExpression term : terms) {
+                Boolean value = term.evaluate(blocks, position);
+                if (value == null) {
+                    unknown = true;
+                }
+                else if (!value) {
+                    return false;
+                }
+            }
+            return unknown ? null : true;
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new And(terms.stream().map(term -> term.remap(columns)).toList());
+        }
+    }
+
+    record Or(List<RowExpression> terms)
+            implements RowExpression
+    {
+        public Or
+        {
+            terms = ImmutableList.copyOf(terms);
+            checkArgument(!terms.isEmpty(), "OR of nothing");
+        }
+
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            boolean unknown = false;
+            for (RowExpression term : terms) {
+                Boolean value = term.evaluate(blocks, position);
+                if (value == null) {
+                    unknown = true;
+                }
+                else if (value) {
+                    return true;
+                }
+            }
+            return unknown ? null : false;
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new Or(terms.stream().map(term -> term.remap(columns)).toList());
+        }
+    }
+
+    record Not(RowExpression term)
+            implements RowExpression
+    {
+        public Not
+        {
+            requireNonNull(term, "term is null");
+        }
+
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            Boolean value = term.evaluate(blocks, position);
+            return value == null ? null : !value;
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new Not(term.remap(columns));
+        }
+    }
+
+    record IsNull(int column)
+            implements RowExpression
+    {
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            return blocks.apply(column).isNull(position);
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new IsNull(columns.applyAsInt(column));
+        }
+    }
+
+    enum Operator
+    {
+        EQUAL, NOT_EQUAL, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL;
+
+        boolean test(int comparison)
+        {
+            return switch (this) {
+                case EQUAL -> comparison == 0;
+                case NOT_EQUAL -> comparison != 0;
+                case LESS_THAN -> comparison < 0;
+                case LESS_THAN_OR_EQUAL -> comparison <= 0;
+                case GREATER_THAN -> comparison > 0;
+                case GREATER_THAN_OR_EQUAL -> comparison >= 0;
+            };
+        }
+    }
+
+    /** {@code column <operator> value}; a NULL on either side is UNKNOWN. */
+    record Comparison(int column, Type type, Operator operator, Object value)
+            implements RowExpression
+    {
+        public Comparison
+        {
+            requireNonNull(type, "type is null");
+            requireNonNull(operator, "operator is null");
+            checkArgument(supportsComparison(type), "cannot compare %s", type);
+        }
+
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            Block block = blocks.apply(column);
+            if (value == null || block.isNull(position)) {
+                return null;
+            }
+            if (type == DOUBLE) {
+                return floating(DOUBLE.getDouble(block, position), (Double) value);
+            }
+            if (type == REAL) {
+                return floating(REAL.getFloat(block, position), intBitsToFloat(toIntExact((Long) value)));
+            }
+            return operator.test(NativeValues.compare(readNativeValue(type, block, position), value));
+        }
+
+        private boolean floating(double left, double right)
+        {
+            return switch (operator) {
+                case EQUAL -> left == right;
+                case NOT_EQUAL -> left != right;
+                case LESS_THAN -> left < right;
+                case LESS_THAN_OR_EQUAL -> left <= right;
+                case GREATER_THAN -> left > right;
+                case GREATER_THAN_OR_EQUAL -> left >= right;
+            };
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new Comparison(columns.applyAsInt(column), type, operator, value);
+        }
+    }
+
+    /** {@code column IN (values)}: TRUE on a match, else UNKNOWN if a NULL is listed, else FALSE. */
+    record In(int column, Type type, List<Object> values)
+            implements RowExpression
+    {
+        public In
+        {
+            requireNonNull(type, "type is null");
+            values = Collections.unmodifiableList(new ArrayList<>(values));
+            checkArgument(supports(type), "cannot compare %s", type);
+        }
+
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            Block block = blocks.apply(column);
+            if (block.isNull(position)) {
+                return null;
+            }
+            Object candidate = readNativeValue(type, block, position);
+            boolean listsNull = false;
+            for (Object value : values) {
+                if (value == null) {
+                    listsNull = true;
+                }
+                else if (NativeValues.compare(candidate, value) == 0) {
+                    return true;
+                }
+            }
+            return listsNull ? null : false;
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new In(columns.applyAsInt(column), type, values);
+        }
+    }
+
+    /**
+     * {@code column LIKE pattern [ESCAPE escape]} over varchar: {@code %} is any run of
+     * characters, {@code _} one character (a code point), the escape character makes the next
+     * one literal.
+     */
+    record Like(int column, String pattern, Optional<Character> escape, Pattern regex)
+            implements RowExpression
+    {
+        public Like
+        {
+            requireNonNull(pattern, "pattern is null");
+            requireNonNull(escape, "escape is null");
+            requireNonNull(regex, "regex is null");
+        }
+
+        public static Like create(int column, String pattern, Optional<Character> escape)
+        {
+            return new Like(column, pattern, escape, toRegex(pattern, escape));
+        }
+
+        public static boolean supports(Type type)
+        {
+            return type instanceof VarcharType;
+        }
+
+        @Override
+        public Boolean evaluate(IntFunction<Block> blocks, int position)
+        {
+            Block block = blocks.apply(column);
+            if (block.isNull(position)) {
+                return null;
+            }
+            Slice value = (Slice) readNativeValue(VARCHAR, block, position);
+            return regex.matcher(value.toStringUtf8()).matches();
+        }
+
+        @Override
+        public RowExpression remap(IntUnaryOperator columns)
+        {
+            return new Like(columns.applyAsInt(column), pattern, escape, regex);
+        }
+
+        private static Pattern toRegex(String pattern, Optional<Character> escape)
+        {
+            StringBuilder regex = new StringBuilder();
+            StringBuilder literal = new StringBuilder();
+            boolean escaping = false;
+            for (int offset = 0; offset < pattern.length(); ) {
+                int codePoint = pattern.codePointAt(offset);
+                offset += Character.charCount(codePoint);
+                if (escaping) {
+                    checkArgument(codePoint == '%' || codePoint == '_' || (escape.isPresent() && codePoint == escape.get()),
+                            "Escape character must be followed by '%%', '_' or the escape character itself");
+                    literal.appendCodePoint(codePoint);
+                    escaping = false;
+                }
+                else if (escape.isPresent() && codePoint == escape.get()) {
+                    escaping = true;
+                }
+                else if (codePoint == '%' || codePoint == '_') {
+                    if (!literal.isEmpty()) {
+                        regex.append(Pattern.quote(literal.toString()));
+                        literal.setLength(0);
+                    }
+                    regex.append(codePoint == '%' ? ".*" : ".");
+                }
+                else {
+                    literal.appendCodePoint(codePoint);
+                }
+            }
+            checkArgument(!escaping, "LIKE pattern must not end with escape character");
+            if (!literal.isEmpty()) {
+                regex.append(Pattern.quote(literal.toString()));
+            }
+            return Pattern.compile(regex.toString(), Pattern.DOTALL);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.nsc.parquet.filter;
+
+import io.nsc.parquet.wire.RowExpressionCodec;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.type.Type;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+import static io.airlift.slice.Slices.utf8Slice;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.TypeUtils.writeNativeValue;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+final class TestRowExpression
+{
+    @Test
+    void testLikeFollowsSqlPatterns()
+    {
+        assertThat(like("abc", "abc", null)).isTrue();
+        assertThat(like("abc", "a%", null)).isTrue();
+        assertThat(like("abc", "%c", null)).isTrue();
+        assertThat(like("abc", "a_c", null)).isTrue();
+        assertThat(like("abc", "a_", null)).isFalse();
+        assertThat(like("", "%", null)).isTrue();
+        assertThat(like("", "_", null)).isFalse();
+        assertThat(like("a\nb", "a_b", null)).isTrue();
+        // regex characters are literal; _ is one code point, even outside the BMP
+        assertThat(like("a.c", "a.c", null)).isTrue();
+        assertThat(like("abc", "a.c", null)).isFalse();
+        assertThat(like("(x)*[y]", "(x)*[%]", null)).isTrue();
+        assertThat(like("\uD83D\uDE00", "_", null)).isTrue();
+        assertThat(like("é", "_", null)).isTrue();
+        // escapes
+        assertThat(like("50%", "50!%", '!')).isTrue();
+        assertThat(like("500", "50!%", '!')).isFalse();
+        assertThat(like("a_b", "a!_b", '!')).isTrue();
+        assertThat(like("axb", "a!_b", '!')).isFalse();
+        assertThat(like("a!b", "a!!b", '!')).isTrue();
+        assertThatThrownBy(() -> RowExpression.Like.create(0, "a!b", Optional.of('!'))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RowExpression.Like.create(0, "ab!", Optional.of('!'))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(like(null, "%", null)).isNull();
+    }
+
+    @Test
+    void testThreeValuedLogicAndTheWire()
+    {
+        // columns: 0 bigint, 1 varchar
+        Block numbers = block(BIGINT, 1L, null, 3L, 4L);
+        Block strings = block(VARCHAR, utf8Slice("x"), utf8Slice("y"), null, utf8Slice("x"));
+        List<Block> blocks = List.of(numbers, strings);
+        RowExpression greaterThanTwo = new RowExpression.Comparison(0, BIGINT, RowExpression.Operator.GREATER_THAN, 2L);
+        RowExpression isX = new RowExpression.Comparison(1, VARCHAR, RowExpression.Operator.EQUAL, utf8Slice("x"));
+        RowExpression inWithNull = new RowExpression.In(0, BIGINT, Arrays.asList(1L, null));
+        List<RowExpression> expressions = List.of(
+                new RowExpression.Or(List.of(greaterThanTwo, isX)),
+                new RowExpression.And(List.of(greaterThanTwo, isX)),
+                new RowExpression.Not(greaterThanTwo),
+                inWithNull,
+                new RowExpression.IsNull(1));
+        List<List<Boolean>> expected = List.of(
+                Arrays.asList(true, null, true, true),
+                Arrays.asList(false, false, null, true),
+                Arrays.asList(true, null, false, false),
+                Arrays.asList(true, null, null, null),
+                Arrays.asList(false, false, true, false));
+        for (int i = 0; i < expressions.size(); i++) {
+            RowExpression expression = expressions.get(i);
+            RowExpression received = RowExpressionCodec.decode(RowExpressionCodec.encode(expression), column -> List.<Type>of(BIGINT, VARCHAR).get(column));
+            for (int position = 0; position < 4; position++) {
+                assertThat(expression.evaluate(blocks::get, position)).as("%s at %s", expression, position).isEqualTo(expected.get(i).get(position));
+                assertThat(received.evaluate(blocks::get, position)).as("received %s at %s", expression, position).isEqualTo(expected.get(i).get(position));
+            }
+        }
+        assertThat(new RowExpression.Or(List.of(greaterThanTwo, isX)).remap(column -> column + 5).columns()).containsExactly(5, 6);
+        assertThatThrownBy(() -> RowExpressionCodec.decode(RowExpressionCodec.encode(new RowExpression.IsNull(7)), column -> List.<Type>of(BIGINT).get(column)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void testFloatingPointComparisonsFollowIeee()
+    {
+        Block doubles = block(DOUBLE, Double.NaN, -0.0, 0.0, 1.5, null);
+        assertThat(compare(doubles, RowExpression.Operator.EQUAL, 0.0)).containsExactly(false, true, true, false, null);
+        assertThat(compare(doubles, RowExpression.Operator.NOT_EQUAL, 0.0)).containsExactly(true, false, false, true, null);
+        assertThat(compare(doubles, RowExpression.Operator.LESS_THAN, 1.0)).containsExactly(false, true, true, false, null);
+        assertThat(compare(doubles, RowExpression.Operator.GREATER_THAN_OR_EQUAL, Double.NaN)).containsExactly(false, false, false, false, null);
+    }
+
+    private static List<Boolean> compare(Block block, RowExpression.Operator operator, double value)
+    {
+        RowExpression comparison = new RowExpression.Comparison(0, DOUBLE, operator, value);
+        return IntStream.range(0, block.getPositionCount()).mapToObj(position -> comparison.evaluate(_ -> block, position)).toList();
+    }
+
+    private static Boolean like(String value, String pattern, Character escape)
+    {
+        RowExpression like = RowExpression.Like.create(0, pattern, Optional.ofNullable(escape));
+        Block block = block(VARCHAR, value == null ? null : utf8Slice(value));
+        return like.evaluate(_ -> block, 0);
+    }
+
+    private static Block block(Type type, Object... values)
+    {
+        BlockBuilder builder = type.createBlockBuilder(null, values.length);
+        for (Object value : values) {
+            writeNativeValue(type, builder, value);
+        }
+        return builder.build();
+    }
+}

@@ -89,7 +89,10 @@ final class ScanCall
     private long bytesSent;
     // rows in the pages sent: the filtered rows, or the groups of an aggregation
     private long rowsSent;
+    // CPU charged so far, and the thread CPU time it was last charged up to (within a callback)
     private long cpuNanos;
+    private long cpuMark;
+    private Thread cpuMarkThread;
     private boolean done;
 
     ScanCall(
@@ -115,7 +118,7 @@ final class ScanCall
         counters.active().incrementAndGet();
         call.setOnCancelHandler(this::cancel);
         call.setOnReadyHandler(this::drain);
-        long startCpu = THREADS.getCurrentThreadCpuTime();
+        markCpu();
         try {
             open();
         }
@@ -133,7 +136,7 @@ final class ScanCall
             return;
         }
         finally {
-            cpuNanos += THREADS.getCurrentThreadCpuTime() - startCpu;
+            chargeCpu();
         }
         drain();
     }
@@ -281,7 +284,7 @@ final class ScanCall
 
     private void drain()
     {
-        long startCpu = THREADS.getCurrentThreadCpuTime();
+        markCpu();
         try {
             while (!done && call.isReady() && !call.isCancelled()) {
                 sendNextBatch();
@@ -302,8 +305,29 @@ final class ScanCall
             fail(Status.INTERNAL.withDescription("Scan of file %s failed: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
         }
         finally {
-            cpuNanos += THREADS.getCurrentThreadCpuTime() - startCpu;
+            chargeCpu();
         }
+    }
+
+    /**
+     * Adds the callback thread's CPU since the last charge. The summary and the counters are
+     * written from inside a callback, so they charge first: otherwise the callback that did the
+     * work (all of it, for an aggregation) would be missing.
+     */
+    private void chargeCpu()
+    {
+        // a callback on another thread (a cancellation) has no CPU of this call's to charge
+        if (Thread.currentThread() == cpuMarkThread) {
+            long now = THREADS.getCurrentThreadCpuTime();
+            cpuNanos += now - cpuMark;
+            cpuMark = now;
+        }
+    }
+
+    private void markCpu()
+    {
+        cpuMark = THREADS.getCurrentThreadCpuTime();
+        cpuMarkThread = Thread.currentThread();
     }
 
     private void sendNextBatch()
@@ -363,6 +387,7 @@ final class ScanCall
 
     private ScanSummary summary()
     {
+        chargeCpu();
         return ScanSummary.newBuilder()
                 .setRowGroupsScanned(request.getRowGroupsCount())
                 .setRowsScanned(scan.rowsScanned())
@@ -420,6 +445,7 @@ final class ScanCall
         if (dataSource != null) {
             counters.bytesReadFromDisk().update(dataSource.getReadBytes());
         }
+        chargeCpu();
         counters.cpuNanos().update(cpuNanos);
         try {
             if (scan != null) {

@@ -437,6 +437,7 @@ final class TestStorageServer
         assertThat(all.channels()).isEqualTo(1);
         assertThat(all.summary().getBytesReadFromDisk()).isPositive();
         assertThat(all.summary().getBytesSent()).isPositive();
+        assertThat(all.summary().getCpuNanos()).isPositive();
 
         ScanResult limited = scan(request.toBuilder().setLimit(2).build());
         assertThat(limited.rows()).isEqualTo(2);

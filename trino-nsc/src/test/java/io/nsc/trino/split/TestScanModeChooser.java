@@ -1,0 +1,55 @@
+package io.nsc.trino.split;
+
+import io.nsc.protocol.predicate.ColumnPredicate;
+import io.nsc.protocol.predicate.KeyRange;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.protocol.stats.KeyKind;
+import io.nsc.trino.client.StorageNodeLoad.Load;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+final class TestScanModeChooser
+{
+    private static final Load IDLE = new Load(0, 16);
+    private static final Load SATURATED = new Load(16, 16);
+
+    @Test
+    void testChoosesTheModeThatSendsFewerBytesAndNeverMoreWhenTheNodeIsSaturated()
+    {
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 100), IDLE)).isEqualTo(ScanMode.FILTER);
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 1000), IDLE)).isEqualTo(ScanMode.FILTER);
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 1001), IDLE)).isEqualTo(ScanMode.RAW);
+        // saturated: only a clear saving is worth the wait
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 400), SATURATED)).isEqualTo(ScanMode.FILTER);
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 900), SATURATED)).isEqualTo(ScanMode.RAW);
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 900), Load.UNKNOWN)).isEqualTo(ScanMode.RAW);
+    }
+
+    @Test
+    void testEstimatesFromStats()
+    {
+        // one row group of 1000 rows: column 0 holds 0..999 (exact keys), column 1 is 9000 compressed bytes
+        CompactFileStats stats = CompactFileStats.builder(List.of(KeyKind.EXACT, KeyKind.LOSSY))
+                .addRowGroup(1000, 4)
+                .addColumnChunk(1000, OptionalLong.of(0), OptionalLong.of(999), 0)
+                .addColumnChunk(9000, OptionalLong.empty(), OptionalLong.empty(), 0)
+                .build();
+        List<ColumnPredicate> tenPercent = List.of(new ColumnPredicate(0, List.of(KeyRange.lessThan(100)), false));
+        assertThat(ScanModeChooser.selectivity(stats, 0, tenPercent)).isCloseTo(0.1, within(0.01));
+
+        ScanModeChooser.Estimate estimate = ScanModeChooser.estimate(stats, List.of(0), List.of(0, 1), List.of(1), tenPercent, true, OptionalLong.empty());
+        assertThat(estimate.rawBytes()).isEqualTo(10_000);
+        assertThat(estimate.scanBytes()).isBetween(1_300L, 1_700L);
+        // no predicate: a scan would send more than the compressed chunks
+        ScanModeChooser.Estimate everything = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.empty());
+        assertThat(ScanModeChooser.choose(everything, IDLE)).isEqualTo(ScanMode.RAW);
+        // a limit of 10 rows bounds what a scan sends
+        ScanModeChooser.Estimate limited = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.of(10));
+        assertThat(ScanModeChooser.choose(limited, IDLE)).isEqualTo(ScanMode.FILTER);
+    }
+}

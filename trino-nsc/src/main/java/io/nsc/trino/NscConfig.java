@@ -12,6 +12,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
@@ -32,6 +33,7 @@ public class NscConfig
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     private long aggregationPushdownMaxGroups = 10_000;
+    private Duration scanTimeout = new Duration(1, HOURS);
 
     @NotNull
     @Pattern(regexp = "[^:\\s]+:\\d+", message = "must be host:port")
@@ -249,6 +251,21 @@ public class NscConfig
     public NscConfig setAggregationPushdownMaxGroups(long aggregationPushdownMaxGroups)
     {
         this.aggregationPushdownMaxGroups = aggregationPushdownMaxGroups;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getScanTimeout()
+    {
+        return scanTimeout;
+    }
+
+    @Config("nsc.scan-timeout")
+    @ConfigDescription("Deadline of one storage-side scan of a split (an aggregation or top-N reads the whole split before it answers) before the next replica is tried")
+    public NscConfig setScanTimeout(Duration scanTimeout)
+    {
+        this.scanTimeout = scanTimeout;
         return this;
     }
 }

@@ -11,6 +11,7 @@ import static io.airlift.configuration.testing.ConfigAssertions.assertFullMappin
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
@@ -34,7 +35,8 @@ final class TestNscConfig
                 .setScanCompression(ScanCompression.LZ4)
                 .setScanBatchSize(DataSize.of(1, MEGABYTE))
                 .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS))
-                .setAggregationPushdownMaxGroups(10_000));
+                .setAggregationPushdownMaxGroups(10_000)
+                .setScanTimeout(new Duration(1, HOURS)));
     }
 
     @Test
@@ -56,6 +58,7 @@ final class TestNscConfig
                 .put("nsc.scan-batch-size", "2MB")
                 .put("nsc.dynamic-filtering-wait-timeout", "5s")
                 .put("nsc.aggregation-pushdown-max-groups", "500")
+                .put("nsc.scan-timeout", "7m")
                 .buildOrThrow();
 
         assertFullMapping(properties, new NscConfig()
@@ -73,6 +76,7 @@ final class TestNscConfig
                 .setScanCompression(ScanCompression.ZSTD)
                 .setScanBatchSize(DataSize.of(2, MEGABYTE))
                 .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
-                .setAggregationPushdownMaxGroups(500));
+                .setAggregationPushdownMaxGroups(500)
+                .setScanTimeout(new Duration(7, MINUTES)));
     }
 }

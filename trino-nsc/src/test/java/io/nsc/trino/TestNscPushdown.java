@@ -171,6 +171,11 @@ final class TestNscPushdown
         assertThat(query(filter, all.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(all.formatted("tpch.tiny.lineitem"));
         String distinct = "SELECT DISTINCT l_shipmode FROM %s WHERE l_quantity > 45";
         assertThat(query(filter, distinct.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(distinct.formatted("tpch.tiny.lineitem"));
+        // a join's dynamic filter on a pushed aggregate's result names no table column
+        String joinOnAggregate = "SELECT a.l_returnflag, a.c FROM (SELECT l_returnflag, count(*) c FROM %1$s GROUP BY 1) a " +
+                "JOIN (SELECT count(*) v FROM %1$s WHERE l_returnflag = 'R') b ON a.c = b.v";
+        Session broadcast = Session.builder(filter).setSystemProperty("join_distribution_type", "BROADCAST").build();
+        assertThat(query(broadcast, joinOnAggregate.formatted("lineitem"))).skippingTypesCheck().matches(joinOnAggregate.formatted("tpch.tiny.lineitem"));
         String decimals = "SELECT sum(CAST(l_quantity AS decimal(12, 2))) FROM %s";
         assertThat(query(filter, decimals.formatted("lineitem"))).skippingTypesCheck().matches(decimals.formatted("tpch.tiny.lineitem"));
     }

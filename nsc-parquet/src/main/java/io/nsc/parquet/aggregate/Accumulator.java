@@ -194,6 +194,7 @@ abstract sealed class Accumulator
         private final DecimalType inputType;
         private final Type resultType;
         private Int128 sum = Int128.ZERO;
+        private long overflow;
         private boolean any;
 
         DecimalSum(DecimalType inputType, Type resultType)
@@ -219,20 +220,13 @@ abstract sealed class Accumulator
             }
         }
 
+        // Like Trino's decimal sum, a running total may leave decimal(38)'s range on the way (and
+        // even wrap 128 bits, counted in overflow); only the total written out must fit.
         private void add(Int128 value)
         {
             long[] result = new long[2];
-            try {
-                Int128Math.add(sum.getHigh(), sum.getLow(), value.getHigh(), value.getLow(), result, 0);
-            }
-            catch (ArithmeticException e) {
-                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow", e);
-            }
-            Int128 next = Int128.valueOf(result[0], result[1]);
-            if (Decimals.overflows(next)) {
-                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow");
-            }
-            sum = next;
+            overflow += Int128Math.addWithOverflow(sum.getHigh(), sum.getLow(), value.getHigh(), value.getLow(), result, 0);
+            sum = Int128.valueOf(result[0], result[1]);
             any = true;
         }
 
@@ -245,6 +239,9 @@ abstract sealed class Accumulator
         @Override
         void writeFinal(BlockBuilder builder)
         {
+            if (any && (overflow != 0 || Decimals.overflows(sum))) {
+                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow");
+            }
             writeNativeValue(resultType, builder, any ? sum : null);
         }
     }

@@ -194,6 +194,7 @@ public sealed interface RowExpression
         {
             requireNonNull(type, "type is null");
             requireNonNull(operator, "operator is null");
+            requireNonNull(value, "value is null");
             checkArgument(supportsComparison(type), "cannot compare %s", type);
         }
 
@@ -201,7 +202,7 @@ public sealed interface RowExpression
         public Boolean evaluate(IntFunction<Block> blocks, int position)
         {
             Block block = blocks.apply(column);
-            if (value == null || block.isNull(position)) {
+            if (block.isNull(position)) {
                 return null;
             }
             if (type == DOUBLE) {

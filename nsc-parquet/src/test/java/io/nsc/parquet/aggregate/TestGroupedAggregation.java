@@ -5,6 +5,7 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Int128;
+import io.trino.spi.type.Int128Math;
 import io.trino.spi.type.Type;
 import org.junit.jupiter.api.Test;
 
@@ -114,6 +115,28 @@ final class TestGroupedAggregation
         assertThatThrownBy(() -> sum.addInput(new Page(values.build()), new int[0], new int[] {0}))
                 .isInstanceOf(TrinoException.class)
                 .hasMessageContaining("bigint addition overflow");
+    }
+
+    @Test
+    void testDecimalSumChecksOnlyTheTotal()
+    {
+        // as in Trino, a running total may leave decimal(38)'s range if the total comes back
+        Type decimal = createDecimalType(38, 0);
+        Int128 big = Int128.valueOf("90000000000000000000000000000000000000");
+        GroupedAggregation sum = new GroupedAggregation(List.of(), List.of(new AggregateSpec(AggregateKind.SUM, Optional.of(decimal))));
+        BlockBuilder values = decimal.createBlockBuilder(null, 3);
+        writeNativeValue(decimal, values, big);
+        writeNativeValue(decimal, values, big);
+        writeNativeValue(decimal, values, Int128Math.negate(big));
+        sum.addInput(new Page(values.build()), new int[0], new int[] {0});
+        assertThat(readNativeValue(decimal, sum.finalPage().getBlock(0), 0)).isEqualTo(big);
+
+        GroupedAggregation tooBig = new GroupedAggregation(List.of(), List.of(new AggregateSpec(AggregateKind.SUM, Optional.of(decimal))));
+        BlockBuilder twice = decimal.createBlockBuilder(null, 2);
+        writeNativeValue(decimal, twice, big);
+        writeNativeValue(decimal, twice, big);
+        tooBig.addInput(new Page(twice.build()), new int[0], new int[] {0});
+        assertThatThrownBy(tooBig::finalPage).isInstanceOf(TrinoException.class).hasMessageContaining("Decimal overflow");
     }
 
     @Test

@@ -157,8 +157,7 @@ final class ScanCall
         TupleDomain<Integer> predicate;
         List<RowExpression> expressions = new ArrayList<>();
         try {
-            predicate = TupleDomainCodec.decode(request.getPredicate(), types)
-                    .intersect(TupleDomainCodec.decode(request.getDynamicFilter(), types));
+            predicate = TupleDomainCodec.decode(request.getPredicate(), types);
             for (ScanExpression filter : request.getFiltersList()) {
                 expressions.add(RowExpressionCodec.decode(filter, types::get));
             }

@@ -165,7 +165,8 @@ public final class FilterExpressions
     private static Optional<RowExpression> comparison(RowExpression.Operator operator, ConnectorExpression left, ConnectorExpression right, Map<String, ColumnHandle> assignments)
     {
         Optional<NscColumnHandle> column = column(left, assignments).filter(handle -> RowExpression.supportsComparison(handle.type()));
-        if (column.isEmpty() || !(right instanceof Constant constant) || !sameType(constant.getType(), column.get().type())) {
+        // a comparison with NULL is UNKNOWN: Trino folds it; if not, it is Trino's to do
+        if (column.isEmpty() || !(right instanceof Constant constant) || constant.getValue() == null || !sameType(constant.getType(), column.get().type())) {
             return Optional.empty();
         }
         return Optional.of(new RowExpression.Comparison(column.get().ordinal(), column.get().type(), operator, constant.getValue()));

@@ -4,7 +4,6 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.parquet.aggregate.GroupedAggregation;
-import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.trino.split.NscSplit;
 import io.nsc.trino.split.StatsAnswer;
 import io.trino.plugin.base.metrics.LongCount;
@@ -186,14 +185,5 @@ public class AggregationPageSource
     public void close()
     {
         finished = true;
-    }
-
-    static ScanRequest forPart(ScanRequest template, NscSplit part)
-    {
-        return template.toBuilder()
-                .setFileId(part.fileId())
-                .clearRowGroups()
-                .addAllRowGroups(part.rowGroups())
-                .build();
     }
 }

@@ -96,7 +96,7 @@ public class NscPageSourceProvider
 
         if (nscSplit.mode() == ScanMode.FILTER) {
             // the storage node drops rows the join cannot use before they cross the network
-            TupleDomain<NscColumnHandle> dynamic = dynamicFilter.getCurrentPredicate().transformKeys(NscColumnHandle.class::cast);
+            TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
             return storageScan(nscSplit, handle, nscColumns, predicate.intersect(dynamic));
         }
         ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate, handle);
@@ -158,10 +158,19 @@ public class NscPageSourceProvider
     private StorageScanPageSource partScan(ScanRequest template, NscSplit split)
     {
         return new StorageScanPageSource(
-                AggregationPageSource.forPart(template, split),
+                forPart(template, split),
                 split.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
                 storageClients,
-                storageTimeoutMillis);
+                config.getScanTimeout().toMillis());
+    }
+
+    private static ScanRequest forPart(ScanRequest template, NscSplit part)
+    {
+        return template.toBuilder()
+                .setFileId(part.fileId())
+                .clearRowGroups()
+                .addAllRowGroups(part.rowGroups())
+                .build();
     }
 
     private ScanRequest.Builder scanRequest(ScanColumns scanColumns)

@@ -1,6 +1,7 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ConnectorSplit;
 
@@ -38,6 +39,14 @@ public record NscSplit(
         checkArgument(!rowGroups.isEmpty(), "split without row groups");
         checkArgument(!addresses.isEmpty(), "split without replicas");
         requireNonNull(mode, "mode is null");
+    }
+
+    /** The split with only some of its row groups (at least one), its rows and bytes recounted from the file's stats. */
+    public NscSplit withRowGroups(List<Integer> newRowGroups, CompactFileStats stats)
+    {
+        long rows = newRowGroups.stream().mapToLong(stats::rowGroupRowCount).sum();
+        long bytes = newRowGroups.stream().mapToLong(stats::rowGroupCompressedSize).sum();
+        return new NscSplit(fileId, fileSize, newRowGroups, rows, bytes, addresses, mode);
     }
 
     public NscSplit withMode(ScanMode newMode)

@@ -72,15 +72,15 @@ public class NscSplitManager
             return NscSplitSource.of(planner.plan(files, Optional.empty()), packer);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraint()
-                .intersect(constraint.getSummary().transformKeys(NscColumnHandle.class::cast));
+                .intersect(NscColumnHandle.ofTableColumns(constraint.getSummary()));
         if (predicate.isNone()) {
             return NscSplitSource.of(RowGroupPlanner.Plan.empty(totalRowGroups(files)), packer);
         }
         boolean pruning = isStatsPruningEnabled(session);
         Optional<PruningPredicate> pruningPredicate = pruning ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
         Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> plan = dynamicPredicate -> {
-            TupleDomain<NscColumnHandle> dynamic = dynamicPredicate.transformKeys(NscColumnHandle.class::cast);
-            if (dynamic.isNone()) {
+            TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicPredicate);
+            if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
                 // the join's build side is empty: nothing here can join with it
                 return RowGroupPlanner.Plan.empty(totalRowGroups(files));
             }

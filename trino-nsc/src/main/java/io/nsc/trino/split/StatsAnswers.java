@@ -2,8 +2,6 @@ package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
 import io.nsc.parquet.aggregate.AggregateKind;
-import io.nsc.protocol.predicate.RowGroupMatch;
-import io.nsc.protocol.predicate.RowGroupPruner;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import io.nsc.trino.metadata.NscAggregateColumnHandle;
@@ -89,7 +87,7 @@ public final class StatsAnswers
             CompactFileStats stats = filesById.get(split.fileId()).stats();
             List<Integer> scanned = new ArrayList<>();
             for (int rowGroup : split.rowGroups()) {
-                if (fullyMatches(stats, rowGroup, predicate) && answerable(stats, rowGroup, aggregates)) {
+                if (PruningPredicate.matchesEntirely(predicate, stats, rowGroup) && answerable(stats, rowGroup, aggregates)) {
                     add(stats, rowGroup, aggregates, values);
                     answered++;
                 }
@@ -101,20 +99,12 @@ public final class StatsAnswers
                 remaining.add(split);
             }
             else if (!scanned.isEmpty()) {
-                long rows = scanned.stream().mapToLong(stats::rowGroupRowCount).sum();
-                long bytes = scanned.stream().mapToLong(stats::rowGroupCompressedSize).sum();
-                remaining.add(new NscSplit(split.fileId(), split.fileSize(), scanned, rows, bytes, split.addresses(), split.mode()));
+                remaining.add(split.withRowGroups(scanned, stats));
             }
         }
         return new Result(remaining.build(), answered == 0 ? Optional.empty() : Optional.of(new StatsAnswer(answered, Arrays.asList(values))));
     }
 
-    private static boolean fullyMatches(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)
-    {
-        return predicate.isEmpty()
-                || predicate.get().columns().isEmpty()
-                || RowGroupPruner.classify(stats, rowGroup, predicate.get().columns()) == RowGroupMatch.ALL;
-    }
 
     private static boolean answerable(CompactFileStats stats, int rowGroup, List<NscAggregateColumnHandle> aggregates)
     {

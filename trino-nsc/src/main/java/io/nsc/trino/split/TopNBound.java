@@ -1,8 +1,6 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
-import io.nsc.protocol.predicate.RowGroupMatch;
-import io.nsc.protocol.predicate.RowGroupPruner;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import io.nsc.trino.metadata.NscTopN;
@@ -51,7 +49,7 @@ public final class TopNBound
                 return new Result(splits, 0);
             }
             for (int rowGroup : split.rowGroups()) {
-                if (matchesEntirely(stats, rowGroup, predicate) && stats.hasMinMax(rowGroup, column) && stats.nullCount(rowGroup, column) >= 0) {
+                if (PruningPredicate.matchesEntirely(predicate, stats, rowGroup) && stats.hasMinMax(rowGroup, column) && stats.nullCount(rowGroup, column) >= 0) {
                     full.add(new Candidate(stats, rowGroup));
                 }
             }
@@ -92,20 +90,12 @@ public final class TopNBound
                 kept.add(split);
             }
             else if (!rowGroups.isEmpty()) {
-                long splitRows = rowGroups.stream().mapToLong(stats::rowGroupRowCount).sum();
-                long bytes = rowGroups.stream().mapToLong(stats::rowGroupCompressedSize).sum();
-                kept.add(new NscSplit(split.fileId(), split.fileSize(), rowGroups, splitRows, bytes, split.addresses(), split.mode()));
+                kept.add(split.withRowGroups(rowGroups, stats));
             }
         }
         return new Result(kept.build(), pruned);
     }
 
-    private static boolean matchesEntirely(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)
-    {
-        return predicate.isEmpty()
-                || predicate.get().columns().isEmpty()
-                || RowGroupPruner.classify(stats, rowGroup, predicate.get().columns()) == RowGroupMatch.ALL;
-    }
 
     private static boolean cannotContribute(CompactFileStats stats, int rowGroup, int column, boolean ascending, long bound)
     {

@@ -12,14 +12,16 @@ counters, all replicas). Drops the table after each run. Writes a CSV and prints
 Standard library only.
 """
 import argparse
-import csv
-import json
 import os
 import platform
 import re
 import subprocess
+import sys
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from trino_client import run_query, write_csv  # noqa: E402
 
 VARIANTS = [
     ("sorted", "sorted_by = ARRAY['l_shipdate'], replication = 2"),
@@ -29,22 +31,8 @@ SOURCE = "tpch.sf1.lineitem"
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def request(url, user, data=None, method="GET"):
-    req = urllib.request.Request(url, data=data, method=method, headers={"X-Trino-User": user})
-    with urllib.request.urlopen(req, timeout=3600) as response:
-        return json.loads(response.read())
-
-
-def run_query(server, user, sql):
-    result = request(server + "/v1/statement", user, sql.encode(), "POST")
-    rows = []
-    while True:
-        rows.extend(result.get("data", []))
-        if "error" in result:
-            raise RuntimeError(result["error"]["message"])
-        if "nextUri" not in result:
-            return rows
-        result = request(result["nextUri"], user)
+def rows_of(server, user, sql):
+    return run_query(server, user, sql)[1]
 
 
 def storage_uploaded(ports):
@@ -83,7 +71,7 @@ def main():
             run_query(args.server, args.user, f"DROP TABLE IF EXISTS {table}")
             uploaded_before = storage_uploaded(ports)
             started = time.monotonic()
-            rows = run_query(args.server, args.user, f"CREATE TABLE {table} WITH ({properties}) AS SELECT * FROM {SOURCE}")[0][0]
+            rows = rows_of(args.server, args.user, f"CREATE TABLE {table} WITH ({properties}) AS SELECT * FROM {SOURCE}")[0][0]
             wall = time.monotonic() - started
             uploaded = storage_uploaded(ports) - uploaded_before
             files, table_rows, size, row_groups = table_bytes(table.removeprefix("nsc."))
@@ -95,11 +83,7 @@ def main():
                             "bytes_per_replica_over_file_size": round(uploaded / 2 / size, 4)})
             run_query(args.server, args.user, f"DROP TABLE {table}")
 
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
-        writer.writeheader()
-        writer.writerows(records)
+    write_csv(args.out, records)
     print(f"machine: {platform.node()} {platform.machine()} ({os.cpu_count()} cpus); source {SOURCE}")
     for record in records:
         print(record)

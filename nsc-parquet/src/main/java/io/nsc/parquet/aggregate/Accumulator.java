@@ -47,7 +47,7 @@ abstract sealed class Accumulator
     abstract void writeFinal(BlockBuilder builder);
 
     static final class Count
-            extends Accumulator
+            extends SingleValue
     {
         private final boolean all;
         private long count;
@@ -66,15 +66,9 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void addPartial(Block[] states, int first, int position)
+        void addState(Block state, int position)
         {
-            count += BIGINT.getLong(states[first], position);
-        }
-
-        @Override
-        void writePartial(BlockBuilder[] builders, int first)
-        {
-            BIGINT.writeLong(builders[first], count);
+            count += BIGINT.getLong(state, position);
         }
 
         @Override
@@ -84,8 +78,29 @@ abstract sealed class Accumulator
         }
     }
 
-    static final class LongSum
+    /** A state that is one value of the result's type: partial and final states are written alike. */
+    abstract static sealed class SingleValue
             extends Accumulator
+            permits Count, LongSum, DoubleSum, DecimalSum, Extreme
+    {
+        /** Merges the partial state at {@code position} of its column. */
+        abstract void addState(Block state, int position);
+
+        @Override
+        final void addPartial(Block[] states, int first, int position)
+        {
+            addState(states[first], position);
+        }
+
+        @Override
+        final void writePartial(BlockBuilder[] builders, int first)
+        {
+            writeFinal(builders[first]);
+        }
+    }
+
+    static final class LongSum
+            extends SingleValue
     {
         private final Type inputType;
         private long sum;
@@ -105,10 +120,10 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void addPartial(Block[] states, int first, int position)
+        void addState(Block state, int position)
         {
-            if (!states[first].isNull(position)) {
-                add(BIGINT.getLong(states[first], position));
+            if (!state.isNull(position)) {
+                add(BIGINT.getLong(state, position));
             }
         }
 
@@ -125,25 +140,14 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void writePartial(BlockBuilder[] builders, int first)
-        {
-            writeFinal(builders[first]);
-        }
-
-        @Override
         void writeFinal(BlockBuilder builder)
         {
-            if (any) {
-                BIGINT.writeLong(builder, sum);
-            }
-            else {
-                builder.appendNull();
-            }
+            writeNativeValue(BIGINT, builder, any ? sum : null);
         }
     }
 
     static final class DoubleSum
-            extends Accumulator
+            extends SingleValue
     {
         private double sum;
         private boolean any;
@@ -165,31 +169,20 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void addPartial(Block[] states, int first, int position)
+        void addState(Block state, int position)
         {
-            addInput(states[first], position);
-        }
-
-        @Override
-        void writePartial(BlockBuilder[] builders, int first)
-        {
-            writeFinal(builders[first]);
+            addInput(state, position);
         }
 
         @Override
         void writeFinal(BlockBuilder builder)
         {
-            if (any) {
-                DOUBLE.writeDouble(builder, sum);
-            }
-            else {
-                builder.appendNull();
-            }
+            writeNativeValue(DOUBLE, builder, any ? sum : null);
         }
     }
 
     static final class DecimalSum
-            extends Accumulator
+            extends SingleValue
     {
         private final DecimalType inputType;
         private final Type resultType;
@@ -213,10 +206,10 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void addPartial(Block[] states, int first, int position)
+        void addState(Block state, int position)
         {
-            if (!states[first].isNull(position)) {
-                add((Int128) readNativeValue(resultType, states[first], position));
+            if (!state.isNull(position)) {
+                add((Int128) readNativeValue(resultType, state, position));
             }
         }
 
@@ -231,12 +224,6 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void writePartial(BlockBuilder[] builders, int first)
-        {
-            writeFinal(builders[first]);
-        }
-
-        @Override
         void writeFinal(BlockBuilder builder)
         {
             if (any && (overflow != 0 || Decimals.overflows(sum))) {
@@ -247,7 +234,7 @@ abstract sealed class Accumulator
     }
 
     static final class Extreme
-            extends Accumulator
+            extends SingleValue
     {
         private final Type type;
         // -1 keeps the smallest value, 1 the largest
@@ -272,15 +259,9 @@ abstract sealed class Accumulator
         }
 
         @Override
-        void addPartial(Block[] states, int first, int position)
+        void addState(Block state, int position)
         {
-            addInput(states[first], position);
-        }
-
-        @Override
-        void writePartial(BlockBuilder[] builders, int first)
-        {
-            writeFinal(builders[first]);
+            addInput(state, position);
         }
 
         @Override

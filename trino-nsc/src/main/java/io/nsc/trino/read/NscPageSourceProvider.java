@@ -119,7 +119,7 @@ public class NscPageSourceProvider
                         .map(column -> new FileColumn(column.ordinal(), column.type()))
                         .collect(toImmutableList());
                 ParquetScanReader reader = createReader(nscSplit, fileColumns, footer, dataSource, memoryContext);
-                return new NscPageSource(reader, dataSource, memoryContext, nscSplit.fileId());
+                return NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId());
             }
             ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
             FilteredScan scan = new FilteredScan(
@@ -127,7 +127,7 @@ public class NscPageSourceProvider
                     RowFilter.create(scanColumns.predicate(), scanColumns.expressions(), scanColumns.types()),
                     scanColumns.outputChannels(),
                     handle.limit().orElse(Long.MAX_VALUE));
-            return new FilteringPageSource(scan, dataSource, nscSplit.fileId());
+            return NscPageSource.filtering(scan, dataSource, memoryContext, nscSplit.fileId());
         }
         catch (IOException | RuntimeException e) {
             if (e instanceof TrinoException trinoException) {

@@ -67,6 +67,25 @@ public sealed interface RowExpression
         return supports(type) || type == DOUBLE || type == REAL;
     }
 
+    /**
+     * AND (decisive FALSE) or OR (decisive TRUE): the decisive value wins, else UNKNOWN if any
+     * term is, else the other value.
+     */
+    private static Boolean junction(List<RowExpression> terms, boolean decisive, IntFunction<Block> blocks, int position)
+    {
+        boolean unknown = false;
+        for (RowExpression term : terms) {
+            Boolean value = term.evaluate(blocks, position);
+            if (value == null) {
+                unknown = true;
+            }
+            else if (value == decisive) {
+                return decisive;
+            }
+        }
+        return unknown ? null : !decisive;
+    }
+
     record And(List<RowExpression> terms)
             implements RowExpression
     {
@@ -79,17 +98,7 @@ public sealed interface RowExpression
         @Override
         public Boolean evaluate(IntFunction<Block> blocks, int position)
         {
-            boolean unknown = false;
-            for (RowExpression term : terms) {
-                Boolean value = term.evaluate(blocks, position);
-                if (value == null) {
-                    unknown = true;
-                }
-                else if (!value) {
-                    return false;
-                }
-            }
-            return unknown ? null : true;
+            return junction(terms, false, blocks, position);
         }
 
         @Override
@@ -111,17 +120,7 @@ public sealed interface RowExpression
         @Override
         public Boolean evaluate(IntFunction<Block> blocks, int position)
         {
-            boolean unknown = false;
-            for (RowExpression term : terms) {
-                Boolean value = term.evaluate(blocks, position);
-                if (value == null) {
-                    unknown = true;
-                }
-                else if (value) {
-                    return true;
-                }
-            }
-            return unknown ? null : false;
+            return junction(terms, true, blocks, position);
         }
 
         @Override

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -23,13 +24,36 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The files of one table version with their compact stats decoded once (one byte array per file)
- * and their replicas resolved to addresses.
+ * and their replicas resolved to addresses. Cached per version, so the distinct counts merged
+ * from the files' sketches are merged once too, however often the optimizer asks.
  */
-public record TableFiles(long tableId, long version, List<FileEntry> files)
+public final class TableFiles
 {
-    public TableFiles
+    private final long tableId;
+    private final long version;
+    private final List<FileEntry> files;
+    private final Map<Integer, List<OptionalLong>> distinctCounts = new ConcurrentHashMap<>();
+
+    public TableFiles(long tableId, long version, List<FileEntry> files)
     {
-        files = ImmutableList.copyOf(requireNonNull(files, "files is null"));
+        this.tableId = tableId;
+        this.version = version;
+        this.files = ImmutableList.copyOf(requireNonNull(files, "files is null"));
+    }
+
+    public long tableId()
+    {
+        return tableId;
+    }
+
+    public long version()
+    {
+        return version;
+    }
+
+    public List<FileEntry> files()
+    {
+        return files;
     }
 
     /**
@@ -56,6 +80,11 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
      * sketches; empty for every column when a file has none.
      */
     public List<OptionalLong> distinctCounts(int columnCount)
+    {
+        return distinctCounts.computeIfAbsent(columnCount, this::mergeSketches);
+    }
+
+    private List<OptionalLong> mergeSketches(int columnCount)
     {
         try {
             return ColumnSketches.distinctCounts(files.stream().map(FileEntry::columnSketches).collect(toImmutableList()), columnCount);
@@ -105,5 +134,11 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
             throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s has no replica".formatted(file.getFileId()));
         }
         return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats, file.getColumnSketches().toByteArray());
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TableFiles[tableId=%s, version=%s, files=%s]".formatted(tableId, version, files.size());
     }
 }

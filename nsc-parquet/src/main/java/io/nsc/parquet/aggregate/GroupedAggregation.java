@@ -1,6 +1,8 @@
 package io.nsc.parquet.aggregate;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.memory.MemoryBudget;
+import io.nsc.parquet.memory.RetainedSizes;
 import io.trino.spi.Page;
 import io.trino.spi.PageBuilder;
 import io.trino.spi.block.Block;
@@ -26,18 +28,30 @@ import static java.util.Objects.requireNonNull;
  * result. Without group keys there is exactly one group, even over no rows, as SQL requires.
  * <p>
  * Groups are boxed native values, which suits the small group counts aggregation pushdown is
- * accepted for (the coordinator bounds them from distinct counts).
+ * accepted for (the coordinator bounds them from distinct counts). That bound is an estimate,
+ * so each new group reserves its size in the memory budget first: a scan with far more groups
+ * than expected fails on its own rather than exhausting the node's heap.
  */
 public final class GroupedAggregation
 {
     private final List<Type> groupTypes;
     private final List<AggregateSpec> aggregates;
     private final Map<List<Object>, Accumulator[]> groups = new LinkedHashMap<>();
+    private final MemoryBudget budget;
 
     public GroupedAggregation(List<Type> groupTypes, List<AggregateSpec> aggregates)
     {
+        this(groupTypes, aggregates, MemoryBudget.unlimited());
+    }
+
+    /**
+     * @param budget where each new group reserves what it retains
+     */
+    public GroupedAggregation(List<Type> groupTypes, List<AggregateSpec> aggregates, MemoryBudget budget)
+    {
         this.groupTypes = ImmutableList.copyOf(groupTypes);
         this.aggregates = ImmutableList.copyOf(aggregates);
+        this.budget = requireNonNull(budget, "budget is null");
         groupTypes.forEach(type -> checkArgument(AggregateSpec.isGroupable(type), "cannot group by %s", type));
         if (groupTypes.isEmpty()) {
             groups.put(List.of(), accumulators());
@@ -156,7 +170,19 @@ public final class GroupedAggregation
         for (int channel = 0; channel < keys.length; channel++) {
             key.add(readNativeValue(groupTypes.get(channel), keys[channel], position));
         }
-        return groups.computeIfAbsent(key, _ -> accumulators());
+        Accumulator[] accumulators = groups.get(key);
+        if (accumulators == null) {
+            budget.reserve(groupBytes(key), "the groups of an aggregation");
+            accumulators = accumulators();
+            groups.put(key, accumulators);
+        }
+        return accumulators;
+    }
+
+    /** The key, its map entry and list, and the accumulators (each a small object, a decimal or average a few more). */
+    private long groupBytes(List<Object> key)
+    {
+        return RetainedSizes.MAP_ENTRY + RetainedSizes.values(key.toArray()) + RetainedSizes.OBJECT_HEADER + 4L * aggregates.size() + 48L * aggregates.size();
     }
 
     private Accumulator[] accumulators()

@@ -15,12 +15,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
-import java.util.regex.Pattern;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.RealType.REAL;
+import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.lang.Float.intBitsToFloat;
 import static java.lang.Math.toIntExact;
@@ -275,19 +274,22 @@ public sealed interface RowExpression
      * characters, {@code _} one character (a code point), the escape character makes the next
      * one literal.
      */
-    record Like(int column, String pattern, Optional<Character> escape, Pattern regex)
+    record Like(int column, String pattern, Optional<Character> escape, LikeMatcher matcher)
             implements RowExpression
     {
         public Like
         {
             requireNonNull(pattern, "pattern is null");
             requireNonNull(escape, "escape is null");
-            requireNonNull(regex, "regex is null");
+            requireNonNull(matcher, "matcher is null");
         }
 
+        /**
+         * @throws IllegalArgumentException when the pattern misuses the escape character
+         */
         public static Like create(int column, String pattern, Optional<Character> escape)
         {
-            return new Like(column, pattern, escape, toRegex(pattern, escape));
+            return new Like(column, pattern, escape, LikeMatcher.compile(pattern, escape));
         }
 
         public static boolean supports(Type type)
@@ -303,48 +305,14 @@ public sealed interface RowExpression
                 return null;
             }
             Slice value = (Slice) readNativeValue(VARCHAR, block, position);
-            return regex.matcher(value.toStringUtf8()).matches();
+            // code points of the decoded string: '_' is one code point, and invalid UTF-8 compares as U+FFFD
+            return matcher.matches(value.toStringUtf8().codePoints().toArray());
         }
 
         @Override
         public RowExpression remap(IntUnaryOperator columns)
         {
-            return new Like(columns.applyAsInt(column), pattern, escape, regex);
-        }
-
-        private static Pattern toRegex(String pattern, Optional<Character> escape)
-        {
-            StringBuilder regex = new StringBuilder();
-            StringBuilder literal = new StringBuilder();
-            boolean escaping = false;
-            for (int offset = 0; offset < pattern.length(); ) {
-                int codePoint = pattern.codePointAt(offset);
-                offset += Character.charCount(codePoint);
-                if (escaping) {
-                    checkArgument(codePoint == '%' || codePoint == '_' || (escape.isPresent() && codePoint == escape.get()),
-                            "Escape character must be followed by '%%', '_' or the escape character itself");
-                    literal.appendCodePoint(codePoint);
-                    escaping = false;
-                }
-                else if (escape.isPresent() && codePoint == escape.get()) {
-                    escaping = true;
-                }
-                else if (codePoint == '%' || codePoint == '_') {
-                    if (!literal.isEmpty()) {
-                        regex.append(Pattern.quote(literal.toString()));
-                        literal.setLength(0);
-                    }
-                    regex.append(codePoint == '%' ? ".*" : ".");
-                }
-                else {
-                    literal.appendCodePoint(codePoint);
-                }
-            }
-            checkArgument(!escaping, "LIKE pattern must not end with escape character");
-            if (!literal.isEmpty()) {
-                regex.append(Pattern.quote(literal.toString()));
-            }
-            return Pattern.compile(regex.toString(), Pattern.DOTALL);
+            return new Like(columns.applyAsInt(column), pattern, escape, matcher);
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.nsc.parquet.topn;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.memory.MemoryBudget;
+import io.nsc.parquet.memory.RetainedSizes;
 import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.Page;
 import io.trino.spi.PageBuilder;
@@ -15,11 +17,13 @@ import java.util.PriorityQueue;
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
+import static java.util.Objects.requireNonNull;
 
 /**
  * The first {@code n} rows of a scan in a given order, kept in a bounded heap whose head is the
  * worst row kept: a storage node returns only these, and Trino's own top-N merges the splits'.
- * A row's sort keys are read first; the whole row only when it makes it into the heap.
+ * A row's sort keys are read first; the whole row only when it makes it into the heap. Rows in
+ * the heap hold a reservation in the memory budget: n rows of long strings can be large.
  */
 public final class TopNRows
 {
@@ -28,11 +32,27 @@ public final class TopNRows
     private final int n;
     private final Comparator<Object[]> order;
     private final PriorityQueue<Row> heap;
+    private final MemoryBudget budget;
 
-    private record Row(Object[] keys, Object[] values) {}
+    private record Row(Object[] keys, Object[] values, long retainedBytes)
+    {
+        Row(Object[] keys, Object[] values)
+        {
+            this(keys, values, RetainedSizes.MAP_ENTRY + RetainedSizes.values(keys) + RetainedSizes.values(values));
+        }
+    }
 
     public TopNRows(List<Type> types, List<SortKey> keys, int n)
     {
+        this(types, keys, n, MemoryBudget.unlimited());
+    }
+
+    /**
+     * @param budget where the rows kept reserve what they retain
+     */
+    public TopNRows(List<Type> types, List<SortKey> keys, int n, MemoryBudget budget)
+    {
+        this.budget = requireNonNull(budget, "budget is null");
         this.types = ImmutableList.copyOf(types);
         this.keys = ImmutableList.copyOf(keys);
         checkArgument(n > 0, "n must be positive");
@@ -62,13 +82,19 @@ public final class TopNRows
                 rowKeys[key] = readNativeValue(types.get(channel), page.getBlock(channel), position);
             }
             if (heap.size() < n) {
-                heap.add(new Row(rowKeys, values(page, position)));
+                keep(new Row(rowKeys, values(page, position)));
             }
             else if (order.compare(rowKeys, heap.peek().keys()) < 0) {
-                heap.poll();
-                heap.add(new Row(rowKeys, values(page, position)));
+                budget.release(heap.poll().retainedBytes());
+                keep(new Row(rowKeys, values(page, position)));
             }
         }
+    }
+
+    private void keep(Row row)
+    {
+        budget.reserve(row.retainedBytes(), "the rows of a top-N");
+        heap.add(row);
     }
 
     /** The rows kept, best first. */

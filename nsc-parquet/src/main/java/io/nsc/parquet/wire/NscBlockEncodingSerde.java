@@ -3,6 +3,7 @@ package io.nsc.parquet.wire;
 import com.google.common.collect.ImmutableMap;
 import io.airlift.slice.SliceInput;
 import io.airlift.slice.SliceOutput;
+import io.nsc.parquet.memory.MemoryBudget;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockEncoding;
 import io.trino.spi.block.BlockEncodingSerde;
@@ -23,6 +24,7 @@ import java.util.Optional;
 
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.requireNonNull;
 import static java.util.function.Function.identity;
 
 /**
@@ -30,6 +32,11 @@ import static java.util.function.Function.identity;
  * flat types nsc tables hold. The engine's serde lives in trino-main, which neither a storage
  * node nor a plugin may depend on; this one writes the same format: per block, the encoding's
  * length-prefixed name followed by the encoding's bytes.
+ * <p>
+ * Reading never trusts the bytes: each block is first walked by {@link EncodedBlockValidator},
+ * which checks every count and length against what remains and reserves the decoded size in
+ * the budget, and only then decoded by Trino's encoding. Not thread-safe (it knows whether it
+ * is inside a block it has validated already); one instance per decoding.
  */
 public final class NscBlockEncodingSerde
         implements BlockEncodingSerde
@@ -48,9 +55,63 @@ public final class NscBlockEncodingSerde
     private final Map<String, BlockEncoding> byName = ENCODINGS.stream().collect(toImmutableMap(BlockEncoding::getName, identity()));
     private final Map<Class<? extends Block>, BlockEncoding> byBlockClass = ImmutableMap.copyOf(
             ENCODINGS.stream().collect(toImmutableMap(BlockEncoding::getBlockClass, identity())));
+    private final MemoryBudget budget;
+    // inside the decoding of a block validated as a whole: its nested blocks were checked with it
+    private boolean validated;
 
+    /** For writing, or reading bytes whose size is bounded already (validated, but not budgeted). */
+    public NscBlockEncodingSerde()
+    {
+        this(MemoryBudget.unlimited());
+    }
+
+    /**
+     * @param budget where every block read reserves its decoded size
+     */
+    public NscBlockEncodingSerde(MemoryBudget budget)
+    {
+        this.budget = requireNonNull(budget, "budget is null");
+    }
+
+    /**
+     * @throws IllegalArgumentException when the block is malformed or truncated
+     * @throws io.nsc.parquet.memory.MemoryLimitExceededException when it decodes to more than the budget allows
+     */
     @Override
     public Block readBlock(SliceInput input)
+    {
+        if (validated) {
+            // Trino's dictionary and run-length encodings read their nested block through here
+            return decode(input);
+        }
+        long start = input.position();
+        long reserved = budget.reservedBytes();
+        try {
+            new EncodedBlockValidator(budget).validate(input);
+        }
+        catch (RuntimeException e) {
+            // all or nothing: a refused block holds no memory
+            budget.release(budget.reservedBytes() - reserved);
+            throw e;
+        }
+        input.setPosition(start);
+        validated = true;
+        try {
+            return decode(input);
+        }
+        catch (IllegalArgumentException e) {
+            throw e;
+        }
+        catch (RuntimeException e) {
+            // the validator should have refused whatever Trino's decoder trips over
+            throw new IllegalArgumentException("corrupt block: " + e, e);
+        }
+        finally {
+            validated = false;
+        }
+    }
+
+    private Block decode(SliceInput input)
     {
         String name = readName(input);
         BlockEncoding encoding = byName.get(name);
@@ -99,7 +160,7 @@ public final class NscBlockEncodingSerde
     private static String readName(SliceInput input)
     {
         int length = input.readInt();
-        if (length < 0 || length > 64) {
+        if (length < 0 || length > EncodedBlockValidator.MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("Bad block encoding name length: " + length);
         }
         byte[] bytes = new byte[length];

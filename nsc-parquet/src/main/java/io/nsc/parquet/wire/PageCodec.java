@@ -13,6 +13,7 @@ import io.airlift.slice.DynamicSliceOutput;
 import io.airlift.slice.Slice;
 import io.airlift.slice.SliceInput;
 import io.airlift.slice.Slices;
+import io.nsc.parquet.memory.MemoryBudget;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.PageCompression;
 import io.trino.spi.Page;
@@ -28,19 +29,34 @@ import static java.util.Objects.requireNonNull;
  * The scan wire format: pages in Trino's block encoding, concatenated into a batch, the batch
  * compressed as a whole so that the small pages of a selective filter still compress well.
  * One codec per scan: the compressors keep per-instance state.
+ * <p>
+ * Decoding trusts nothing in the batch: sizes and counts are checked against the bytes that
+ * remain and the {@link PageLimits} before anything is allocated, so a misbehaving sender gets
+ * an exception, never the receiver's heap.
  */
 public final class PageCodec
 {
     private static final int INITIAL_BUFFER_BYTES = 64 * 1024;
+    // a page's header: position count and channel count
+    private static final int PAGE_HEADER_BYTES = 2 * Integer.BYTES;
+    // the smallest encoded block: name length, a one-byte name, position count
+    private static final int MIN_BLOCK_BYTES = Integer.BYTES + 1 + Integer.BYTES;
 
     private final PageCompression compression;
+    private final PageLimits limits;
     private final NscBlockEncodingSerde serde = new NscBlockEncodingSerde();
     private final Optional<Compressor> compressor;
     private final Optional<Decompressor> decompressor;
 
     public PageCodec(PageCompression compression)
     {
+        this(compression, PageLimits.DEFAULT);
+    }
+
+    public PageCodec(PageCompression compression, PageLimits limits)
+    {
         this.compression = requireNonNull(compression, "compression is null");
+        this.limits = requireNonNull(limits, "limits is null");
         switch (compression) {
             case PAGE_COMPRESSION_NONE -> {
                 compressor = Optional.empty();
@@ -63,20 +79,33 @@ public final class PageCodec
         return new BatchBuilder();
     }
 
+    /**
+     * @throws IllegalArgumentException when the batch is malformed, truncated or larger than the limits allow
+     * @throws io.nsc.parquet.memory.MemoryLimitExceededException when its blocks decode to more than the limits allow
+     */
     public List<Page> decode(PageBatch batch)
     {
         checkArgument(batch.getCompression() == compression, "batch compressed with %s, expected %s", batch.getCompression(), compression);
+        checkArgument(batch.getUncompressedSize() >= 0 && batch.getUncompressedSize() <= limits.maxUncompressedBytes(),
+                "batch of %s uncompressed bytes, the limit is %s", batch.getUncompressedSize(), limits.maxUncompressedBytes());
+        // every page has a header, every position a page: counts the bytes cannot hold are refused before any list is sized
+        checkArgument(batch.getPageCount() >= 0 && batch.getPageCount() <= batch.getUncompressedSize() / PAGE_HEADER_BYTES,
+                "batch of %s bytes claims %s pages", batch.getUncompressedSize(), batch.getPageCount());
+        checkArgument(batch.getPositionCount() >= 0, "batch claims %s positions", batch.getPositionCount());
         Slice data = decompress(batch);
         SliceInput input = data.getInput();
+        NscBlockEncodingSerde reader = new NscBlockEncodingSerde(new MemoryBudget("Page batch", limits.maxDecodedBytes()));
         ImmutableList.Builder<Page> pages = ImmutableList.builderWithExpectedSize(batch.getPageCount());
         long positions = 0;
         for (int page = 0; page < batch.getPageCount(); page++) {
+            checkArgument(input.available() >= PAGE_HEADER_BYTES, "batch truncated in the header of page %s", page);
             int positionCount = input.readInt();
             int channelCount = input.readInt();
             checkArgument(positionCount >= 0 && channelCount >= 0, "corrupt page header: %s positions, %s channels", positionCount, channelCount);
+            checkArgument(channelCount <= input.available() / MIN_BLOCK_BYTES, "page of %s channels in the %s bytes left", channelCount, input.available());
             Block[] blocks = new Block[channelCount];
             for (int channel = 0; channel < channelCount; channel++) {
-                blocks[channel] = serde.readBlock(input);
+                blocks[channel] = reader.readBlock(input);
                 checkArgument(blocks[channel].getPositionCount() == positionCount, "block of %s positions in a page of %s", blocks[channel].getPositionCount(), positionCount);
             }
             pages.add(new Page(positionCount, blocks));
@@ -89,13 +118,20 @@ public final class PageCodec
 
     private Slice decompress(PageBatch batch)
     {
-        byte[] compressed = batch.getData().toByteArray();
         if (decompressor.isEmpty()) {
-            checkArgument(compressed.length == batch.getUncompressedSize(), "uncompressed batch of %s bytes, header says %s", compressed.length, batch.getUncompressedSize());
-            return Slices.wrappedBuffer(compressed);
+            checkArgument(batch.getData().size() == batch.getUncompressedSize(), "uncompressed batch of %s bytes, header says %s", batch.getData().size(), batch.getUncompressedSize());
+            return Slices.wrappedBuffer(batch.getData().toByteArray());
         }
+        byte[] compressed = batch.getData().toByteArray();
         byte[] output = new byte[batch.getUncompressedSize()];
-        int length = decompressor.get().decompress(compressed, 0, compressed.length, output, 0, output.length);
+        int length;
+        try {
+            length = decompressor.get().decompress(compressed, 0, compressed.length, output, 0, output.length);
+        }
+        catch (RuntimeException e) {
+            // the decompressors report corrupt input (and output that does not fit) as runtime exceptions of their own
+            throw new IllegalArgumentException("corrupt compressed batch: " + e.getMessage(), e);
+        }
         checkArgument(length == output.length, "batch decompressed to %s bytes, header says %s", length, output.length);
         return Slices.wrappedBuffer(output);
     }

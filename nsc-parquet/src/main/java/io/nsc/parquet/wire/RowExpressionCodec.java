@@ -2,7 +2,6 @@ package io.nsc.parquet.wire;
 
 import com.google.protobuf.ByteString;
 import io.airlift.slice.DynamicSliceOutput;
-import io.airlift.slice.Slices;
 import io.nsc.parquet.filter.RowExpression;
 import io.nsc.protocol.proto.ComparisonOperator;
 import io.nsc.protocol.proto.ScanComparison;
@@ -10,7 +9,6 @@ import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanExpressions;
 import io.nsc.protocol.proto.ScanIn;
 import io.nsc.protocol.proto.ScanLike;
-import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
 
@@ -20,8 +18,8 @@ import java.util.Optional;
 import java.util.function.IntFunction;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
+import static java.util.Objects.requireNonNull;
 
 /**
  * Row expressions as they cross the wire; constants travel as blocks of their column's type in
@@ -29,9 +27,6 @@ import static io.trino.spi.type.TypeUtils.writeNativeValue;
  */
 public final class RowExpressionCodec
 {
-    // nesting deeper than this is not an expression anyone wrote
-    private static final int MAX_DEPTH = 64;
-
     private RowExpressionCodec() {}
 
     public static ScanExpression encode(RowExpression expression)
@@ -58,44 +53,103 @@ public final class RowExpressionCodec
     }
 
     /**
+     * Decodes one expression with the default limits and no memory budget: for expressions that
+     * come from a trusted place (the connector's own table handle).
+     *
      * @param types the type of each column an expression may name
      * @throws IllegalArgumentException when the expression is malformed or names an unknown column
      */
     public static RowExpression decode(ScanExpression expression, IntFunction<Type> types)
     {
-        return decode(expression, types, 0);
+        return decoder(types, RequestLimits.DEFAULT, WireValues.unbounded()).decode(expression);
     }
 
-    private static RowExpression decode(ScanExpression expression, IntFunction<Type> types, int depth)
+    /**
+     * A decoder for the expressions of one request: their nodes together count against
+     * {@link RequestLimits#maxExpressionNodes()}, their values against {@code values}.
+     */
+    public static Decoder decoder(IntFunction<Type> types, RequestLimits limits, WireValues values)
     {
-        checkArgument(depth < MAX_DEPTH, "expression nested deeper than %s", MAX_DEPTH);
-        return switch (expression.getNodeCase()) {
-            case AND -> new RowExpression.And(decodeTerms(expression.getAnd(), types, depth));
-            case OR -> new RowExpression.Or(decodeTerms(expression.getOr(), types, depth));
-            case NOT -> new RowExpression.Not(decode(expression.getNot(), types, depth + 1));
-            case IS_NULL -> new RowExpression.IsNull(checkColumn(expression.getIsNull(), types));
-            case COMPARISON -> {
-                ScanComparison comparison = expression.getComparison();
-                Type type = types.apply(checkColumn(comparison.getColumn(), types));
-                checkArgument(comparison.getOperator() != ComparisonOperator.COMPARISON_OPERATOR_UNSPECIFIED && comparison.getOperator() != ComparisonOperator.UNRECOGNIZED, "comparison without operator");
-                List<Object> value = values(type, comparison.getValue());
-                checkArgument(value.size() == 1, "comparison with %s values", value.size());
-                RowExpression.Operator operator = RowExpression.Operator.valueOf(comparison.getOperator().name().substring("COMPARISON_OPERATOR_".length()));
-                yield new RowExpression.Comparison(comparison.getColumn(), type, operator, value.getFirst());
+        return new Decoder(types, limits, values);
+    }
+
+    public static final class Decoder
+    {
+        private final IntFunction<Type> types;
+        private final RequestLimits limits;
+        private final WireValues values;
+        private int nodes;
+
+        private Decoder(IntFunction<Type> types, RequestLimits limits, WireValues values)
+        {
+            this.types = requireNonNull(types, "types is null");
+            this.limits = requireNonNull(limits, "limits is null");
+            this.values = requireNonNull(values, "values is null");
+        }
+
+        /**
+         * @throws IllegalArgumentException when the expression is malformed, names an unknown column or is over a limit
+         * @throws io.nsc.parquet.memory.MemoryLimitExceededException when its values decode to more than the budget allows
+         */
+        public RowExpression decode(ScanExpression expression)
+        {
+            return decode(expression, 1);
+        }
+
+        private RowExpression decode(ScanExpression expression, int depth)
+        {
+            // checked on the way down, so that recursion never goes deeper than the limit
+            checkArgument(depth <= limits.maxExpressionDepth(), "expression nested deeper than %s", limits.maxExpressionDepth());
+            nodes++;
+            checkArgument(nodes <= limits.maxExpressionNodes(), "expressions of more than %s nodes", limits.maxExpressionNodes());
+            return switch (expression.getNodeCase()) {
+                case AND -> new RowExpression.And(decodeTerms(expression.getAnd(), depth));
+                case OR -> new RowExpression.Or(decodeTerms(expression.getOr(), depth));
+                case NOT -> new RowExpression.Not(decode(expression.getNot(), depth + 1));
+                case IS_NULL -> new RowExpression.IsNull(checkColumn(expression.getIsNull(), types));
+                case COMPARISON -> comparison(expression.getComparison());
+                case IN -> {
+                    ScanIn in = expression.getIn();
+                    Type type = types.apply(checkColumn(in.getColumn(), types));
+                    checkArgument(RowExpression.supports(type), "IN on a column of type %s", type);
+                    yield new RowExpression.In(in.getColumn(), type, values.read(type, in.getValues()));
+                }
+                case LIKE -> like(expression.getLike());
+                case NODE_NOT_SET -> throw new IllegalArgumentException("empty expression");
+            };
+        }
+
+        private RowExpression comparison(ScanComparison comparison)
+        {
+            Type type = types.apply(checkColumn(comparison.getColumn(), types));
+            checkArgument(RowExpression.supportsComparison(type), "comparison on a column of type %s", type);
+            checkArgument(comparison.getOperator() != ComparisonOperator.COMPARISON_OPERATOR_UNSPECIFIED && comparison.getOperator() != ComparisonOperator.UNRECOGNIZED, "comparison without operator");
+            List<Object> value = values.read(type, comparison.getValue());
+            checkArgument(value.size() == 1, "comparison with %s values", value.size());
+            checkArgument(value.getFirst() != null, "comparison with NULL");
+            RowExpression.Operator operator = RowExpression.Operator.valueOf(comparison.getOperator().name().substring("COMPARISON_OPERATOR_".length()));
+            return new RowExpression.Comparison(comparison.getColumn(), type, operator, value.getFirst());
+        }
+
+        private RowExpression like(ScanLike like)
+        {
+            Type type = types.apply(checkColumn(like.getColumn(), types));
+            checkArgument(RowExpression.Like.supports(type), "LIKE on a column of type %s", type);
+            checkArgument(like.getEscape().length() <= 1, "escape must be one character");
+            values.count(like.getPattern().length() + (long) like.getEscape().length(), "a LIKE pattern");
+            return RowExpression.Like.create(like.getColumn(), like.getPattern(), like.getEscape().isEmpty() ? Optional.empty() : Optional.of(like.getEscape().charAt(0)));
+        }
+
+        private List<RowExpression> decodeTerms(ScanExpressions terms, int depth)
+        {
+            checkArgument(terms.getTermsCount() > 0, "AND/OR without terms");
+            checkArgument(terms.getTermsCount() <= limits.maxExpressionNodes() - nodes, "expressions of more than %s nodes", limits.maxExpressionNodes());
+            List<RowExpression> result = new ArrayList<>(terms.getTermsCount());
+            for (ScanExpression term : terms.getTermsList()) {
+                result.add(decode(term, depth + 1));
             }
-            case IN -> {
-                ScanIn in = expression.getIn();
-                Type type = types.apply(checkColumn(in.getColumn(), types));
-                yield new RowExpression.In(in.getColumn(), type, values(type, in.getValues()));
-            }
-            case LIKE -> {
-                ScanLike like = expression.getLike();
-                checkArgument(RowExpression.Like.supports(types.apply(checkColumn(like.getColumn(), types))), "LIKE on a column of type %s", types.apply(like.getColumn()));
-                checkArgument(like.getEscape().codePointCount(0, like.getEscape().length()) <= 1 && like.getEscape().length() <= 1, "escape must be one character");
-                yield RowExpression.Like.create(like.getColumn(), like.getPattern(), like.getEscape().isEmpty() ? Optional.empty() : Optional.of(like.getEscape().charAt(0)));
-            }
-            case NODE_NOT_SET -> throw new IllegalArgumentException("empty expression");
-        };
+            return result;
+        }
     }
 
     private static int checkColumn(int column, IntFunction<Type> types)
@@ -117,16 +171,6 @@ public final class RowExpressionCodec
         return result.build();
     }
 
-    private static List<RowExpression> decodeTerms(ScanExpressions terms, IntFunction<Type> types, int depth)
-    {
-        checkArgument(terms.getTermsCount() > 0, "AND/OR without terms");
-        List<RowExpression> result = new ArrayList<>();
-        for (ScanExpression term : terms.getTermsList()) {
-            result.add(decode(term, types, depth + 1));
-        }
-        return result;
-    }
-
     private static ByteString block(Type type, List<Object> values)
     {
         BlockBuilder builder = type.createBlockBuilder(null, values.size());
@@ -134,15 +178,5 @@ public final class RowExpressionCodec
         DynamicSliceOutput output = new DynamicSliceOutput(64);
         new NscBlockEncodingSerde().writeBlock(output, builder.build());
         return ByteString.copyFrom(output.slice().getBytes());
-    }
-
-    private static List<Object> values(Type type, ByteString bytes)
-    {
-        Block block = new NscBlockEncodingSerde().readBlock(Slices.wrappedBuffer(bytes.toByteArray()).getInput());
-        List<Object> values = new ArrayList<>(block.getPositionCount());
-        for (int position = 0; position < block.getPositionCount(); position++) {
-            values.add(readNativeValue(type, block, position));
-        }
-        return values;
     }
 }

@@ -3,10 +3,8 @@ package io.nsc.parquet.wire;
 import com.google.common.collect.ImmutableMap;
 import com.google.protobuf.ByteString;
 import io.airlift.slice.DynamicSliceOutput;
-import io.airlift.slice.Slices;
 import io.nsc.protocol.proto.ColumnDomain;
 import io.nsc.protocol.proto.ScanPredicate;
-import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.Range;
@@ -19,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 
 /**
@@ -45,7 +42,18 @@ public final class TupleDomainCodec
         return result.build();
     }
 
+    /** Decodes a predicate that comes from a trusted place (tests, the connector's own handles). */
     public static TupleDomain<Integer> decode(ScanPredicate predicate, List<Type> columnTypes)
+    {
+        return decode(predicate, columnTypes, WireValues.unbounded());
+    }
+
+    /**
+     * @param values reads (and counts) the bound values of the request the predicate is part of
+     * @throws IllegalArgumentException when the predicate is malformed or over a limit
+     * @throws io.nsc.parquet.memory.MemoryLimitExceededException when its values decode to more than the budget allows
+     */
+    public static TupleDomain<Integer> decode(ScanPredicate predicate, List<Type> columnTypes, WireValues values)
     {
         if (predicate.getNone()) {
             return TupleDomain.none();
@@ -54,7 +62,7 @@ public final class TupleDomainCodec
         for (ColumnDomain domain : predicate.getDomainsList()) {
             int column = domain.getColumn();
             checkArgument(column >= 0 && column < columnTypes.size(), "predicate on column %s of a %s-column scan", column, columnTypes.size());
-            domains.put(column, decode(domain, columnTypes.get(column)));
+            domains.put(column, decode(domain, columnTypes.get(column), values));
         }
         return TupleDomain.withColumnDomains(domains.buildOrThrow());
     }
@@ -88,7 +96,7 @@ public final class TupleDomainCodec
                 .build();
     }
 
-    private static Domain decode(ColumnDomain domain, Type type)
+    private static Domain decode(ColumnDomain domain, Type type, WireValues values)
     {
         if (domain.getAllValues()) {
             return Domain.create(ValueSet.all(type), domain.getNullAllowed());
@@ -97,13 +105,15 @@ public final class TupleDomainCodec
         if (domain.getBounds().isEmpty()) {
             return Domain.create(ValueSet.none(type), domain.getNullAllowed());
         }
-        Block bounds = new NscBlockEncodingSerde().readBlock(Slices.wrappedBuffer(domain.getBounds().toByteArray()).getInput());
+        // the flags first: they must pair with the bounds, and are cheaper to check
         byte[] inclusive = domain.getInclusive().toByteArray();
-        checkArgument(bounds.getPositionCount() % 2 == 0 && inclusive.length == bounds.getPositionCount(),
-                "domain of column %s: %s bounds with %s inclusive flags", domain.getColumn(), bounds.getPositionCount(), inclusive.length);
-        List<Range> ranges = new ArrayList<>(bounds.getPositionCount() / 2);
-        for (int position = 0; position < bounds.getPositionCount(); position += 2) {
-            ranges.add(range(type, readNativeValue(type, bounds, position), inclusive[position] != 0, readNativeValue(type, bounds, position + 1), inclusive[position + 1] != 0));
+        values.count(inclusive.length, "the inclusive flags of column %s".formatted(domain.getColumn()));
+        List<Object> bounds = values.read(type, domain.getBounds());
+        checkArgument(bounds.size() % 2 == 0 && inclusive.length == bounds.size(),
+                "domain of column %s: %s bounds with %s inclusive flags", domain.getColumn(), bounds.size(), inclusive.length);
+        List<Range> ranges = new ArrayList<>(bounds.size() / 2);
+        for (int position = 0; position < bounds.size(); position += 2) {
+            ranges.add(range(type, bounds.get(position), inclusive[position] != 0, bounds.get(position + 1), inclusive[position + 1] != 0));
         }
         // no range: only NULL can match (IS NULL), or nothing at all
         return Domain.create(ranges.isEmpty() ? ValueSet.none(type) : ValueSet.ofRanges(ranges), domain.getNullAllowed());

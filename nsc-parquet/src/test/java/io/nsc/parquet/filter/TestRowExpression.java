@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 import static io.airlift.slice.Slices.utf8Slice;
@@ -47,6 +49,84 @@ final class TestRowExpression
         assertThatThrownBy(() -> RowExpression.Like.create(0, "a!b", Optional.of('!'))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RowExpression.Like.create(0, "ab!", Optional.of('!'))).isInstanceOf(IllegalArgumentException.class);
         assertThat(like(null, "%", null)).isNull();
+    }
+
+    @Test
+    void testAdversarialLikePatternsMatchWithoutBacktracking()
+    {
+        // a backtracking regex engine takes exponential time on these; the answers are what count here
+        String longAs = "a".repeat(100_000);
+        assertThat(like(longAs, "%a%a%a%a%a%b", null)).isFalse();
+        assertThat(like(longAs + "b", "%a%a%a%a%a%b", null)).isTrue();
+        assertThat(like(longAs, "%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%", null)).isTrue();
+        assertThat(like(longAs, "%_%_%_%_%_%_%_%_%_%_%_%c", null)).isFalse();
+        assertThat(like(longAs, "a%" + "a".repeat(99_999), null)).isTrue();
+        assertThat(like(longAs, "a%" + "a".repeat(100_000), null)).isFalse();
+        assertThat(like("ab".repeat(50_000), "%ab%ba%ab%ba%x%", null)).isFalse();
+        assertThat(like("ab".repeat(50_000), "%ab%ba%ab%ba%", null)).isTrue();
+        // the pattern ends in the literal "x!%"
+        assertThat(like("x".repeat(10_000) + "!%", "%x!!!%", '!')).isTrue();
+        assertThat(like("x".repeat(10_000) + "!", "%x!!!%", '!')).isFalse();
+        assertThat(like("x".repeat(10_000) + "!%", "%x!!!%%", '!')).isTrue();
+    }
+
+    @Test
+    void testLikeAgreesWithARegularExpressionOnRandomPatterns()
+    {
+        // the matcher replaced a translation to java.util.regex: on small cases that one is the oracle
+        Random random = new Random(17);
+        String alphabet = "ab%_!\uD83D\uDE00é";
+        int[] codePoints = alphabet.codePoints().toArray();
+        for (int round = 0; round < 20_000; round++) {
+            String pattern = randomString(random, codePoints, 6);
+            String value = randomString(random, codePoints, 8).replace("%", "").replace("_", "");
+            Optional<Character> escape = random.nextBoolean() ? Optional.of('!') : Optional.empty();
+            Optional<Pattern> regex = toRegex(pattern, escape);
+            if (regex.isEmpty()) {
+                assertThatThrownBy(() -> RowExpression.Like.create(0, pattern, escape)).isInstanceOf(IllegalArgumentException.class);
+                continue;
+            }
+            assertThat(like(value, pattern, escape.orElse(null)))
+                    .as("'%s' LIKE '%s' ESCAPE %s", value, pattern, escape)
+                    .isEqualTo(regex.get().matcher(value).matches());
+        }
+    }
+
+    private static String randomString(Random random, int[] codePoints, int maxLength)
+    {
+        StringBuilder result = new StringBuilder();
+        for (int i = random.nextInt(maxLength + 1); i > 0; i--) {
+            result.appendCodePoint(codePoints[random.nextInt(codePoints.length)]);
+        }
+        return result.toString();
+    }
+
+    /** The former implementation, as the oracle: empty when the pattern misuses the escape. */
+    private static Optional<Pattern> toRegex(String pattern, Optional<Character> escape)
+    {
+        StringBuilder regex = new StringBuilder();
+        boolean escaping = false;
+        for (int offset = 0; offset < pattern.length(); ) {
+            int codePoint = pattern.codePointAt(offset);
+            offset += Character.charCount(codePoint);
+            if (escaping) {
+                if (codePoint != '%' && codePoint != '_' && !(escape.isPresent() && codePoint == escape.get())) {
+                    return Optional.empty();
+                }
+                regex.append(Pattern.quote(Character.toString(codePoint)));
+                escaping = false;
+            }
+            else if (escape.isPresent() && codePoint == escape.get()) {
+                escaping = true;
+            }
+            else if (codePoint == '%' || codePoint == '_') {
+                regex.append(codePoint == '%' ? ".*" : ".");
+            }
+            else {
+                regex.append(Pattern.quote(Character.toString(codePoint)));
+            }
+        }
+        return escaping ? Optional.empty() : Optional.of(Pattern.compile(regex.toString(), Pattern.DOTALL));
     }
 
     @Test

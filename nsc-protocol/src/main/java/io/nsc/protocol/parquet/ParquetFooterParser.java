@@ -54,9 +54,6 @@ public final class ParquetFooterParser
     private static final int MIN_FILE_SIZE = 4 + TRAILER_SIZE;
     // One read at the end usually covers trailer and footer, sparing a second seek on HDDs.
     private static final int TAIL_READ_SIZE = 64 * 1024;
-    // Far beyond real footers (thousands of columns times many row groups); guards against absurd lengths.
-    private static final int MAX_FOOTER_SIZE = 256 * 1024 * 1024;
-
     private ParquetFooterParser() {}
 
     /**
@@ -69,10 +66,48 @@ public final class ParquetFooterParser
     public static ParquetFileSummary parse(PositionalReader reader, long fileSize, String displayName)
             throws InvalidParquetFileException
     {
+        return parse(reader, fileSize, displayName, ParquetLimits.DEFAULT);
+    }
+
+    /**
+     * Parses the footer within {@code limits}.
+     *
+     * @throws InvalidParquetFileException when the file is not Parquet nsc can serve, or its footer is over the limits
+     * @throws UncheckedIOException when the reader fails
+     */
+    public static ParquetFileSummary parse(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
+            throws InvalidParquetFileException
+    {
         requireNonNull(reader, "reader is null");
         requireNonNull(displayName, "displayName is null");
+        requireNonNull(limits, "limits is null");
         try {
-            return summarize(readFooter(reader, fileSize, displayName), displayName);
+            return summarize(readFooter(reader, fileSize, displayName, limits), displayName);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Failed to read %s: %s".formatted(displayName, e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Parses the footer, then checks every page header of every column chunk (see
+     * {@link PageHeaderValidator}): what a node does before it accepts a file, so that no page
+     * a later scan reads can declare more than the limits allow.
+     *
+     * @throws InvalidParquetFileException when the file is not Parquet nsc can serve, or over the limits
+     * @throws UncheckedIOException when the reader fails
+     */
+    public static ParquetFileSummary parseAndValidatePages(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
+            throws InvalidParquetFileException
+    {
+        requireNonNull(reader, "reader is null");
+        requireNonNull(displayName, "displayName is null");
+        requireNonNull(limits, "limits is null");
+        try {
+            Footer footer = readFooter(reader, fileSize, displayName, limits);
+            ParquetFileSummary summary = summarize(footer, displayName);
+            new PageHeaderValidator(reader, limits, displayName).validate(footer.metadata());
+            return summary;
         }
         catch (IOException e) {
             throw new UncheckedIOException("Failed to read %s: %s".formatted(displayName, e.getMessage()), e);
@@ -108,7 +143,7 @@ public final class ParquetFooterParser
 
     private record Footer(FileMetaData metadata, long start, int length) {}
 
-    private static Footer readFooter(PositionalReader reader, long fileSize, String displayName)
+    private static Footer readFooter(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
             throws IOException, InvalidParquetFileException
     {
         if (fileSize < MIN_FILE_SIZE) {
@@ -139,8 +174,11 @@ public final class ParquetFooterParser
 
         int footerLength = ByteBuffer.wrap(tail, tailSize - TRAILER_SIZE, Integer.BYTES).order(LITTLE_ENDIAN).getInt();
         long footerStart = fileSize - TRAILER_SIZE - footerLength;
-        if (footerLength <= 0 || footerLength > MAX_FOOTER_SIZE || footerStart < MAGIC.length) {
+        if (footerLength <= 0 || footerStart < MAGIC.length) {
             throw invalidFile(displayName, "corrupt footer: footer length %s does not fit a file of %s bytes (truncated?)".formatted(footerLength, fileSize));
+        }
+        if (footerLength > limits.maxFooterBytes()) {
+            throw invalidFile(displayName, "footer of %s bytes is larger than the %s bytes allowed".formatted(footerLength, limits.maxFooterBytes()));
         }
         byte[] footer;
         int footerOffset;
@@ -152,6 +190,16 @@ public final class ParquetFooterParser
             footer = new byte[footerLength];
             footerOffset = 0;
             reader.readFully(footerStart, footer, 0, footerLength);
+        }
+        try {
+            // Thrift sizes lists and strings by the counts it reads: only counts the bytes can back reach it
+            ThriftCompactChecker.checkStruct(footer, footerOffset, footerOffset + footerLength, limits.maxFooterDecodedBytes());
+        }
+        catch (ThriftCompactChecker.TruncatedException e) {
+            throw invalidFile(displayName, "corrupt footer: its metadata runs past its %s bytes".formatted(footerLength));
+        }
+        catch (IllegalArgumentException e) {
+            throw invalidFile(displayName, "corrupt footer: " + e.getMessage(), e);
         }
         try {
             return new Footer(Util.readFileMetaData(new ByteArrayInputStream(footer, footerOffset, footerLength)), footerStart, footerLength);

@@ -1,5 +1,9 @@
 package io.nsc.tools;
 
+import io.nsc.protocol.security.ComponentRole;
+import io.nsc.protocol.security.PeerIdentity;
+import io.nsc.protocol.security.TlsFiles;
+import io.nsc.protocol.security.TransportSecurity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -7,6 +11,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.util.List;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
@@ -40,6 +47,18 @@ final class TestNscTool
         assertThat(err()).contains("--replication needs a whole number");
 
         reset();
+        assertThat(run("load", "--metadata", "127.0.0.1:1", "s.t", "x.parquet")).isEqualTo(2);
+        assertThat(err()).contains("name the client certificate with --certificate, --key and --ca").contains("--insecure");
+
+        reset();
+        assertThat(run("info", "--metadata", "127.0.0.1:1", "--insecure", "--ca", "ca.pem", "s.t")).isEqualTo(2);
+        assertThat(err()).contains("--insecure takes no --certificate, --key or --ca");
+
+        reset();
+        assertThat(run("certs", "--dir", "/tmp/x", "admin:root")).isEqualTo(2);
+        assertThat(err()).contains("Unknown role 'admin'");
+
+        reset();
         assertThat(run("tpch", "--scale", "-1", "--output", "/tmp/x")).isEqualTo(2);
         assertThat(err()).contains("--scale needs a positive number");
 
@@ -53,13 +72,41 @@ final class TestNscTool
             throws Exception
     {
         Path missing = directory.resolve("missing.parquet");
-        assertThat(run("load", "--metadata", "127.0.0.1:1", "s.t", missing.toString())).isEqualTo(1);
+        assertThat(run("load", "--metadata", "127.0.0.1:1", "--insecure", "s.t", missing.toString())).isEqualTo(1);
         assertThat(err()).startsWith("nsc load: ").contains("missing.parquet does not exist").contains("nothing was loaded");
 
         reset();
         Path junk = Files.writeString(directory.resolve("junk.parquet"), "not parquet at all, just some text to fill a file");
-        assertThat(run("load", "--metadata", "127.0.0.1:1", "s.t", junk.toString())).isEqualTo(1);
+        assertThat(run("load", "--metadata", "127.0.0.1:1", "--insecure", "s.t", junk.toString())).isEqualTo(1);
         assertThat(err()).startsWith("nsc load: ").contains("junk.parquet").contains("nothing was loaded");
+    }
+
+    @Test
+    void certsCommandCreatesCaAndKeepsWhatIsUsable(@TempDir Path directory)
+            throws Exception
+    {
+        assertThat(run("certs", "--dir", directory.toString(), "metadata:metadata", "storage:storage-1:node1.example,10.0.0.7", "client:trino")).isEqualTo(0);
+        assertThat(directory.resolve("ca.pem")).isRegularFile();
+        assertThat(Files.getPosixFilePermissions(directory.resolve("ca.key"))).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        assertThat(Files.getPosixFilePermissions(directory.resolve("storage-1.key"))).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        TransportSecurity storage = new TlsFiles(directory.resolve("storage-1.pem"), directory.resolve("storage-1.key"), directory.resolve("ca.pem")).toTransportSecurity();
+        assertThat(storage.ownIdentity()).contains(new PeerIdentity(ComponentRole.STORAGE, "storage-1"));
+        X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(Files.newInputStream(directory.resolve("storage-1.pem")));
+        assertThat(certificate.getSubjectAlternativeNames()).extracting(entry -> String.valueOf(entry.get(1)))
+                .containsExactlyInAnyOrder("localhost", "127.0.0.1", "storage-1", "node1.example", "10.0.0.7");
+
+        // a second run keeps the CA and every certificate that is still good
+        byte[] ca = Files.readAllBytes(directory.resolve("ca.pem"));
+        byte[] trino = Files.readAllBytes(directory.resolve("trino.pem"));
+        reset();
+        assertThat(run("certs", "--dir", directory.toString(), "client:trino")).isEqualTo(0);
+        assertThat(Files.readAllBytes(directory.resolve("ca.pem"))).isEqualTo(ca);
+        assertThat(Files.readAllBytes(directory.resolve("trino.pem"))).isEqualTo(trino);
+
+        // one name cannot change roles: it would turn a client into a storage node
+        reset();
+        assertThat(run("certs", "--dir", directory.toString(), "storage:trino")).isEqualTo(1);
+        assertThat(err()).contains("already the certificate of a client, not a storage");
     }
 
     @Test

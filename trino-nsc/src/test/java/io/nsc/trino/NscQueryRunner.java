@@ -42,11 +42,13 @@ public final class NscQueryRunner
             queryRunner.installPlugin(new NscPlugin());
             queryRunner.createCatalog("nsc", "nsc", ImmutableMap.<String, String>builder()
                     .put("nsc.metadata-address", cluster.metadataAddress())
+                    .putAll(cluster.clientTlsProperties())
                     .putAll(nscProperties)
                     .buildOrThrow());
             for (Map.Entry<String, Map<String, String>> catalog : moreNscCatalogs.entrySet()) {
                 queryRunner.createCatalog(catalog.getKey(), "nsc", ImmutableMap.<String, String>builder()
                         .put("nsc.metadata-address", cluster.metadataAddress())
+                        .putAll(cluster.clientTlsProperties())
                         .putAll(catalog.getValue())
                         .buildOrThrow());
             }

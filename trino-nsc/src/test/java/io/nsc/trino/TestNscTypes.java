@@ -499,7 +499,7 @@ final class TestNscTypes
 
     private void load(String table, Path path, LoadOptions options)
     {
-        new ParquetLoader().load(cluster.metadataAddress(), SCHEMA, table, List.of(path), options);
+        new ParquetLoader(cluster.clientSecurity()).load(cluster.metadataAddress(), SCHEMA, table, List.of(path), options);
     }
 
     private Path copyFixture(String name)

@@ -396,7 +396,7 @@ final class TestNscWrites
     {
         long bytes = 0;
         for (StorageServer node : cluster.storageNodes()) {
-            ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + node.grpcPort());
+            ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + node.grpcPort(), cluster.clientSecurity());
             try {
                 bytes += StorageServiceGrpc.newBlockingStub(channel).getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getBytesUploaded();
             }

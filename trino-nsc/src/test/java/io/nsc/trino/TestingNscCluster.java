@@ -1,6 +1,7 @@
 package io.nsc.trino;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.io.MoreFiles;
 import io.grpc.ManagedChannel;
 import io.nsc.metadata.server.MetadataServer;
@@ -8,6 +9,10 @@ import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.StorageNode;
+import io.nsc.protocol.security.ClusterCertificates;
+import io.nsc.protocol.security.ComponentRole;
+import io.nsc.protocol.security.TlsFiles;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.server.StorageServer;
 
 import java.io.IOException;
@@ -22,7 +27,8 @@ import static com.google.common.io.RecursiveDeleteOption.ALLOW_INSECURE;
 
 /**
  * A metadata service and storage services in this JVM on ephemeral loopback ports, each storage
- * node with two data dirs standing in for disks.
+ * node with two data dirs standing in for disks. Secured as a real cluster: mutual TLS with
+ * certificates from a CA of its own, upload grants, attested statistics.
  */
 public final class TestingNscCluster
         implements AutoCloseable
@@ -30,34 +36,42 @@ public final class TestingNscCluster
     private final Path root;
     private final MetadataServer metadata;
     private final List<StorageServer> storageNodes;
+    private final TlsFiles clientFiles;
 
-    private TestingNscCluster(Path root, MetadataServer metadata, List<StorageServer> storageNodes)
+    private TestingNscCluster(Path root, MetadataServer metadata, List<StorageServer> storageNodes, TlsFiles clientFiles)
     {
         this.root = root;
         this.metadata = metadata;
         this.storageNodes = new ArrayList<>(storageNodes);
+        this.clientFiles = clientFiles;
     }
 
     public static TestingNscCluster start(int storageNodeCount)
     {
         try {
             Path root = Files.createTempDirectory("nsc-cluster");
-            MetadataServer metadata = MetadataServer.start(Map.of(
-                    "metadata.data-dir", root.resolve("metadata").toString(),
-                    "metadata.grpc-port", "0",
-                    "metadata.http-port", "0",
-                    "metadata.heartbeat-interval", "500ms"));
+            ClusterCertificates certificates = ClusterCertificates.openOrCreate(root.resolve("tls"));
+            MetadataServer metadata = MetadataServer.start(ImmutableMap.<String, String>builder()
+                    .put("metadata.data-dir", root.resolve("metadata").toString())
+                    .put("metadata.grpc-port", "0")
+                    .put("metadata.http-port", "0")
+                    .put("metadata.heartbeat-interval", "500ms")
+                    .putAll(certificates.issue(ComponentRole.METADATA, "metadata", List.of()).toProperties("metadata"))
+                    .buildOrThrow());
             ImmutableList.Builder<StorageServer> storageNodes = ImmutableList.builder();
             for (int i = 1; i <= storageNodeCount; i++) {
                 Path node = root.resolve("storage-" + i);
-                storageNodes.add(StorageServer.start(Map.of(
-                        "storage.node-id", "storage-" + i,
-                        "storage.data-dirs", node.resolve("disk1") + "," + node.resolve("disk2"),
-                        "storage.grpc-port", "0",
-                        "storage.http-port", "0",
-                        "storage.metadata-address", "127.0.0.1:" + metadata.grpcPort())));
+                storageNodes.add(StorageServer.start(ImmutableMap.<String, String>builder()
+                        .put("storage.node-id", "storage-" + i)
+                        .put("storage.data-dirs", node.resolve("disk1") + "," + node.resolve("disk2"))
+                        .put("storage.grpc-port", "0")
+                        .put("storage.http-port", "0")
+                        .put("storage.metadata-address", "127.0.0.1:" + metadata.grpcPort())
+                        .putAll(certificates.issue(ComponentRole.STORAGE, "storage-" + i, List.of()).toProperties("storage"))
+                        .buildOrThrow()));
             }
-            TestingNscCluster cluster = new TestingNscCluster(root, metadata, storageNodes.build());
+            TlsFiles clientFiles = certificates.issue(ComponentRole.CLIENT, "trino", List.of());
+            TestingNscCluster cluster = new TestingNscCluster(root, metadata, storageNodes.build(), clientFiles);
             cluster.awaitLiveNodes(storageNodeCount);
             return cluster;
         }
@@ -69,6 +83,18 @@ public final class TestingNscCluster
     public String metadataAddress()
     {
         return "127.0.0.1:" + metadata.grpcPort();
+    }
+
+    /** The connector's catalog properties that name its client certificate. */
+    public Map<String, String> clientTlsProperties()
+    {
+        return clientFiles.toProperties("nsc");
+    }
+
+    /** A client identity, for tests that call the services directly (the loader, node stats). */
+    public TransportSecurity clientSecurity()
+    {
+        return clientFiles.toTransportSecurity();
     }
 
     public Path root()
@@ -83,7 +109,7 @@ public final class TestingNscCluster
 
     public void awaitLiveNodes(int count)
     {
-        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress());
+        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress(), clientSecurity());
         try {
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (true) {

@@ -28,7 +28,7 @@ public final class TpchTiny
         Path data = cluster.root().resolve("tpch-tiny");
         try {
             new TpchParquetGenerator().generate(0.01, data, TpchGeneratorOptions.defaults().withRowsPerRowGroup(TINY_ROWS_PER_ROW_GROUP));
-            ParquetLoader loader = new ParquetLoader();
+            ParquetLoader loader = new ParquetLoader(cluster.clientSecurity());
             for (String table : TPCH_TABLES) {
                 loader.load(cluster.metadataAddress(), "tpch", table, List.of(data.resolve(table)), LoadOptions.defaults());
             }

@@ -10,6 +10,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
 import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 public class MetadataConfig
@@ -22,6 +23,7 @@ public class MetadataConfig
     private Duration heartbeatInterval = new Duration(2, SECONDS);
     private Duration nodeTimeout = new Duration(10, SECONDS);
     private Duration allocationTimeout = new Duration(1, HOURS);
+    private Duration uploadGrantLifetime = new Duration(30, MINUTES);
 
     @NotNull
     public String getBindHost()
@@ -137,6 +139,21 @@ public class MetadataConfig
     public MetadataConfig setAllocationTimeout(Duration allocationTimeout)
     {
         this.allocationTimeout = allocationTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1ms")
+    public Duration getUploadGrantLifetime()
+    {
+        return uploadGrantLifetime;
+    }
+
+    @Config("metadata.upload-grant-lifetime")
+    @ConfigDescription("How long a storage node accepts the upload grant AllocateFiles issues for a file (checked when the upload starts)")
+    public MetadataConfig setUploadGrantLifetime(Duration uploadGrantLifetime)
+    {
+        this.uploadGrantLifetime = uploadGrantLifetime;
         return this;
     }
 

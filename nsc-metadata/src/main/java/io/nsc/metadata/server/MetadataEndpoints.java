@@ -1,6 +1,7 @@
 package io.nsc.metadata.server;
 
 import com.google.inject.Inject;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.server.ServiceEndpoints;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -20,11 +21,13 @@ public final class MetadataEndpoints
     private final MetadataConfig config;
     private final MetadataGrpcService service;
     private final MetadataStats stats;
+    private final TransportSecurity security;
     private volatile ServiceEndpoints endpoints;
 
     @Inject
-    public MetadataEndpoints(MetadataConfig config, MetadataGrpcService service, MetadataStats stats)
+    public MetadataEndpoints(MetadataConfig config, MetadataGrpcService service, MetadataStats stats, TransportSecurity security)
     {
+        this.security = requireNonNull(security, "security is null");
         this.config = requireNonNull(config, "config is null");
         this.service = requireNonNull(service, "service is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -34,7 +37,7 @@ public final class MetadataEndpoints
     public synchronized void start()
     {
         checkState(endpoints == null, "already started");
-        endpoints = ServiceEndpoints.start(config.getBindHost(), config.getGrpcPort(), config.getHttpPort(), List.of(service), stats::metrics);
+        endpoints = ServiceEndpoints.start(config.getBindHost(), config.getGrpcPort(), config.getHttpPort(), List.of(service), stats::metrics, security, MetadataGrpcService.ACCESS_POLICY);
     }
 
     @PreDestroy

@@ -54,6 +54,12 @@ import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
 
+import io.nsc.metadata.security.CatalogAuditLog;
+import io.nsc.metadata.security.GrantAuthority;
+import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.security.PeerAuthentication;
+import io.nsc.protocol.security.TransportSecurity;
+
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -62,6 +68,9 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import static io.nsc.metadata.MetadataErrors.notFound;
+import static io.nsc.protocol.security.ComponentRole.CLIENT;
+import static io.nsc.protocol.security.ComponentRole.METADATA;
+import static io.nsc.protocol.security.ComponentRole.STORAGE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -71,19 +80,45 @@ import static java.util.Objects.requireNonNull;
 public final class MetadataGrpcService
         extends MetadataServiceGrpc.MetadataServiceImplBase
 {
+    /** Clients read and change the catalog; storage nodes only speak for themselves. */
+    public static final AccessPolicy ACCESS_POLICY = AccessPolicy.builder()
+            .allow(MetadataServiceGrpc.getListSchemasMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getListTablesMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getGetTableMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getGetTableFilesMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getListNodesMethod(), CLIENT, METADATA)
+            .allow(MetadataServiceGrpc.getCreateSchemaMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getCreateTableMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getDropTableMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getAllocateFilesMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getCommitFilesMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getRegisterNodeMethod(), STORAGE)
+            .allow(MetadataServiceGrpc.getHeartbeatMethod(), STORAGE)
+            .allow(MetadataServiceGrpc.getFindOrphansMethod(), STORAGE)
+            .requireComplete(MetadataServiceGrpc.getServiceDescriptor())
+            .build();
+
     private static final Logger log = Logger.get(MetadataGrpcService.class);
 
     private final CatalogStore catalog;
     private final FileAllocator allocator;
     private final NodeRegistry nodes;
     private final MetadataStats stats;
+    private final GrantAuthority grants;
+    private final CatalogAuditLog audit;
+    // insecure services check no identity, so there is nobody whose attestations could be required
+    private final boolean requireAttestations;
     private final long heartbeatIntervalMillis;
     // read once: it never changes, and every membership and orphan answer carries it
     private final String clusterId;
 
     @Inject
-    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config)
+    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config, GrantAuthority grants, CatalogAuditLog audit, TransportSecurity security)
     {
+        this.grants = requireNonNull(grants, "grants is null");
+        this.audit = requireNonNull(audit, "audit is null");
+        this.requireAttestations = !security.isInsecure();
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.nodes = requireNonNull(nodes, "nodes is null");
@@ -105,7 +140,7 @@ public final class MetadataGrpcService
     @Override
     public void createSchema(CreateSchemaRequest request, StreamObserver<CreateSchemaResponse> observer)
     {
-        respond("CreateSchema", observer, () -> CreateSchemaResponse.newBuilder()
+        audited("CreateSchema", request.getSchemaName(), observer, () -> CreateSchemaResponse.newBuilder()
                 .setCreated(catalog.createSchema(request.getSchemaName(), request.getIfNotExists()))
                 .build());
     }
@@ -139,7 +174,7 @@ public final class MetadataGrpcService
     @Override
     public void createTable(CreateTableRequest request, StreamObserver<CreateTableResponse> observer)
     {
-        respond("CreateTable", observer, () -> {
+        audited("CreateTable", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
             CreateTableResult result = catalog.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), request.getIfNotExists());
             if (result.created()) {
@@ -156,7 +191,7 @@ public final class MetadataGrpcService
     @Override
     public void dropTable(DropTableRequest request, StreamObserver<DropTableResponse> observer)
     {
-        respond("DropTable", observer, () -> {
+        audited("DropTable", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
             Optional<DroppedTable> dropped = catalog.dropTable(name, request.getIfExists());
             dropped.ifPresent(table -> {
@@ -173,7 +208,7 @@ public final class MetadataGrpcService
     @Override
     public void dropSchema(DropSchemaRequest request, StreamObserver<DropSchemaResponse> observer)
     {
-        respond("DropSchema", observer, () -> {
+        audited("DropSchema", request.getSchemaName(), observer, () -> {
             boolean dropped = catalog.dropSchema(request.getSchemaName(), request.getIfExists());
             if (dropped) {
                 log.info("Dropped schema %s", request.getSchemaName());
@@ -215,7 +250,9 @@ public final class MetadataGrpcService
             AllocateFilesResponse.Builder response = AllocateFilesResponse.newBuilder();
             for (FileAllocationResult allocation : allocations) {
                 FileAllocation.Builder file = FileAllocation.newBuilder().setFileId(allocation.fileId());
-                allocation.replicas().forEach(node -> file.addReplicas(toStorageNode(node)));
+                allocation.replicas().forEach(node -> file
+                        .addReplicas(toStorageNode(node))
+                        .addGrants(grants.grant(allocation.fileId(), node.nodeId())));
                 response.addFiles(file);
             }
             return response.build();
@@ -225,7 +262,10 @@ public final class MetadataGrpcService
     @Override
     public void commitFiles(CommitFilesRequest request, StreamObserver<CommitFilesResponse> observer)
     {
-        respond("CommitFiles", observer, () -> {
+        audited("CommitFiles", "%s.%s (%s files)".formatted(request.getSchemaName(), request.getTableName(), request.getFilesCount()), observer, () -> {
+            if (requireAttestations) {
+                request.getFilesList().forEach(grants::verifyAttested);
+            }
             CommitResult result = catalog.commit(new CommitRequest(
                     new SchemaTableName(request.getSchemaName(), request.getTableName()),
                     toTableColumns(request.getColumnsList()),
@@ -254,12 +294,14 @@ public final class MetadataGrpcService
     @Override
     public void registerNode(RegisterNodeRequest request, StreamObserver<RegisterNodeResponse> observer)
     {
-        respond("RegisterNode", observer, () -> {
+        audited("RegisterNode", request.getNodeId() + " at " + request.getAddress(), observer, () -> {
+            PeerAuthentication.requireStorageNode(request.getNodeId());
             nodes.register(request.getNodeId(), request.getAddress(), request.getCapacityBytes(), request.getFreeBytes(), request.getFileIdsList());
             stats.nodeRegistered();
             return RegisterNodeResponse.newBuilder()
                     .setHeartbeatIntervalMillis(heartbeatIntervalMillis)
                     .setClusterId(clusterId)
+                    .setGrantKey(grants.nodeKey(request.getNodeId()))
                     .build();
         });
     }
@@ -267,10 +309,14 @@ public final class MetadataGrpcService
     @Override
     public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer)
     {
-        respond("Heartbeat", observer, () -> HeartbeatResponse.newBuilder()
-                .setKnown(nodes.heartbeat(request.getNodeId(), request.getFreeBytes(), request.getFileCount(), request.getLoad()))
-                .setClusterId(clusterId)
-                .build());
+        respond("Heartbeat", observer, () -> {
+            PeerAuthentication.requireStorageNode(request.getNodeId());
+            return HeartbeatResponse.newBuilder()
+                    .setKnown(nodes.heartbeat(request.getNodeId(), request.getFreeBytes(), request.getFileCount(), request.getLoad()))
+                    .setClusterId(clusterId)
+                    .setGrantKey(grants.nodeKey(request.getNodeId()))
+                    .build();
+        });
     }
 
     @Override
@@ -287,6 +333,7 @@ public final class MetadataGrpcService
     public void findOrphans(FindOrphansRequest request, StreamObserver<FindOrphansResponse> observer)
     {
         respond("FindOrphans", observer, () -> {
+            PeerAuthentication.requireStorageNode(request.getNodeId());
             List<String> orphans = catalog.findOrphans(request.getFileIdsList());
             stats.orphanCheck(orphans.size());
             // a node asks every few minutes: only the answers that make it delete something are news
@@ -301,6 +348,27 @@ public final class MetadataGrpcService
                     .addAllOrphanFileIds(orphans)
                     .setClusterId(clusterId)
                     .build();
+        });
+    }
+
+    /** Runs one call that changes the catalog, and records who asked for what and how it ended. */
+    private <T> void audited(String method, String target, StreamObserver<T> observer, Supplier<T> call)
+    {
+        respond(method, observer, () -> {
+            T response;
+            try {
+                response = call.get();
+            }
+            catch (StatusRuntimeException e) {
+                audit.record(PeerAuthentication.caller(), method, target, e.getStatus().getCode().name());
+                throw e;
+            }
+            catch (RuntimeException e) {
+                audit.record(PeerAuthentication.caller(), method, target, "INTERNAL");
+                throw e;
+            }
+            audit.record(PeerAuthentication.caller(), method, target, "OK");
+            return response;
         });
     }
 

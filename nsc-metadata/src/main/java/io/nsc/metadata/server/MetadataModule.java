@@ -11,6 +11,10 @@ import io.nsc.metadata.catalog.CatalogStore;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
+import io.nsc.metadata.security.CatalogAuditLog;
+import io.nsc.metadata.security.GrantAuthority;
+import io.nsc.protocol.security.TlsConfig;
+import io.nsc.protocol.security.TransportSecurity;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,6 +29,7 @@ public class MetadataModule
     public void configure(Binder binder)
     {
         configBinder(binder).bindConfig(MetadataConfig.class);
+        configBinder(binder).bindConfig(TlsConfig.class, "metadata");
 
         // the wall clock that times allocations (persisted, so not a monotonic ticker)
         binder.bind(Clock.class).toInstance(Clock.systemUTC());
@@ -34,6 +39,27 @@ public class MetadataModule
         binder.bind(MetadataEndpoints.class).in(Scopes.SINGLETON);
 
         newExporter(binder).export(MetadataStats.class).withGeneratedName();
+    }
+
+    @Provides
+    @Singleton
+    public static TransportSecurity createTransportSecurity(TlsConfig config)
+    {
+        return config.toTransportSecurity();
+    }
+
+    @Provides
+    @Singleton
+    public static GrantAuthority createGrantAuthority(MetadataConfig config, Clock clock)
+    {
+        return new GrantAuthority(GrantAuthority.loadOrCreateSecret(Path.of(config.getDataDir())), clock, config.getUploadGrantLifetime().toJavaTime());
+    }
+
+    @Provides
+    @Singleton
+    public static CatalogAuditLog createAuditLog(MetadataConfig config, Clock clock)
+    {
+        return new CatalogAuditLog(Path.of(config.getDataDir()).resolve("audit.log"), clock);
     }
 
     @Provides

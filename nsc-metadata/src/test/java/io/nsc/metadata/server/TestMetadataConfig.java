@@ -28,7 +28,8 @@ final class TestMetadataConfig
                 .setDefaultReplication(2)
                 .setHeartbeatInterval(new Duration(2, SECONDS))
                 .setNodeTimeout(new Duration(10, SECONDS))
-                .setAllocationTimeout(new Duration(1, HOURS)));
+                .setAllocationTimeout(new Duration(1, HOURS))
+                .setUploadGrantLifetime(new Duration(30, MINUTES)));
     }
 
     @Test
@@ -43,6 +44,7 @@ final class TestMetadataConfig
                 .put("metadata.heartbeat-interval", "500ms")
                 .put("metadata.node-timeout", "1m")
                 .put("metadata.allocation-timeout", "30m")
+                .put("metadata.upload-grant-lifetime", "5m")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -53,7 +55,8 @@ final class TestMetadataConfig
                 .setDefaultReplication(3)
                 .setHeartbeatInterval(new Duration(500, MILLISECONDS))
                 .setNodeTimeout(new Duration(1, MINUTES))
-                .setAllocationTimeout(new Duration(30, MINUTES));
+                .setAllocationTimeout(new Duration(30, MINUTES))
+                .setUploadGrantLifetime(new Duration(5, MINUTES));
 
         assertFullMapping(properties, expected);
     }

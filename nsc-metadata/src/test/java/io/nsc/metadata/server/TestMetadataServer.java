@@ -31,6 +31,7 @@ import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.security.TransportSecurity;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -427,6 +428,8 @@ final class TestMetadataServer
                 .put("metadata.data-dir", dataDir.resolve("metadata").toString())
                 .put("metadata.grpc-port", "0")
                 .put("metadata.http-port", "0")
+                // the catalog's behaviour, one client playing every role: TestMetadataSecurity covers TLS and roles
+                .put("metadata.tls.insecure", "true")
                 .putAll(extraProperties)
                 // extra properties override the defaults above
                 .buildKeepingLast());
@@ -443,7 +446,7 @@ final class TestMetadataServer
 
     private MetadataServiceBlockingStub client(MetadataServer server)
     {
-        ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + server.grpcPort());
+        ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + server.grpcPort(), TransportSecurity.insecure());
         resources.add(() -> GrpcChannels.close(channel));
         return MetadataServiceGrpc.newBlockingStub(channel);
     }

@@ -5,7 +5,9 @@ import io.grpc.Channel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.nsc.protocol.proto.FileAllocation;
 import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.proto.UploadGrant;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
@@ -15,6 +17,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.zip.CRC32C;
@@ -47,9 +50,22 @@ public final class FileUploader
         }
     }
 
-    public static Uploaded upload(Channel channel, String fileId, Path file, long sizeBytes, Duration timeout)
+    /** The metadata service's grant for the allocated file's replica on {@code nodeId}, if it issued one. */
+    public static Optional<UploadGrant> grantFor(FileAllocation allocation, String nodeId)
+    {
+        return allocation.getGrantsList().stream()
+                .filter(grant -> grant.getNodeId().equals(nodeId))
+                .findFirst();
+    }
+
+    /**
+     * @param grant the metadata service's grant for this file on this node ({@link #grantFor});
+     *        a node with TLS refuses an upload without one
+     */
+    public static Uploaded upload(Channel channel, String fileId, Optional<UploadGrant> grant, Path file, long sizeBytes, Duration timeout)
             throws IOException, StatusRuntimeException, InterruptedException
     {
+        requireNonNull(grant, "grant is null");
         requireNonNull(channel, "channel is null");
         requireNonNull(fileId, "fileId is null");
         requireNonNull(file, "file is null");
@@ -66,12 +82,12 @@ public final class FileUploader
             if (!call.awaitReady()) {
                 return call.awaitResponse(crc);
             }
-            requests.onNext(UploadRequest.newBuilder()
-                    .setHeader(UploadHeader.newBuilder()
-                            .setFileId(fileId)
-                            .setSizeBytes(sizeBytes)
-                            .setDisplayName(file.getFileName().toString()))
-                    .build());
+            UploadHeader.Builder header = UploadHeader.newBuilder()
+                    .setFileId(fileId)
+                    .setSizeBytes(sizeBytes)
+                    .setDisplayName(file.getFileName().toString());
+            grant.ifPresent(header::setGrant);
+            requests.onNext(UploadRequest.newBuilder().setHeader(header).build());
             byte[] buffer = new byte[CHUNK_BYTES];
             while (true) {
                 int length = input.readNBytes(buffer, 0, buffer.length);

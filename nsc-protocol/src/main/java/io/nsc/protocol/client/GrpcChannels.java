@@ -2,7 +2,9 @@ package io.nsc.protocol.client;
 
 import com.google.common.net.HostAndPort;
 import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NegotiationType;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.nsc.protocol.security.TransportSecurity;
 
 import java.util.concurrent.TimeUnit;
 
@@ -16,15 +18,21 @@ public final class GrpcChannels
 
     private GrpcChannels() {}
 
-    /** A plaintext channel to {@code host:port}; throws IllegalArgumentException on a malformed address. */
-    public static ManagedChannel forAddress(String address)
+    /**
+     * A channel to {@code host:port}: mutual TLS presenting this component's certificate, or
+     * plaintext when {@code security} is insecure. Throws IllegalArgumentException on a malformed address.
+     */
+    public static ManagedChannel forAddress(String address, TransportSecurity security)
     {
         HostAndPort hostAndPort = HostAndPort.fromString(address);
         if (!hostAndPort.hasPort()) {
             throw new IllegalArgumentException("Address has no port: " + address);
         }
-        return NettyChannelBuilder.forAddress(hostAndPort.getHost(), hostAndPort.getPort())
-                .usePlaintext()
+        NettyChannelBuilder builder = NettyChannelBuilder.forAddress(hostAndPort.getHost(), hostAndPort.getPort());
+        security.grpcClientContext().ifPresentOrElse(
+                context -> builder.negotiationType(NegotiationType.TLS).sslContext(context),
+                builder::usePlaintext);
+        return builder
                 .maxInboundMessageSize(MAX_MESSAGE_BYTES)
                 .keepAliveTime(30, TimeUnit.SECONDS)
                 .build();

@@ -2,10 +2,19 @@ package io.nsc.protocol.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import io.airlift.log.Logger;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
+import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.security.PeerAuthentication;
+import io.nsc.protocol.security.TransportSecurity;
+
+import javax.net.ssl.SSLContext;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -29,6 +38,7 @@ import static java.util.Objects.requireNonNull;
 public final class ServiceEndpoints
         implements AutoCloseable
 {
+    private static final Logger log = Logger.get(ServiceEndpoints.class);
     private static final int MAX_INBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
     private final Server grpcServer;
@@ -46,17 +56,26 @@ public final class ServiceEndpoints
      * Binds both endpoints. Port 0 picks a free ephemeral port (tests); read the real one back
      * with {@link #grpcPort()} / {@link #httpPort()}.
      *
+     * With TLS, both endpoints require a certificate of the cluster CA: gRPC calls are authorized
+     * by {@code policy} (the health service is open to every role), HTTP needs any valid client
+     * certificate.
+     *
      * @param metrics counters published at {@code /v1/metrics}, one "name value" line each
      */
-    public static ServiceEndpoints start(String bindHost, int grpcPort, int httpPort, List<BindableService> services, Supplier<Map<String, ? extends Number>> metrics)
+    public static ServiceEndpoints start(String bindHost, int grpcPort, int httpPort, List<BindableService> services, Supplier<Map<String, ? extends Number>> metrics, TransportSecurity security, AccessPolicy policy)
     {
         requireNonNull(bindHost, "bindHost is null");
         requireNonNull(metrics, "metrics is null");
+        requireNonNull(security, "security is null");
+        requireNonNull(policy, "policy is null");
         HealthStatusManager health = new HealthStatusManager();
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, grpcPort))
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
                 .addService(health.getHealthService());
         services.forEach(builder::addService);
+        security.grpcServerContext().ifPresentOrElse(
+                context -> builder.sslContext(context).intercept(new PeerAuthentication(policy)),
+                () -> log.warn("INSECURE: TLS is off (tls.insecure=true). Anyone who reaches %s:%s or %s:%s can read, write and delete every table", bindHost, grpcPort, bindHost, httpPort));
         Server grpcServer;
         try {
             grpcServer = builder.build().start();
@@ -68,7 +87,7 @@ public final class ServiceEndpoints
 
         HttpServer httpServer;
         try {
-            httpServer = HttpServer.create(new InetSocketAddress(bindHost, httpPort), 16);
+            httpServer = createHttpServer(new InetSocketAddress(bindHost, httpPort), security.jdkContext());
         }
         catch (IOException e) {
             grpcServer.shutdownNow();
@@ -83,6 +102,26 @@ public final class ServiceEndpoints
         }));
         httpServer.start();
         return new ServiceEndpoints(grpcServer, httpServer, health);
+    }
+
+    private static HttpServer createHttpServer(InetSocketAddress address, java.util.Optional<SSLContext> tls)
+            throws IOException
+    {
+        if (tls.isEmpty()) {
+            return HttpServer.create(address, 16);
+        }
+        HttpsServer server = HttpsServer.create(address, 16);
+        server.setHttpsConfigurator(new HttpsConfigurator(tls.get())
+        {
+            @Override
+            public void configure(HttpsParameters parameters)
+            {
+                javax.net.ssl.SSLParameters ssl = getSSLContext().getDefaultSSLParameters();
+                ssl.setNeedClientAuth(true);
+                parameters.setSSLParameters(ssl);
+            }
+        });
+        return server;
     }
 
     public int grpcPort()

@@ -10,6 +10,8 @@ import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
+import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.storage.security.GrantKeyring;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 
@@ -52,6 +54,7 @@ public final class MembershipClient
     private final String metadataAddress;
     private final ParquetFileStore store;
     private final ClusterIdentity identity;
+    private final GrantKeyring keyring;
     private final ManagedChannel channel;
     private final MetadataServiceBlockingStub metadata;
     private final ScheduledExecutorService executor = newSingleThreadScheduledExecutor(daemonThreadsNamed("nsc-membership-%s"));
@@ -61,14 +64,15 @@ public final class MembershipClient
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private int consecutiveFailures;
 
-    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, ParquetFileStore store, ClusterIdentity identity)
+    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, GrantKeyring keyring)
     {
+        this.keyring = requireNonNull(keyring, "keyring is null");
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.advertisedHost = requireNonNull(advertisedHost, "advertisedHost is null");
         this.metadataAddress = requireNonNull(metadataAddress, "metadataAddress is null");
         this.store = requireNonNull(store, "store is null");
         this.identity = requireNonNull(identity, "identity is null");
-        this.channel = GrpcChannels.forAddress(metadataAddress);
+        this.channel = GrpcChannels.forAddress(metadataAddress, security);
         this.metadata = MetadataServiceGrpc.newBlockingStub(channel);
     }
 
@@ -119,6 +123,7 @@ public final class MembershipClient
                         .addAllFileIds(store.fileIds().stream().map(FileId::value).collect(toImmutableList()))
                         .build());
         registered = true;
+        keyring.keyReceived(response.getGrantKey());
         if (response.getHeartbeatIntervalMillis() > 0) {
             heartbeatInterval = Duration.ofMillis(response.getHeartbeatIntervalMillis());
         }
@@ -145,6 +150,7 @@ public final class MembershipClient
         }
         // a service restarted on another catalog that happens to know this node id answers known=true
         identity.answered(metadataAddress, response.getClusterId());
+        keyring.keyReceived(response.getGrantKey());
         return heartbeatInterval;
     }
 

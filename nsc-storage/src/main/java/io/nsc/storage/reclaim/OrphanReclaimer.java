@@ -12,6 +12,7 @@ import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.FindOrphansResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
@@ -75,13 +76,13 @@ public final class OrphanReclaimer
     // only rounds touch it, one at a time (the orphan thread; a test's direct call)
     private boolean refusing;
 
-    public OrphanReclaimer(String nodeId, String metadataAddress, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock)
+    public OrphanReclaimer(String nodeId, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock)
     {
-        this(nodeId, metadataAddress, store, identity, checkInterval, minAge, clock, MAX_FILE_IDS_PER_CALL);
+        this(nodeId, metadataAddress, security, store, identity, checkInterval, minAge, clock, MAX_FILE_IDS_PER_CALL);
     }
 
     @VisibleForTesting
-    OrphanReclaimer(String nodeId, String metadataAddress, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock, int batchSize)
+    OrphanReclaimer(String nodeId, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock, int batchSize)
     {
         checkArgument(batchSize > 0 && batchSize <= MAX_FILE_IDS_PER_CALL, "batchSize must be between 1 and %s", MAX_FILE_IDS_PER_CALL);
         this.batchSize = batchSize;
@@ -94,7 +95,7 @@ public final class OrphanReclaimer
         this.clock = requireNonNull(clock, "clock is null");
         checkArgument(checkInterval.isPositive(), "checkInterval must be positive");
         checkArgument(!minAge.isNegative(), "minAge is negative");
-        this.channel = GrpcChannels.forAddress(metadataAddress);
+        this.channel = GrpcChannels.forAddress(metadataAddress, security);
         this.metadata = MetadataServiceGrpc.newBlockingStub(channel);
     }
 

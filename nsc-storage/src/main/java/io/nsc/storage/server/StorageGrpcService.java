@@ -18,15 +18,21 @@ import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
+import io.nsc.protocol.security.AccessPolicy;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.scan.NearStorageScanner;
+import io.nsc.storage.security.GrantKeyring;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.FileUpload;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.nsc.storage.store.UploadedFile;
 
+import java.util.Optional;
+
 import static com.google.protobuf.UnsafeByteOperations.unsafeWrap;
+import static io.nsc.protocol.security.ComponentRole.CLIENT;
+import static io.nsc.protocol.security.ComponentRole.METADATA;
 import static io.nsc.storage.server.GrpcErrors.toStatusException;
 import static java.util.Objects.requireNonNull;
 
@@ -35,14 +41,26 @@ public final class StorageGrpcService
 {
     private static final Logger log = Logger.get(StorageGrpcService.class);
 
+    /** Readers and writers are clients; the metadata service may look at files and load. */
+    public static final AccessPolicy ACCESS_POLICY = AccessPolicy.builder()
+            .allow(StorageServiceGrpc.getUploadMethod(), CLIENT)
+            .allow(StorageServiceGrpc.getReadRangesMethod(), CLIENT)
+            .allow(StorageServiceGrpc.getScanMethod(), CLIENT)
+            .allow(StorageServiceGrpc.getGetFileInfoMethod(), CLIENT, METADATA)
+            .allow(StorageServiceGrpc.getGetNodeStatsMethod(), CLIENT, METADATA)
+            .requireComplete(StorageServiceGrpc.getServiceDescriptor())
+            .build();
+
     private final ParquetFileStore store;
     private final RangeReader reader;
     private final NearStorageScanner scanner;
     private final NodeStatistics statistics;
+    private final GrantKeyring keyring;
 
     @Inject
-    public StorageGrpcService(ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, NodeStatistics statistics)
+    public StorageGrpcService(ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, NodeStatistics statistics, GrantKeyring keyring)
     {
+        this.keyring = requireNonNull(keyring, "keyring is null");
         this.store = requireNonNull(store, "store is null");
         this.reader = requireNonNull(reader, "reader is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
@@ -106,7 +124,7 @@ public final class StorageGrpcService
         responseObserver.onCompleted();
     }
 
-    private static UploadResponse toResponse(UploadedFile uploaded)
+    private UploadResponse toResponse(UploadedFile uploaded)
     {
         StoredFile file = uploaded.file();
         UploadResponse.Builder response = UploadResponse.newBuilder()
@@ -118,6 +136,7 @@ public final class StorageGrpcService
         uploaded.columns().forEach(column -> response.addColumns(Column.newBuilder()
                 .setName(column.name())
                 .setType(column.type())));
+        keyring.attest(file).ifPresent(response::setAttestation);
         return response.build();
     }
 
@@ -167,7 +186,9 @@ public final class StorageGrpcService
             if (upload != null) {
                 throw invalid("Upload of %s: a second header".formatted(upload.id()));
             }
-            upload = store.beginUpload(FileId.fromClient(header.getFileId()), header.getSizeBytes(), header.getDisplayName());
+            FileId id = FileId.fromClient(header.getFileId());
+            keyring.checkGrant(id, header.hasGrant() ? Optional.of(header.getGrant()) : Optional.empty());
+            upload = store.beginUpload(id, header.getSizeBytes(), header.getDisplayName());
         }
 
         @Override

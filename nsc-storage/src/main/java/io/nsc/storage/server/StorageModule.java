@@ -5,11 +5,14 @@ import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.nsc.protocol.security.TlsConfig;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.reclaim.OrphanReclaimer;
 import io.nsc.storage.scan.NearStorageScanner;
+import io.nsc.storage.security.GrantKeyring;
 import io.nsc.storage.store.ParquetFileStore;
 import org.weakref.jmx.ObjectNames;
 import org.weakref.jmx.guice.ExportBinder;
@@ -32,6 +35,7 @@ public class StorageModule
     protected void setup(Binder binder)
     {
         StorageConfig config = buildConfigObject(StorageConfig.class);
+        buildConfigObject(TlsConfig.class, "storage");
 
         binder.bind(NodeStatistics.class).in(Scopes.SINGLETON);
         binder.bind(StorageGrpcService.class).in(Scopes.SINGLETON);
@@ -46,6 +50,20 @@ public class StorageModule
         exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
         exporter.export(NearStorageScanner.class).as(ObjectNames.builder(NearStorageScanner.class).withProperty("node", node).build());
         exporter.export(ClusterIdentity.class).as(ObjectNames.builder(ClusterIdentity.class).withProperty("node", node).build());
+    }
+
+    @Provides
+    @Singleton
+    public static TransportSecurity createTransportSecurity(TlsConfig config)
+    {
+        return config.toTransportSecurity();
+    }
+
+    @Provides
+    @Singleton
+    public static GrantKeyring createGrantKeyring(StorageConfig config, TransportSecurity security)
+    {
+        return new GrantKeyring(config.getNodeId(), !security.isInsecure(), Clock.systemUTC());
     }
 
     @Provides
@@ -80,22 +98,23 @@ public class StorageModule
 
     @Provides
     @Singleton
-    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store, ClusterIdentity identity)
+    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store, ClusterIdentity identity, TransportSecurity security, GrantKeyring keyring)
     {
         // without a metadata service the node runs standalone (tests, tools)
         return config.getMetadataAddress()
-                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, store, identity));
+                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, security, store, identity, keyring));
     }
 
     @Provides
     @Singleton
-    public static Optional<OrphanReclaimer> createOrphanReclaimer(StorageConfig config, ParquetFileStore store, ClusterIdentity identity)
+    public static Optional<OrphanReclaimer> createOrphanReclaimer(StorageConfig config, ParquetFileStore store, ClusterIdentity identity, TransportSecurity security)
     {
         // only the metadata service can tell an orphan: a standalone node deletes nothing
         return config.getMetadataAddress()
                 .map(address -> new OrphanReclaimer(
                         config.getNodeId(),
                         address,
+                        security,
                         store,
                         identity,
                         config.getOrphanCheckInterval().toJavaTime(),

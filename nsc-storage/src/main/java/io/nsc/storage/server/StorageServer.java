@@ -6,6 +6,7 @@ import com.google.inject.TypeLiteral;
 import io.airlift.bootstrap.Bootstrap;
 import io.airlift.bootstrap.LifeCycleManager;
 import io.airlift.log.Logger;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.reclaim.OrphanReclaimer;
@@ -68,7 +69,9 @@ public final class StorageServer
                     config.getGrpcPort(),
                     config.getHttpPort(),
                     List.of(injector.getInstance(StorageGrpcService.class)),
-                    statistics::metrics);
+                    statistics::metrics,
+                    injector.getInstance(TransportSecurity.class),
+                    StorageGrpcService.ACCESS_POLICY);
             // register only once the node can serve what it announces
             membership.ifPresent(client -> client.start(endpoints.grpcPort()));
             orphanReclaimer.ifPresent(OrphanReclaimer::start);

@@ -11,6 +11,8 @@ import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
 import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.server.StorageServer;
 import org.junit.jupiter.api.AfterEach;
@@ -62,7 +64,7 @@ final class TestMembership
     @Test
     void testRegisterHeartbeatAndRegisterAgain()
     {
-        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of);
+        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of, TransportSecurity.insecure(), AccessPolicy.builder().build());
 
         // a file the node already holds when it starts must be in its registration
         String existingId = randomFileId();
@@ -123,7 +125,7 @@ final class TestMembership
                 GrpcChannels.close(channel);
             }
 
-            metadataEndpoints = ServiceEndpoints.start("127.0.0.1", metadataPort, 0, List.of(metadata), Map::of);
+            metadataEndpoints = ServiceEndpoints.start("127.0.0.1", metadataPort, 0, List.of(metadata), Map::of, TransportSecurity.insecure(), AccessPolicy.builder().build());
             awaitCondition("the node registers once the metadata service is up", () -> !metadata.registrations.isEmpty());
             assertThat(metadata.registrations.getFirst().getAddress()).isEqualTo("127.0.0.1:" + server.grpcPort());
             awaitCondition("the node heartbeats", () -> !metadata.heartbeats.isEmpty());
@@ -134,7 +136,7 @@ final class TestMembership
     void testAdoptsClusterIdIntoEveryDataDirectory()
             throws Exception
     {
-        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of);
+        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of, TransportSecurity.insecure(), AccessPolicy.builder().build());
         Map<String, String> withMetadata = Map.of("storage.metadata-address", "127.0.0.1:" + metadataEndpoints.grpcPort());
 
         // a node from before cluster ids: it holds a file, and no data dir has an id

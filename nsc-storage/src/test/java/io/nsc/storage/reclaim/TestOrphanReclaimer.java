@@ -20,6 +20,8 @@ import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
+import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.server.StorageServer;
@@ -91,7 +93,7 @@ final class TestOrphanReclaimer
     @BeforeEach
     void setUp()
     {
-        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of);
+        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of, TransportSecurity.insecure(), AccessPolicy.builder().build());
         data = fixture("sorted_ints.parquet");
     }
 
@@ -418,7 +420,7 @@ final class TestOrphanReclaimer
 
     private OrphanReclaimer reclaimer(ParquetFileStore store, ClusterIdentity identity, int batchSize)
     {
-        OrphanReclaimer reclaimer = new OrphanReclaimer("node-r", metadataAddress(), store, identity, Duration.ofHours(1), MIN_AGE, Clock.systemUTC(), batchSize);
+        OrphanReclaimer reclaimer = new OrphanReclaimer("node-r", metadataAddress(), TransportSecurity.insecure(), store, identity, Duration.ofHours(1), MIN_AGE, Clock.systemUTC(), batchSize);
         resources.add(reclaimer);
         return reclaimer;
     }

@@ -11,6 +11,7 @@ import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
+import io.nsc.protocol.security.TransportSecurity;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -45,6 +46,8 @@ public final class StorageTesting
                 .put("storage.data-dirs", String.join(",", dataDirs.stream().map(Path::toString).toList()))
                 .put("storage.grpc-port", "0")
                 .put("storage.http-port", "0")
+                // the storage behaviour: TestStorageSecurity runs nodes with TLS, grants and attestations
+                .put("storage.tls.insecure", "true")
                 .putAll(extra)
                 // extra properties override the defaults above
                 .buildKeepingLast();
@@ -52,7 +55,7 @@ public final class StorageTesting
 
     public static ManagedChannel channel(StorageServer server)
     {
-        return GrpcChannels.forAddress("127.0.0.1:" + server.grpcPort());
+        return GrpcChannels.forAddress("127.0.0.1:" + server.grpcPort(), TransportSecurity.insecure());
     }
 
     public static byte[] fixture(String name)

@@ -1,6 +1,7 @@
 package io.nsc.tools.info;
 
 import com.google.common.base.Splitter;
+import com.google.common.collect.Sets;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
@@ -11,8 +12,10 @@ import io.nsc.protocol.proto.GetTableRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.tools.cli.Arguments;
+import io.nsc.tools.cli.TlsOptions;
 import io.nsc.tools.cli.UsageException;
 
 import java.io.PrintStream;
@@ -30,7 +33,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  */
 public final class TableInfoCommand
 {
-    public static final String USAGE = "nsc info --metadata host:port <schema>.<table>";
+    public static final String USAGE = "nsc info --metadata host:port " + TlsOptions.USAGE + " <schema>.<table>";
 
     private TableInfoCommand() {}
 
@@ -38,9 +41,11 @@ public final class TableInfoCommand
     {
         String metadataAddress;
         List<String> name;
+        TransportSecurity security;
         try {
-            Arguments arguments = Arguments.parse(args, Set.of("metadata"), Set.of());
+            Arguments arguments = Arguments.parse(args, Sets.union(Set.of("metadata"), TlsOptions.VALUE_OPTIONS), TlsOptions.FLAG_OPTIONS);
             metadataAddress = arguments.required("metadata");
+            security = TlsOptions.parse(arguments);
             if (arguments.positionals().size() != 1) {
                 throw new UsageException("need exactly one <schema>.<table>");
             }
@@ -55,7 +60,7 @@ public final class TableInfoCommand
             return EXIT_USAGE;
         }
 
-        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress);
+        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress, security);
         try {
             MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, SECONDS);
             TableInfo table = metadata.getTable(GetTableRequest.newBuilder().setSchemaName(name.get(0)).setTableName(name.get(1)).build());

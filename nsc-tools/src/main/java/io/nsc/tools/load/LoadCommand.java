@@ -2,7 +2,10 @@ package io.nsc.tools.load;
 
 import com.google.common.base.Splitter;
 import com.google.common.base.Stopwatch;
+import com.google.common.collect.Sets;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.tools.cli.Arguments;
+import io.nsc.tools.cli.TlsOptions;
 import io.nsc.tools.cli.UsageException;
 
 import java.io.PrintStream;
@@ -20,7 +23,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc load}: registers existing Parquet files as (more of) a table. */
 public final class LoadCommand
 {
-    public static final String USAGE = "nsc load --metadata host:port [--replication N] [--no-verify] <schema>.<table> <file-or-dir>...";
+    public static final String USAGE = "nsc load --metadata host:port " + TlsOptions.USAGE + " [--replication N] [--no-verify] <schema>.<table> <file-or-dir>...";
 
     private LoadCommand() {}
 
@@ -31,8 +34,12 @@ public final class LoadCommand
         String table;
         List<Path> paths;
         LoadOptions options;
+        TransportSecurity security;
         try {
-            Arguments arguments = Arguments.parse(args, Set.of("metadata", "replication"), Set.of("no-verify"));
+            Arguments arguments = Arguments.parse(
+                    args,
+                    Sets.union(Set.of("metadata", "replication"), TlsOptions.VALUE_OPTIONS),
+                    Sets.union(Set.of("no-verify"), TlsOptions.FLAG_OPTIONS));
             metadataAddress = arguments.required("metadata");
             if (arguments.positionals().size() < 2) {
                 throw new UsageException("need a <schema>.<table> and at least one file or directory");
@@ -49,6 +56,7 @@ public final class LoadCommand
             options = LoadOptions.defaults()
                     .withReplication(toIntExact(arguments.longValue("replication", 1).orElse(0L)))
                     .withVerify(!arguments.flag("no-verify"));
+            security = TlsOptions.parse(arguments);
         }
         catch (UsageException | IllegalArgumentException | ArithmeticException e) {
             err.println("nsc load: " + e.getMessage());
@@ -59,7 +67,7 @@ public final class LoadCommand
         Stopwatch stopwatch = Stopwatch.createStarted();
         LoadResult result;
         try {
-            result = new ParquetLoader(out::println).load(metadataAddress, schema, table, paths, options);
+            result = new ParquetLoader(security, out::println).load(metadataAddress, schema, table, paths, options);
         }
         catch (LoadException e) {
             err.println("nsc load: " + e.getMessage());

@@ -26,15 +26,16 @@ import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.UploadResponse;
+import io.nsc.protocol.security.TransportSecurity;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,16 +66,18 @@ public final class ParquetLoader
     private static final Duration RPC_TIMEOUT = Duration.ofMinutes(1);
     private static final Duration UPLOAD_TIMEOUT = Duration.ofMinutes(30);
 
+    private final TransportSecurity security;
     private final Consumer<String> progress;
 
-    public ParquetLoader()
+    public ParquetLoader(TransportSecurity security)
     {
-        this(_ -> {});
+        this(security, _ -> {});
     }
 
     /** @param progress receives a line at each step of a load, for a person watching */
-    public ParquetLoader(Consumer<String> progress)
+    public ParquetLoader(TransportSecurity security, Consumer<String> progress)
     {
+        this.security = requireNonNull(security, "security is null");
         this.progress = requireNonNull(progress, "progress is null");
     }
 
@@ -100,8 +103,8 @@ public final class ParquetLoader
         List<Column> columns = commonColumns(localFiles);
         NameRules.checkColumnNames(localFiles.getFirst().path(), columns);
 
-        ManagedChannel metadataChannel = openChannel(metadataAddress, "metadata service");
-        StorageChannels storageChannels = new StorageChannels();
+        ManagedChannel metadataChannel = openChannel(metadataAddress, "metadata service", security);
+        StorageChannels storageChannels = new StorageChannels(security);
         try {
             MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(metadataChannel);
             Optional<TableInfo> existing = getTable(metadata, metadataAddress, schema, table);
@@ -294,7 +297,7 @@ public final class ParquetLoader
     {
         List<Uploaded> uploads = new ArrayList<>();
         for (StorageNode node : allocation.getReplicasList()) {
-            uploads.add(uploadToNode(file, allocation.getFileId(), node, channels));
+            uploads.add(uploadToNode(file, allocation, node, channels));
         }
         checkReplicas(file, allocation, columns, uploads);
 
@@ -306,14 +309,16 @@ public final class ParquetLoader
                 .addAllReplicaNodeIds(allocation.getReplicasList().stream().map(StorageNode::getNodeId).toList())
                 .setCompactStats(answer.getCompactStats())
                 .setCrc32C(answer.getCrc32C())
+                // what each node stored, in its own words: the metadata service commits only attested stats
+                .addAllAttestations(uploads.stream().map(Uploaded::response).filter(UploadResponse::hasAttestation).map(UploadResponse::getAttestation).toList())
                 .build();
     }
 
-    private static Uploaded uploadToNode(LocalFile file, String fileId, StorageNode node, StorageChannels channels)
+    private static Uploaded uploadToNode(LocalFile file, FileAllocation allocation, StorageNode node, StorageChannels channels)
     {
         String where = "storage node %s (%s)".formatted(node.getNodeId(), node.getAddress());
         try {
-            return FileUploader.upload(channels.forNode(node), fileId, file.path(), file.sizeBytes(), UPLOAD_TIMEOUT);
+            return FileUploader.upload(channels.forNode(node), allocation.getFileId(), FileUploader.grantFor(allocation, node.getNodeId()), file.path(), file.sizeBytes(), UPLOAD_TIMEOUT);
         }
         catch (StatusRuntimeException e) {
             throw nothingLoaded("uploading %s to %s failed: %s".formatted(file.path(), where, describe(e)), e);
@@ -413,10 +418,10 @@ public final class ParquetLoader
         return metadata.withDeadlineAfter(RPC_TIMEOUT.toMillis(), MILLISECONDS);
     }
 
-    private static ManagedChannel openChannel(String address, String what)
+    private static ManagedChannel openChannel(String address, String what, TransportSecurity security)
     {
         try {
-            return GrpcChannels.forAddress(address);
+            return GrpcChannels.forAddress(address, security);
         }
         catch (IllegalArgumentException e) {
             throw nothingLoaded("bad %s address '%s': %s".formatted(what, address, e.getMessage()), e);
@@ -433,10 +438,16 @@ public final class ParquetLoader
     private static final class StorageChannels
     {
         private final Map<String, ManagedChannel> channels = new HashMap<>();
+        private final TransportSecurity security;
+
+        StorageChannels(TransportSecurity security)
+        {
+            this.security = requireNonNull(security, "security is null");
+        }
 
         ManagedChannel forNode(StorageNode node)
         {
-            return channels.computeIfAbsent(node.getAddress(), address -> openChannel(address, "storage node " + node.getNodeId()));
+            return channels.computeIfAbsent(node.getAddress(), address -> openChannel(address, "storage node " + node.getNodeId(), security));
         }
 
         void close()

@@ -1,6 +1,7 @@
 package io.nsc.tools.load;
 
 import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.security.TransportSecurity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,7 +59,7 @@ final class TestLoadValidation
             throws IOException
     {
         Path junk = Files.writeString(directory.resolve("junk.parquet"), "plain text, long enough to have a tail that is not PAR1");
-        assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "s", "t", List.of(junk), LoadOptions.defaults()))
+        assertThatThrownBy(() -> new ParquetLoader(TransportSecurity.insecure()).load(NO_SERVICE, "s", "t", List.of(junk), LoadOptions.defaults()))
                 .isInstanceOf(LoadException.class)
                 .hasMessageContaining("junk.parquet")
                 .hasMessageEndingWith("nothing was loaded")
@@ -68,13 +69,13 @@ final class TestLoadValidation
     @Test
     void refusesNamesTheCatalogWouldReject()
     {
-        assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "Sales", "t", List.of(directory), LoadOptions.defaults()))
+        assertThatThrownBy(() -> new ParquetLoader(TransportSecurity.insecure()).load(NO_SERVICE, "Sales", "t", List.of(directory), LoadOptions.defaults()))
                 .hasMessageStartingWith("Invalid schema name 'Sales'");
-        assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "s", "order-lines", List.of(directory), LoadOptions.defaults()))
+        assertThatThrownBy(() -> new ParquetLoader(TransportSecurity.insecure()).load(NO_SERVICE, "s", "order-lines", List.of(directory), LoadOptions.defaults()))
                 .hasMessageStartingWith("Invalid table name 'order-lines'");
         assertThatThrownBy(() -> NameRules.checkColumnNames(Path.of("f.parquet"), List.of(column("a b", "bigint"))))
                 .hasMessageContaining("file f.parquet: Invalid column name 'a b'");
-        assertThatThrownBy(() -> new ParquetLoader().load(NO_SERVICE, "information_schema", "t", List.of(directory), LoadOptions.defaults()))
+        assertThatThrownBy(() -> new ParquetLoader(TransportSecurity.insecure()).load(NO_SERVICE, "information_schema", "t", List.of(directory), LoadOptions.defaults()))
                 .hasMessageStartingWith("Schema name information_schema is reserved");
     }
 

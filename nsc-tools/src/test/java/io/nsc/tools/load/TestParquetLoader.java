@@ -1,9 +1,11 @@
 package io.nsc.tools.load;
 
+import com.google.common.collect.ImmutableMap;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.nsc.metadata.server.MetadataServer;
+import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.proto.Column;
@@ -17,10 +19,13 @@ import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.security.ClusterCertificates;
+import io.nsc.protocol.security.ComponentRole;
+import io.nsc.protocol.security.TlsFiles;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.server.StorageServer;
 import io.nsc.tools.NscTool;
 import io.nsc.tools.ParquetTestFiles;
-import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.tools.tpch.TpchGeneratorOptions;
 import io.nsc.tools.tpch.TpchParquetGenerator;
 import io.trino.parquet.ParquetReaderOptions;
@@ -70,6 +75,9 @@ final class TestParquetLoader
     private static ManagedChannel metadataChannel;
     private static MetadataServiceBlockingStub metadata;
     private static String metadataAddress;
+    private static TransportSecurity security;
+    private static TlsFiles clientFiles;
+    private static TlsFiles storageFiles;
 
     @BeforeAll
     static void startCluster()
@@ -81,20 +89,29 @@ final class TestParquetLoader
                 .withRowsPerRowGroup(7_000)
                 .withRowsPerFile(25_000));
 
-        metadataServer = MetadataServer.start(Map.of(
-                "metadata.data-dir", workDir.resolve("metadata").toString(),
-                "metadata.grpc-port", "0",
-                "metadata.http-port", "0"));
+        // the loader as operators run it: mutual TLS, grants for every upload, attested statistics
+        ClusterCertificates certificates = ClusterCertificates.openOrCreate(workDir.resolve("tls"));
+        metadataServer = MetadataServer.start(ImmutableMap.<String, String>builder()
+                .put("metadata.data-dir", workDir.resolve("metadata").toString())
+                .put("metadata.grpc-port", "0")
+                .put("metadata.http-port", "0")
+                .putAll(certificates.issue(ComponentRole.METADATA, "metadata", List.of()).toProperties("metadata"))
+                .buildOrThrow());
         metadataAddress = "127.0.0.1:" + metadataServer.grpcPort();
         for (int node = 0; node < STORAGE_NODES; node++) {
-            storageServers.add(StorageServer.start(Map.of(
-                    "storage.node-id", "node-" + node,
-                    "storage.data-dirs", workDir.resolve("storage-" + node).toString(),
-                    "storage.grpc-port", "0",
-                    "storage.http-port", "0",
-                    "storage.metadata-address", metadataAddress)));
+            storageServers.add(StorageServer.start(ImmutableMap.<String, String>builder()
+                    .put("storage.node-id", "node-" + node)
+                    .put("storage.data-dirs", workDir.resolve("storage-" + node).toString())
+                    .put("storage.grpc-port", "0")
+                    .put("storage.http-port", "0")
+                    .put("storage.metadata-address", metadataAddress)
+                    .putAll(certificates.issue(ComponentRole.STORAGE, "node-" + node, List.of()).toProperties("storage"))
+                    .buildOrThrow()));
         }
-        metadataChannel = GrpcChannels.forAddress(metadataAddress);
+        clientFiles = certificates.issue(ComponentRole.CLIENT, "loader", List.of());
+        storageFiles = certificates.issue(ComponentRole.STORAGE, "node-0", List.of());
+        security = clientFiles.toTransportSecurity();
+        metadataChannel = GrpcChannels.forAddress(metadataAddress, security);
         metadata = MetadataServiceGrpc.newBlockingStub(metadataChannel);
         awaitLiveNodes(STORAGE_NODES);
     }
@@ -117,7 +134,7 @@ final class TestParquetLoader
     {
         String table = newTableName();
         List<String> progress = new ArrayList<>();
-        LoadResult result = new ParquetLoader(progress::add).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("lineitem")), TWO_REPLICAS);
+        LoadResult result = new ParquetLoader(security, progress::add).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("lineitem")), TWO_REPLICAS);
 
         assertThat(result.tableCreated()).isTrue();
         assertThat(result.rows()).isEqualTo(60_175);
@@ -150,21 +167,33 @@ final class TestParquetLoader
     void infoCommandDescribesTheLoadedTable()
     {
         String table = newTableName();
-        new ParquetLoader().load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation")), TWO_REPLICAS);
+        new ParquetLoader(security).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation")), TWO_REPLICAS);
 
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = NscTool.run(List.of("info", "--metadata", metadataAddress, "tpch." + table), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
-
+        int status = NscTool.run(infoCommand("tpch." + table, clientFiles), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
         assertThat(status).as(err.toString(UTF_8)).isZero();
+
+        // a storage node's certificate is no client's: the catalog is not its to read
+        ByteArrayOutputStream denied = new ByteArrayOutputStream();
+        assertThat(NscTool.run(infoCommand("tpch." + table, storageFiles), new PrintStream(new ByteArrayOutputStream(), true, UTF_8), new PrintStream(denied, true, UTF_8)))
+                .isEqualTo(NscTool.EXIT_FAILED);
+        assertThat(denied.toString(UTF_8)).contains("PERMISSION_DENIED").contains("storage:node-0 may not call nsc.v1.MetadataService/GetTable");
+
         // nation: 4 columns, 25 rows in one row group
         assertThat(out.toString(UTF_8))
                 .contains("table tpch.%s version 1: 4 columns, 1 files, 25 rows".formatted(table))
                 .contains("1 row groups, 4 column chunks")
                 .containsPattern("compact stats: [0-9,]+ bytes in all, [0-9.]+ bytes per column chunk");
-        assertThat(NscTool.run(List.of("info", "--metadata", metadataAddress, "tpch.no_such_table"), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8)))
+        assertThat(NscTool.run(infoCommand("tpch.no_such_table", clientFiles), new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8)))
                 .isEqualTo(NscTool.EXIT_FAILED);
         assertThat(err.toString(UTF_8)).contains("NOT_FOUND");
+    }
+
+    private static List<String> infoCommand(String table, TlsFiles identity)
+    {
+        return List.of("info", "--metadata", metadataAddress, table,
+                "--certificate", identity.certificate().toString(), "--key", identity.key().toString(), "--ca", identity.ca().toString());
     }
 
     @Test
@@ -172,7 +201,7 @@ final class TestParquetLoader
     {
         String table = newTableName();
         Path nation = tpchDir.resolve("nation/nation-000.parquet");
-        ParquetLoader loader = new ParquetLoader();
+        ParquetLoader loader = new ParquetLoader(security);
         LoadResult first = loader.load(metadataAddress, "tpch", table, List.of(nation), TWO_REPLICAS);
         LoadResult second = loader.load(metadataAddress, "tpch", table, List.of(nation), TWO_REPLICAS);
 
@@ -214,7 +243,7 @@ final class TestParquetLoader
         Path nested = workDir.resolve("nested.parquet");
         ParquetTestFiles.writeNestedFile(nested);
         assertRefusedForNewAndExistingTable(List.of(nested), "nested.parquet");
-        assertThatThrownBy(() -> new ParquetLoader().load(metadataAddress, "tpch", newTableName(), List.of(nested), TWO_REPLICAS))
+        assertThatThrownBy(() -> new ParquetLoader(security).load(metadataAddress, "tpch", newTableName(), List.of(nested), TWO_REPLICAS))
                 .hasMessageContaining("nested");
     }
 
@@ -233,10 +262,10 @@ final class TestParquetLoader
     void refusesFilesThatDoNotMatchTheTable()
     {
         String table = newTableName();
-        LoadResult nation = new ParquetLoader().load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
+        LoadResult nation = new ParquetLoader(security).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
         TableInfo before = tableInfo("tpch", table).orElseThrow();
 
-        assertThatThrownBy(() -> new ParquetLoader().load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("region")), TWO_REPLICAS))
+        assertThatThrownBy(() -> new ParquetLoader(security).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("region")), TWO_REPLICAS))
                 .isInstanceOf(LoadException.class)
                 .hasMessageContaining("do not match table tpch." + table)
                 .hasMessageContaining("n_nationkey bigint")
@@ -272,7 +301,7 @@ final class TestParquetLoader
     {
         Path empty = Files.createDirectories(workDir.resolve("empty"));
         Files.writeString(empty.resolve("notes.txt"), "no parquet here");
-        assertThatThrownBy(() -> new ParquetLoader().load(metadataAddress, "tpch", newTableName(), List.of(empty), TWO_REPLICAS))
+        assertThatThrownBy(() -> new ParquetLoader(security).load(metadataAddress, "tpch", newTableName(), List.of(empty), TWO_REPLICAS))
                 .hasMessage("no *.parquet files in directory %s; nothing was loaded".formatted(empty));
     }
 
@@ -280,7 +309,7 @@ final class TestParquetLoader
     void refusesUnreachableMetadataService()
     {
         // validation passes; the failure comes at the first call, before any upload
-        assertThatThrownBy(() -> new ParquetLoader().load("127.0.0.1:1", "tpch", newTableName(), List.of(tpchDir.resolve("nation")), TWO_REPLICAS))
+        assertThatThrownBy(() -> new ParquetLoader(security).load("127.0.0.1:1", "tpch", newTableName(), List.of(tpchDir.resolve("nation")), TWO_REPLICAS))
                 .isInstanceOf(LoadException.class)
                 .hasMessageContaining("UNAVAILABLE")
                 .hasMessageEndingWith("nothing was loaded");
@@ -301,9 +330,9 @@ final class TestParquetLoader
         assertThat(metadata.listSchemas(ListSchemasRequest.getDefaultInstance()).getSchemaNamesList()).doesNotContain("refused");
 
         String existingTable = newTableName();
-        new ParquetLoader().load(metadataAddress, "tpch", existingTable, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
+        new ParquetLoader(security).load(metadataAddress, "tpch", existingTable, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
         TableInfo before = tableInfo("tpch", existingTable).orElseThrow();
-        String existingMessage = assertThrows(() -> new ParquetLoader().load(metadataAddress, "tpch", existingTable, paths, TWO_REPLICAS));
+        String existingMessage = assertThrows(() -> new ParquetLoader(security).load(metadataAddress, "tpch", existingTable, paths, TWO_REPLICAS));
         assertThat(existingMessage).contains(fileNamed).endsWith("nothing was loaded");
         TableInfo after = tableInfo("tpch", existingTable).orElseThrow();
         assertThat(after.getVersion()).isEqualTo(before.getVersion());
@@ -313,7 +342,7 @@ final class TestParquetLoader
 
     private static String refusal(String table, List<Path> paths)
     {
-        return assertThrows(() -> new ParquetLoader().load(metadataAddress, "refused", table, paths, TWO_REPLICAS));
+        return assertThrows(() -> new ParquetLoader(security).load(metadataAddress, "refused", table, paths, TWO_REPLICAS));
     }
 
     private static String assertThrows(Runnable load)

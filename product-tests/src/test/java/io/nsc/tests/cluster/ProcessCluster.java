@@ -2,6 +2,8 @@ package io.nsc.tests.cluster;
 
 import io.nsc.tests.NscCommand;
 
+import io.nsc.protocol.security.TlsFiles;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -36,7 +38,7 @@ public final class ProcessCluster
     private final Path var;
     private final int trinoPort;
     private final String demoOutput;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http;
 
     private ProcessCluster(NscCommand nsc, Path var, int trinoPort, String demoOutput)
     {
@@ -44,6 +46,25 @@ public final class ProcessCluster
         this.var = requireNonNull(var, "var is null");
         this.trinoPort = trinoPort;
         this.demoOutput = requireNonNull(demoOutput, "demoOutput is null");
+        // the services' HTTP endpoints take only certificates of the cluster CA: read them as ./nsc does
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .sslContext(cliIdentity().toTransportSecurity().jdkContext().orElseThrow())
+                .build();
+    }
+
+    /** The client certificate ./nsc made for itself in the cluster's state directory. */
+    public TlsFiles cliIdentity()
+    {
+        Path tls = var.resolve("cluster/tls");
+        return new TlsFiles(tls.resolve("nsc-cli.pem"), tls.resolve("nsc-cli.key"), tls.resolve("ca.pem"));
+    }
+
+    /** The directory of the cluster CA and every component's certificate. */
+    public Path tlsDirectory()
+    {
+        return var.resolve("cluster/tls");
     }
 
     /** Runs {@code ./nsc demo --scale 0.01} and returns once Trino answers queries. */
@@ -128,7 +149,7 @@ public final class ProcessCluster
     public Map<String, Long> metrics(String component)
     {
         int httpPort = component.equals("metadata") ? PORT_BASE + 1 : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length())) + 1;
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build();
         try {
             String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
             return body.lines()

@@ -27,6 +27,7 @@ import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.NscConfig;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SchemaTableName;
@@ -62,10 +63,10 @@ public class NscMetadataClient
     private final long timeoutMillis;
 
     @Inject
-    public NscMetadataClient(NscConfig config)
+    public NscMetadataClient(NscConfig config, TransportSecurity security)
     {
         this.address = requireNonNull(config.getMetadataAddress(), "metadataAddress is null");
-        this.channel = GrpcChannels.forAddress(address);
+        this.channel = GrpcChannels.forAddress(address, security);
         this.timeoutMillis = config.getMetadataTimeout().toMillis();
     }
 

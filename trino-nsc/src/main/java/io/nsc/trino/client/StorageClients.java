@@ -6,10 +6,13 @@ import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
+import io.nsc.protocol.security.TransportSecurity;
 import jakarta.annotation.PreDestroy;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+
+import static java.util.Objects.requireNonNull;
 
 /**
  * One long-lived channel per storage node: gRPC multiplexes all of a worker's reads to a node
@@ -18,9 +21,13 @@ import java.util.concurrent.ConcurrentMap;
 public class StorageClients
 {
     private final ConcurrentMap<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final TransportSecurity security;
 
     @Inject
-    public StorageClients() {}
+    public StorageClients(TransportSecurity security)
+    {
+        this.security = requireNonNull(security, "security is null");
+    }
 
     public StorageServiceBlockingStub blockingStub(String address)
     {
@@ -30,7 +37,7 @@ public class StorageClients
     /** The channel to the storage node at {@code host:port}, for calls other than blocking ones (uploads). */
     public Channel channel(String address)
     {
-        return channels.computeIfAbsent(address, GrpcChannels::forAddress);
+        return channels.computeIfAbsent(address, key -> GrpcChannels.forAddress(key, security));
     }
 
     @PreDestroy

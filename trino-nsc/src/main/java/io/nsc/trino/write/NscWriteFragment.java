@@ -2,11 +2,13 @@ package io.nsc.trino.write;
 
 import com.google.common.collect.ImmutableList;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.airlift.json.JsonCodec;
 import io.airlift.json.JsonCodecFactory;
 import io.airlift.slice.Slice;
 import io.airlift.slice.Slices;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.FileAttestation;
 
 import java.util.Base64;
 import java.util.List;
@@ -22,6 +24,7 @@ import static java.util.Objects.requireNonNull;
  * @param compactStats the storage node's compact stats of the file, base64
  * @param replicaNodeIds the storage nodes holding the file, in placement order
  * @param columnSketches the writer's distinct-value sketches of the file's columns, base64 (empty: none)
+ * @param attestations each replica node's signed account of what it stored ({@code FileAttestation}), base64
  */
 public record NscWriteFragment(
         String fileId,
@@ -30,7 +33,8 @@ public record NscWriteFragment(
         int crc32c,
         String compactStats,
         List<String> replicaNodeIds,
-        String columnSketches)
+        String columnSketches,
+        List<String> attestations)
 {
     // compact JSON: a statement may carry thousands of fragments to the coordinator
     private static final JsonCodec<NscWriteFragment> CODEC = new JsonCodecFactory().jsonCodec(NscWriteFragment.class);
@@ -44,11 +48,12 @@ public record NscWriteFragment(
         replicaNodeIds = ImmutableList.copyOf(requireNonNull(replicaNodeIds, "replicaNodeIds is null"));
         checkArgument(!replicaNodeIds.isEmpty(), "file %s has no replica", fileId);
         requireNonNull(columnSketches, "columnSketches is null");
+        attestations = ImmutableList.copyOf(requireNonNull(attestations, "attestations is null"));
     }
 
     public NscWriteFragment withColumnSketches(byte[] sketches)
     {
-        return new NscWriteFragment(fileId, sizeBytes, rowCount, crc32c, compactStats, replicaNodeIds, Base64.getEncoder().encodeToString(sketches));
+        return new NscWriteFragment(fileId, sizeBytes, rowCount, crc32c, compactStats, replicaNodeIds, Base64.getEncoder().encodeToString(sketches), attestations);
     }
 
     public Slice toSlice()
@@ -71,6 +76,7 @@ public record NscWriteFragment(
                 .setCompactStats(ByteString.copyFrom(Base64.getDecoder().decode(compactStats)))
                 .setCrc32C(crc32c)
                 .setColumnSketches(ByteString.copyFrom(Base64.getDecoder().decode(columnSketches)))
+                .addAllAttestations(attestations.stream().map(NscWriteFragment::decodeAttestation).toList())
                 .build();
     }
 
@@ -83,6 +89,17 @@ public record NscWriteFragment(
                 file.getCrc32C(),
                 Base64.getEncoder().encodeToString(file.getCompactStats().toByteArray()),
                 file.getReplicaNodeIdsList(),
-                Base64.getEncoder().encodeToString(file.getColumnSketches().toByteArray()));
+                Base64.getEncoder().encodeToString(file.getColumnSketches().toByteArray()),
+                file.getAttestationsList().stream().map(attestation -> Base64.getEncoder().encodeToString(attestation.toByteArray())).toList());
+    }
+
+    private static FileAttestation decodeAttestation(String base64)
+    {
+        try {
+            return FileAttestation.parseFrom(Base64.getDecoder().decode(base64));
+        }
+        catch (InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException("Corrupt attestation in a write fragment: " + e.getMessage(), e);
+        }
     }
 }

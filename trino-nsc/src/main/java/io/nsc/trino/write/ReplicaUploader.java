@@ -69,7 +69,7 @@ public class ReplicaUploader
         FileAllocation allocation = metadataClient.allocateFile(replication);
         List<Future<Uploaded>> uploads = new ArrayList<>();
         for (StorageNode node : allocation.getReplicasList()) {
-            uploads.add(executor.submit(() -> uploadToNode(file, allocation.getFileId(), node)));
+            uploads.add(executor.submit(() -> uploadToNode(file, allocation, node)));
         }
         List<Uploaded> answers = new ArrayList<>();
         try {
@@ -101,15 +101,22 @@ public class ReplicaUploader
                 first.getCrc32C(),
                 Base64.getEncoder().encodeToString(first.getCompactStats().toByteArray()),
                 allocation.getReplicasList().stream().map(StorageNode::getNodeId).collect(toImmutableList()),
-                "");
+                "",
+                // each node's own account of the file: the commit refuses stats no node attested
+                answers.stream()
+                        .map(Uploaded::response)
+                        .filter(UploadResponse::hasAttestation)
+                        .map(answer -> Base64.getEncoder().encodeToString(answer.getAttestation().toByteArray()))
+                        .collect(toImmutableList()));
     }
 
-    private Uploaded uploadToNode(Written file, String fileId, StorageNode node)
+    private Uploaded uploadToNode(Written file, FileAllocation allocation, StorageNode node)
             throws InterruptedException
     {
+        String fileId = allocation.getFileId();
         String where = "storage node %s (%s)".formatted(node.getNodeId(), node.getAddress());
         try {
-            return FileUploader.upload(storageClients.channel(node.getAddress()), fileId, file.path(), file.sizeBytes(), uploadTimeout);
+            return FileUploader.upload(storageClients.channel(node.getAddress()), fileId, FileUploader.grantFor(allocation, node.getNodeId()), file.path(), file.sizeBytes(), uploadTimeout);
         }
         catch (StatusRuntimeException e) {
             Status status = e.getStatus();

@@ -10,6 +10,7 @@ import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.server.StorageServer;
 import io.nsc.trino.client.StorageClients;
 import io.trino.parquet.ParquetReaderOptions;
@@ -59,9 +60,10 @@ final class TestRemoteParquetDataSource
                 "storage.node-id", "node-1",
                 "storage.data-dirs", dataDir.toString(),
                 "storage.grpc-port", "0",
-                "storage.http-port", "0"));
+                "storage.http-port", "0",
+                "storage.tls.insecure", "true"));
         file = Resources.toByteArray(Resources.getResource("parquet/all_types.parquet"));
-        ManagedChannel channel = GrpcChannels.forAddress(liveAddress());
+        ManagedChannel channel = GrpcChannels.forAddress(liveAddress(), TransportSecurity.insecure());
         try {
             UploadResponse response = upload(channel, FILE_ID, file);
             assertThat(response.getSizeBytes()).isEqualTo(file.length);
@@ -69,7 +71,7 @@ final class TestRemoteParquetDataSource
         finally {
             GrpcChannels.close(channel);
         }
-        clients = new StorageClients();
+        clients = new StorageClients(TransportSecurity.insecure());
     }
 
     @AfterAll

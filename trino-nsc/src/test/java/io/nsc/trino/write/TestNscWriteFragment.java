@@ -20,7 +20,7 @@ final class TestNscWriteFragment
     void testJsonRoundTrip()
     {
         // a CRC32C above 2^31 is a negative int: it must survive as the same bits
-        NscWriteFragment fragment = new NscWriteFragment("0123456789abcdef0123456789abcdef", 12345, 678, 0xCAFEBABE, Base64.getEncoder().encodeToString(STATS), List.of("storage-2", "storage-1"), "");
+        NscWriteFragment fragment = new NscWriteFragment("0123456789abcdef0123456789abcdef", 12345, 678, 0xCAFEBABE, Base64.getEncoder().encodeToString(STATS), List.of("storage-2", "storage-1"), "", List.of());
         Slice json = fragment.toSlice();
         assertThat(json.toString(UTF_8))
                 .contains("\"fileId\":\"0123456789abcdef0123456789abcdef\"")
@@ -48,9 +48,9 @@ final class TestNscWriteFragment
     @Test
     void testRefusesIncompleteFragments()
     {
-        assertThatThrownBy(() -> new NscWriteFragment("f", 10, 1, 0, "", List.of(), ""))
+        assertThatThrownBy(() -> new NscWriteFragment("f", 10, 1, 0, "", List.of(), "", List.of()))
                 .hasMessage("file f has no replica");
-        assertThatThrownBy(() -> new NscWriteFragment("f", 0, 1, 0, "", List.of("storage-1"), ""))
+        assertThatThrownBy(() -> new NscWriteFragment("f", 0, 1, 0, "", List.of("storage-1"), "", List.of()))
                 .hasMessage("sizeBytes must be positive: 0");
     }
 }

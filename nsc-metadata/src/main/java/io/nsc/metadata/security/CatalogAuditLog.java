@@ -1,0 +1,107 @@
+package io.nsc.metadata.security;
+
+import io.airlift.log.Logger;
+import io.nsc.protocol.security.PeerIdentity;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.nio.file.StandardOpenOption.APPEND;
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One JSON line per call that changes the catalog (or tries to): when, who (from the caller's
+ * certificate), what, on which object, and how it ended. Written and flushed before the answer
+ * leaves, so a caller never sees an effect the log does not show.
+ */
+public final class CatalogAuditLog
+        implements AutoCloseable
+{
+    private static final Logger log = Logger.get(CatalogAuditLog.class);
+
+    private final Path file;
+    private final Clock clock;
+    private final BufferedWriter writer;
+
+    public CatalogAuditLog(Path file, Clock clock)
+    {
+        this.file = requireNonNull(file, "file is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            this.writer = Files.newBufferedWriter(file, UTF_8, CREATE, WRITE, APPEND);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the audit log " + file, e);
+        }
+    }
+
+    public Path file()
+    {
+        return file;
+    }
+
+    /**
+     * @param caller empty on an insecure service, where nobody is authenticated
+     * @param outcome {@code OK} or the gRPC status code of the refusal
+     */
+    public synchronized void record(Optional<PeerIdentity> caller, String method, String target, String outcome)
+    {
+        String line = "{\"time\":\"%s\",\"caller\":%s,\"method\":%s,\"target\":%s,\"outcome\":%s}".formatted(
+                Instant.now(clock),
+                quote(caller.map(PeerIdentity::toString).orElse("anonymous (insecure)")),
+                quote(method),
+                quote(target),
+                quote(outcome));
+        try {
+            writer.write(line);
+            writer.newLine();
+            writer.flush();
+        }
+        catch (IOException e) {
+            // the change itself is already durable in the catalog: losing its audit line must not undo or fail it
+            log.error(e, "Cannot write to the audit log %s: %s", file, line);
+        }
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        try {
+            writer.close();
+        }
+        catch (IOException e) {
+            log.warn(e, "Cannot close the audit log %s", file);
+        }
+    }
+
+    private static String quote(String value)
+    {
+        StringBuilder quoted = new StringBuilder(value.length() + 2).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"' -> quoted.append("\\\"");
+                case '\\' -> quoted.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        quoted.append("\\u%04x".formatted((int) c));
+                    }
+                    else {
+                        quoted.append(c);
+                    }
+                }
+            }
+        }
+        return quoted.append('"').toString();
+    }
+}

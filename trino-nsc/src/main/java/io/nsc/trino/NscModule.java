@@ -2,12 +2,8 @@ package io.nsc.trino;
 
 import com.google.inject.Binder;
 import com.google.inject.Module;
-import com.google.inject.Provides;
 import com.google.inject.Scopes;
-import com.google.inject.Singleton;
-import io.airlift.log.Logger;
-import io.nsc.protocol.security.TlsConfig;
-import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.protocol.security.TlsModule;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.client.StorageNodeLoad;
@@ -43,7 +39,7 @@ public class NscModule
         binder.bind(TypeManager.class).toInstance(typeManager);
         binder.bind(NodeManager.class).toInstance(nodeManager);
         configBinder(binder).bindConfig(NscConfig.class);
-        configBinder(binder).bindConfig(TlsConfig.class, "nsc");
+        binder.install(new TlsModule("nsc"));
 
         binder.bind(NscConnector.class).in(Scopes.SINGLETON);
         binder.bind(NscSessionProperties.class).in(Scopes.SINGLETON);
@@ -59,16 +55,5 @@ public class NscModule
         binder.bind(NscTableProperties.class).in(Scopes.SINGLETON);
         binder.bind(ReplicaUploader.class).in(Scopes.SINGLETON);
         binder.bind(NscPageSinkProvider.class).in(Scopes.SINGLETON);
-    }
-
-    @Provides
-    @Singleton
-    public static TransportSecurity createTransportSecurity(TlsConfig config)
-    {
-        TransportSecurity security = config.toTransportSecurity();
-        if (security.isInsecure()) {
-            Logger.get(NscModule.class).warn("INSECURE: nsc.tls.insecure=true: the connector talks to nsc services in plaintext, unauthenticated");
-        }
-        return security;
     }
 }

@@ -13,8 +13,7 @@ import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
-import io.nsc.protocol.security.TlsConfig;
-import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.protocol.security.TlsModule;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -29,7 +28,7 @@ public class MetadataModule
     public void configure(Binder binder)
     {
         configBinder(binder).bindConfig(MetadataConfig.class);
-        configBinder(binder).bindConfig(TlsConfig.class, "metadata");
+        binder.install(new TlsModule("metadata"));
 
         // the wall clock that times allocations (persisted, so not a monotonic ticker)
         binder.bind(Clock.class).toInstance(Clock.systemUTC());
@@ -39,13 +38,6 @@ public class MetadataModule
         binder.bind(MetadataEndpoints.class).in(Scopes.SINGLETON);
 
         newExporter(binder).export(MetadataStats.class).withGeneratedName();
-    }
-
-    @Provides
-    @Singleton
-    public static TransportSecurity createTransportSecurity(TlsConfig config)
-    {
-        return config.toTransportSecurity();
     }
 
     @Provides

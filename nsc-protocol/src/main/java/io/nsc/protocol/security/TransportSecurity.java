@@ -18,6 +18,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -137,6 +138,7 @@ public final class TransportSecurity
             List<X509Certificate> authorities = readCertificates(files.ca());
             PrivateKey key = readPrivateKey(files.key());
             X509Certificate certificate = chain.getFirst();
+            checkKeyMatches(key, certificate, files);
             PeerIdentity identity = PeerIdentity.fromCertificate(certificate)
                     .orElseThrow(() -> new IllegalArgumentException("Certificate %s names no nsc role (OU=nsc-metadata, nsc-storage or nsc-client) and name (CN): %s"
                             .formatted(files.certificate(), certificate.getSubjectX500Principal())));
@@ -160,6 +162,33 @@ public final class TransportSecurity
                 throw new IllegalArgumentException("Key %s does not match certificate %s: %s".formatted(files.key(), files.certificate(), e.getMessage()), e);
             }
         }
+    }
+
+    // A mismatched pair would only fail at the first handshake, far from the file that is wrong.
+    private static void checkKeyMatches(PrivateKey key, X509Certificate certificate, TlsFiles files)
+    {
+        String algorithm = switch (key.getAlgorithm()) {
+            case "EC" -> "SHA256withECDSA";
+            case "RSA" -> "SHA256withRSA";
+            default -> key.getAlgorithm();
+        };
+        try {
+            byte[] challenge = "nsc key check".getBytes(US_ASCII);
+            Signature signer = Signature.getInstance(algorithm);
+            signer.initSign(key);
+            signer.update(challenge);
+            byte[] signature = signer.sign();
+            Signature verifier = Signature.getInstance(algorithm);
+            verifier.initVerify(certificate.getPublicKey());
+            verifier.update(challenge);
+            if (verifier.verify(signature)) {
+                return;
+            }
+        }
+        catch (GeneralSecurityException e) {
+            // a key of another algorithm than the certificate's: does not match either
+        }
+        throw new IllegalArgumentException("Key %s does not match certificate %s".formatted(files.key(), files.certificate()));
     }
 
     static List<X509Certificate> readCertificates(Path file)

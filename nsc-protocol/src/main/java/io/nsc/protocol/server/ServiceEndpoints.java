@@ -5,7 +5,6 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
-import io.airlift.log.Logger;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -38,7 +37,6 @@ import static java.util.Objects.requireNonNull;
 public final class ServiceEndpoints
         implements AutoCloseable
 {
-    private static final Logger log = Logger.get(ServiceEndpoints.class);
     private static final int MAX_INBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
     private final Server grpcServer;
@@ -73,9 +71,8 @@ public final class ServiceEndpoints
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
                 .addService(health.getHealthService());
         services.forEach(builder::addService);
-        security.grpcServerContext().ifPresentOrElse(
-                context -> builder.sslContext(context).intercept(new PeerAuthentication(policy)),
-                () -> log.warn("INSECURE: TLS is off (tls.insecure=true). Anyone who reaches %s:%s or %s:%s can read, write and delete every table", bindHost, grpcPort, bindHost, httpPort));
+        // insecure: TlsModule has said so loudly at start-up
+        security.grpcServerContext().ifPresent(context -> builder.sslContext(context).intercept(new PeerAuthentication(policy)));
         Server grpcServer;
         try {
             grpcServer = builder.build().start();

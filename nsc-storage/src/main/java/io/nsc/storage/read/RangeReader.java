@@ -2,6 +2,7 @@ package io.nsc.storage.read;
 
 import io.airlift.stats.CounterStat;
 import io.airlift.units.DataSize;
+import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ByteRange;
 import io.nsc.protocol.proto.ReadRangesResponse;
@@ -23,10 +24,13 @@ public final class RangeReader
 
     private final long coalesceGapBytes;
     private final int maxChunkBytes;
+    private final int maxRanges;
     private final Counters counters = new Counters(new CounterStat(), new CounterStat(), new CounterStat());
 
-    public RangeReader(DataSize coalesceGap, DataSize maxChunk)
+    public RangeReader(DataSize coalesceGap, DataSize maxChunk, int maxRanges)
     {
+        checkArgument(maxRanges > 0, "maxRanges must be positive");
+        this.maxRanges = maxRanges;
         this.coalesceGapBytes = requireNonNull(coalesceGap, "coalesceGap is null").toBytes();
         this.maxChunkBytes = toIntExact(requireNonNull(maxChunk, "maxChunk is null").toBytes());
         checkArgument(maxChunkBytes > 0, "maxChunk must be positive");
@@ -37,11 +41,17 @@ public final class RangeReader
      * maximum chunk size.
      *
      * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE when a range is negative or outside
-     * the file (before anything is sent)
+     * the file, INVALID_ARGUMENT for more ranges than allowed (before anything is sent)
      */
     public void read(StoredFile file, List<ByteRange> ranges, ServerCallStreamObserver<ReadRangesResponse> call)
     {
         counters.readRequests().update(1);
+        if (ranges.size() > maxRanges) {
+            // the plan holds an entry per range: bounded before it is made
+            throw Status.INVALID_ARGUMENT
+                    .withDescription("Read of file %s asks for %s ranges, more than the %s allowed".formatted(file.id(), ranges.size(), maxRanges))
+                    .asRuntimeException();
+        }
         ReadPlan plan = ReadPlan.create(ranges, file.sizeBytes(), coalesceGapBytes, maxChunkBytes);
         new RangeReadCall(file, plan, maxChunkBytes, call, counters).start();
     }

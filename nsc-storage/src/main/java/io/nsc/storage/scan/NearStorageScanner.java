@@ -33,16 +33,20 @@ public final class NearStorageScanner
             CounterStat rowsReturned,
             CounterStat bytesReadFromDisk,
             CounterStat bytesSent,
-            CounterStat cpuNanos) {}
+            CounterStat cpuNanos,
+            CounterStat refusedInvalid,
+            CounterStat refusedMemory) {}
 
     private final int maxBatchBytes;
+    private final ScanLimits limits;
     private final Cache<String, ParquetMetadata> footers;
     private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
-    private final Counters counters = new Counters(new AtomicLong(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
+    private final Counters counters = new Counters(new AtomicLong(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
 
-    public NearStorageScanner(DataSize maxBatch, int footerCacheSize)
+    public NearStorageScanner(DataSize maxBatch, int footerCacheSize, ScanLimits limits)
     {
         this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
+        this.limits = requireNonNull(limits, "limits is null");
         this.footers = CacheBuilder.newBuilder().maximumSize(footerCacheSize).build();
     }
 
@@ -51,7 +55,7 @@ public final class NearStorageScanner
      */
     public void scan(StoredFile file, ScanRequest request, ServerCallStreamObserver<ScanResponse> call)
     {
-        new ScanCall(file, request, maxBatchBytes, footers, readerOptions, call, counters).start();
+        new ScanCall(file, request, maxBatchBytes, limits, footers, readerOptions, call, counters).start();
     }
 
     @Managed
@@ -100,5 +104,21 @@ public final class NearStorageScanner
     public CounterStat getCpuNanos()
     {
         return counters.cpuNanos();
+    }
+
+    /** Scans refused as malformed or over a request limit (INVALID_ARGUMENT). */
+    @Managed
+    @Nested
+    public CounterStat getScansRefusedInvalid()
+    {
+        return counters.refusedInvalid();
+    }
+
+    /** Scans stopped at their memory budget (RESOURCE_EXHAUSTED). */
+    @Managed
+    @Nested
+    public CounterStat getScansRefusedMemory()
+    {
+        return counters.refusedMemory();
     }
 }

@@ -18,9 +18,12 @@ import io.nsc.parquet.topn.SortKey;
 import io.nsc.parquet.topn.TopNRows;
 import io.nsc.parquet.types.TrinoTypes;
 import io.nsc.parquet.filter.RowExpression;
+import io.nsc.parquet.memory.MemoryBudget;
+import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
+import io.nsc.parquet.wire.WireValues;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.PageCompression;
 import io.nsc.protocol.proto.ScanAggregate;
@@ -32,6 +35,7 @@ import io.nsc.protocol.proto.ScanSummary;
 import io.nsc.storage.store.StoredFile;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.ParquetMetadata;
+import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.reader.MetadataReader;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
@@ -61,6 +65,11 @@ import static java.util.Objects.requireNonNull;
  * control), so a slow worker holds the node to one batch in the making plus the message in
  * flight. gRPC runs the handler, the on-ready and the on-cancel callbacks of one call serially,
  * so the state here needs no locking.
+ * <p>
+ * Nothing in the request is trusted: its size, row groups and the sizes of its expressions and
+ * values are checked before they are decoded (INVALID_ARGUMENT), and what the scan holds (decoded
+ * values, group maps, top-N heaps, the reader's buffers, the batch in the making) is reserved in
+ * its memory budget (RESOURCE_EXHAUSTED past it), so that no request can take the node's heap.
  */
 final class ScanCall
 {
@@ -74,6 +83,12 @@ final class ScanCall
     private final StoredFile file;
     private final ScanRequest request;
     private final int batchBytes;
+    private final ScanLimits limits;
+    private final MemoryBudget memory;
+    private final AggregatedMemoryContext readerMemory = newSimpleAggregatedMemoryContext();
+    // what is reserved for the reader's buffers and the batch in the making, as last charged
+    private long readerReserved;
+    private long batchReserved;
     private final Cache<String, ParquetMetadata> footers;
     private final ParquetReaderOptions readerOptions;
     private final ServerCallStreamObserver<ScanResponse> call;
@@ -99,6 +114,7 @@ final class ScanCall
             StoredFile file,
             ScanRequest request,
             int maxBatchBytes,
+            ScanLimits limits,
             Cache<String, ParquetMetadata> footers,
             ParquetReaderOptions readerOptions,
             ServerCallStreamObserver<ScanResponse> call,
@@ -107,6 +123,8 @@ final class ScanCall
         this.file = requireNonNull(file, "file is null");
         this.request = requireNonNull(request, "request is null");
         this.batchBytes = request.getTargetBatchBytes() <= 0 ? maxBatchBytes : max(MIN_BATCH_BYTES, min(request.getTargetBatchBytes(), maxBatchBytes));
+        this.limits = requireNonNull(limits, "limits is null");
+        this.memory = new MemoryBudget("Scan of file %s".formatted(file.id()), limits.memoryBytes());
         this.footers = requireNonNull(footers, "footers is null");
         this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
         this.call = requireNonNull(call, "call is null");
@@ -124,6 +142,10 @@ final class ScanCall
         }
         catch (StatusRuntimeException e) {
             fail(e);
+            return;
+        }
+        catch (MemoryLimitExceededException e) {
+            fail(resourceExhausted(e));
             return;
         }
         catch (NoSuchFileException e) {
@@ -144,9 +166,10 @@ final class ScanCall
     private void open()
             throws IOException
     {
-        if (request.getRowGroupsCount() == 0) {
-            throw invalid("Scan of file %s names no row group".formatted(file.id()));
+        if (request.getSerializedSize() > limits.maxRequestBytes()) {
+            throw invalid("Scan of file %s: a request of %s bytes, more than the %s allowed".formatted(file.id(), request.getSerializedSize(), limits.maxRequestBytes()));
         }
+        checkRowGroups();
         if (request.getCompression() == PageCompression.UNRECOGNIZED) {
             throw invalid("Scan of file %s asks for an unknown page compression".formatted(file.id()));
         }
@@ -157,12 +180,19 @@ final class ScanCall
         TupleDomain<Integer> predicate;
         List<RowExpression> expressions = new ArrayList<>();
         try {
-            predicate = TupleDomainCodec.decode(request.getPredicate(), types);
+            // values of the predicate and the filters count against one limit and one budget
+            WireValues values = new WireValues(limits.request().maxValueBytes(), memory);
+            predicate = TupleDomainCodec.decode(request.getPredicate(), types, values);
+            RowExpressionCodec.Decoder decoder = RowExpressionCodec.decoder(types::get, limits.request(), values);
             for (ScanExpression filter : request.getFiltersList()) {
-                expressions.add(RowExpressionCodec.decode(filter, types::get));
+                expressions.add(decoder.decode(filter));
             }
         }
+        catch (MemoryLimitExceededException e) {
+            throw e;
+        }
         catch (RuntimeException e) {
+            // the decoders refuse what is malformed or over a limit with IllegalArgumentException
             throw invalid("Scan of file %s has a bad predicate: %s".formatted(file.id(), e.getMessage()));
         }
         if (request.getLimit() < 0) {
@@ -192,11 +222,36 @@ final class ScanCall
                 request.getRowGroupsList(),
                 columns,
                 readerOptions,
-                newSimpleAggregatedMemoryContext(),
+                readerMemory,
                 this::badData);
         // a limit counts rows in file order: it applies to plain scans only
         long limit = request.getLimit() == 0 || aggregation.isPresent() || topN.isPresent() ? Long.MAX_VALUE : request.getLimit();
         scan = new FilteredScan(reader, RowFilter.create(predicate, expressions, types), outputChannels, limit);
+    }
+
+    /**
+     * Row groups in file order, as the protocol says, each named once: a repeated row group would
+     * be read (and its rows sent) again. Indexes past the file's end are checked against the
+     * footer later (OUT_OF_RANGE).
+     */
+    private void checkRowGroups()
+    {
+        if (request.getRowGroupsCount() == 0) {
+            throw invalid("Scan of file %s names no row group".formatted(file.id()));
+        }
+        if (request.getRowGroupsCount() > limits.maxRowGroups()) {
+            throw invalid("Scan of file %s names %s row groups, more than the %s allowed".formatted(file.id(), request.getRowGroupsCount(), limits.maxRowGroups()));
+        }
+        int previous = -1;
+        for (int rowGroup : request.getRowGroupsList()) {
+            if (rowGroup < 0) {
+                throw invalid("Scan of file %s names the negative row group %s".formatted(file.id(), rowGroup));
+            }
+            if (rowGroup <= previous) {
+                throw invalid("Scan of file %s names row group %s after row group %s: row groups must be named once each, in ascending order".formatted(file.id(), rowGroup, previous));
+            }
+            previous = rowGroup;
+        }
     }
 
     /** Group keys and aggregate inputs are output columns: positions in the scan's output pages. */
@@ -212,7 +267,7 @@ final class ScanCall
             List<SortKey> keys = request.getOrderList().stream()
                     .map(key -> new SortKey(key.getColumn(), key.getAscending(), key.getNullsFirst()))
                     .collect(toImmutableList());
-            return new TopNRows(outputTypes, keys, (int) request.getTopN());
+            return new TopNRows(outputTypes, keys, (int) request.getTopN(), memory);
         }
         catch (IllegalArgumentException e) {
             throw invalid("Scan of file %s has a bad top-N order: %s".formatted(file.id(), e.getMessage()));
@@ -235,7 +290,7 @@ final class ScanCall
                 inputChannels[i] = aggregate.getInput();
                 specs.add(new AggregateSpec(kind, kind == AggregateKind.COUNT_ALL ? Optional.empty() : Optional.of(types.get(outputChannels[aggregate.getInput()]))));
             }
-            return new Aggregation(new GroupedAggregation(groupTypes, specs), groupChannels, inputChannels);
+            return new Aggregation(new GroupedAggregation(groupTypes, specs, memory), groupChannels, inputChannels);
         }
         catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw invalid("Scan of file %s has a bad aggregation: %s".formatted(file.id(), e.getMessage()));
@@ -296,6 +351,9 @@ final class ScanCall
             // an aggregate overflowed, as Trino's own would have: the client's error, not the node's
             fail(Status.OUT_OF_RANGE.withDescription("Scan of file %s: %s".formatted(file.id(), e.getMessage())).asRuntimeException());
         }
+        catch (MemoryLimitExceededException e) {
+            fail(resourceExhausted(e));
+        }
         catch (IOException | UncheckedIOException e) {
             fail(Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
         }
@@ -341,10 +399,12 @@ final class ScanCall
                 break;
             }
             batch.add(page);
+            chargeBatch(batch.sizeInBytes());
             rowsSent += page.getPositionCount();
         }
         if (batch.pageCount() > 0) {
             PageBatch message = batch.build();
+            chargeBatch(0);
             bytesSent += message.getData().size();
             counters.bytesSent().update(message.getData().size());
             call.onNext(ScanResponse.newBuilder().setBatch(message).build());
@@ -362,11 +422,11 @@ final class ScanCall
             throws IOException
     {
         if (aggregation.isEmpty() && topN.isEmpty()) {
-            return scan.nextPage();
+            return nextScanPage();
         }
         if (results == null) {
             // the whole scan folds into partial states or the best rows, however many rows it reads
-            for (Page page = scan.nextPage(); page != null && !call.isCancelled(); page = scan.nextPage()) {
+            for (Page page = nextScanPage(); page != null && !call.isCancelled(); page = nextScanPage()) {
                 if (aggregation.isPresent()) {
                     aggregation.get().groups().addInput(page, aggregation.get().groupChannels(), aggregation.get().inputChannels());
                 }
@@ -382,6 +442,34 @@ final class ScanCall
             results = regions.iterator();
         }
         return results.hasNext() ? results.next() : null;
+    }
+
+    private Page nextScanPage()
+            throws IOException
+    {
+        Page page = scan.nextPage();
+        // the reader's buffers (column chunks, decompressed pages) grow and shrink with the row groups
+        long held = readerMemory.getBytes();
+        if (held > readerReserved) {
+            memory.reserve(held - readerReserved, "the Parquet reader's buffers");
+        }
+        else {
+            memory.release(readerReserved - held);
+        }
+        readerReserved = held;
+        return page;
+    }
+
+    /** Holds a reservation of {@code bytes} for the batch in the making (0 once it is sent). */
+    private void chargeBatch(long bytes)
+    {
+        if (bytes > batchReserved) {
+            memory.reserve(bytes - batchReserved, "a batch of pages");
+        }
+        else {
+            memory.release(batchReserved - bytes);
+        }
+        batchReserved = bytes;
     }
 
     private ScanSummary summary()
@@ -410,6 +498,12 @@ final class ScanCall
         return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
     }
 
+    private static StatusRuntimeException resourceExhausted(MemoryLimitExceededException e)
+    {
+        // the message names the scan, the limit and what asked for more
+        return Status.RESOURCE_EXHAUSTED.withDescription(e.getMessage()).asRuntimeException();
+    }
+
     private void cancel()
     {
         if (!done) {
@@ -424,6 +518,11 @@ final class ScanCall
             return;
         }
         finish();
+        switch (e.getStatus().getCode()) {
+            case INVALID_ARGUMENT -> counters.refusedInvalid().update(1);
+            case RESOURCE_EXHAUSTED -> counters.refusedMemory().update(1);
+            default -> {}
+        }
         if (!call.isCancelled()) {
             call.onError(e);
         }

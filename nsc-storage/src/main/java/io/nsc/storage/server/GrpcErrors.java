@@ -3,6 +3,7 @@ package io.nsc.storage.server;
 import io.airlift.log.Logger;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.nsc.parquet.memory.MemoryLimitExceededException;
 
 import java.io.IOException;
 
@@ -17,6 +18,10 @@ final class GrpcErrors
     {
         if (throwable instanceof StatusRuntimeException statusException) {
             return statusException;
+        }
+        if (throwable instanceof MemoryLimitExceededException) {
+            // a request too expensive for the node, not a bug: the message says which limit
+            return Status.RESOURCE_EXHAUSTED.withDescription(throwable.getMessage()).asRuntimeException();
         }
         if (throwable instanceof IOException) {
             log.error(throwable, "I/O error");

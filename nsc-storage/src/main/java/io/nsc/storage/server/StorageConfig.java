@@ -40,6 +40,15 @@ public class StorageConfig
     private Duration orphanMinAge = new Duration(1, HOURS);
     private int scanFooterCacheSize = 1000;
     private DataSize maxScanBatch = DataSize.of(4, DataSize.Unit.MEGABYTE);
+    private DataSize maxRequestSize = DataSize.of(32, MEGABYTE);
+    private int maxScanRowGroups = 10_000;
+    private int maxReadRanges = 10_000;
+    private int maxExpressionNodes = 10_000;
+    private int maxExpressionDepth = 64;
+    private DataSize maxPredicateValueSize = DataSize.of(16, MEGABYTE);
+    private DataSize scanMemoryLimit = DataSize.of(256, MEGABYTE);
+    private DataSize maxPageSize = DataSize.of(64, MEGABYTE);
+    private DataSize maxFooterSize = DataSize.of(16, MEGABYTE);
 
     @NotNull
     @Pattern(regexp = "[a-z0-9-]{1,64}", message = "must be 1 to 64 characters of [a-z0-9-]")
@@ -262,6 +271,143 @@ public class StorageConfig
     public StorageConfig setMaxScanBatch(DataSize maxScanBatch)
     {
         this.maxScanBatch = maxScanBatch;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1kB")
+    // the gRPC transport refuses messages over 64MB before they reach the service
+    @MaxDataSize("64MB")
+    public DataSize getMaxRequestSize()
+    {
+        return maxRequestSize;
+    }
+
+    @Config("storage.max-request-size")
+    @ConfigDescription("Largest serialized scan request the node decodes; larger ones are refused (INVALID_ARGUMENT)")
+    public StorageConfig setMaxRequestSize(DataSize maxRequestSize)
+    {
+        this.maxRequestSize = maxRequestSize;
+        return this;
+    }
+
+    @Min(1)
+    public int getMaxScanRowGroups()
+    {
+        return maxScanRowGroups;
+    }
+
+    @Config("storage.max-scan-row-groups")
+    @ConfigDescription("Most row groups one scan may name (each once, in ascending order)")
+    public StorageConfig setMaxScanRowGroups(int maxScanRowGroups)
+    {
+        this.maxScanRowGroups = maxScanRowGroups;
+        return this;
+    }
+
+    @Min(1)
+    public int getMaxReadRanges()
+    {
+        return maxReadRanges;
+    }
+
+    @Config("storage.max-read-ranges")
+    @ConfigDescription("Most byte ranges one ReadRanges request may ask for")
+    public StorageConfig setMaxReadRanges(int maxReadRanges)
+    {
+        this.maxReadRanges = maxReadRanges;
+        return this;
+    }
+
+    @Min(1)
+    public int getMaxExpressionNodes()
+    {
+        return maxExpressionNodes;
+    }
+
+    @Config("storage.max-expression-nodes")
+    @ConfigDescription("Most nodes in all of one scan's filter expressions together")
+    public StorageConfig setMaxExpressionNodes(int maxExpressionNodes)
+    {
+        this.maxExpressionNodes = maxExpressionNodes;
+        return this;
+    }
+
+    @Min(1)
+    // protobuf refuses messages nested deeper than 100, a few levels of which the request itself takes
+    @Max(90)
+    public int getMaxExpressionDepth()
+    {
+        return maxExpressionDepth;
+    }
+
+    @Config("storage.max-expression-depth")
+    @ConfigDescription("Deepest nesting of one filter expression")
+    public StorageConfig setMaxExpressionDepth(int maxExpressionDepth)
+    {
+        this.maxExpressionDepth = maxExpressionDepth;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1kB")
+    public DataSize getMaxPredicateValueSize()
+    {
+        return maxPredicateValueSize;
+    }
+
+    @Config("storage.max-predicate-value-size")
+    @ConfigDescription("Most bytes of values (domain bounds, comparison and IN values, LIKE patterns) in one scan request, as encoded")
+    public StorageConfig setMaxPredicateValueSize(DataSize maxPredicateValueSize)
+    {
+        this.maxPredicateValueSize = maxPredicateValueSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1MB")
+    public DataSize getScanMemoryLimit()
+    {
+        return scanMemoryLimit;
+    }
+
+    @Config("storage.scan-memory-limit")
+    @ConfigDescription("Memory one scan may hold (decoded predicate values, aggregation groups, top-N rows, reader buffers, the batch being built); past it the scan fails with RESOURCE_EXHAUSTED")
+    public StorageConfig setScanMemoryLimit(DataSize scanMemoryLimit)
+    {
+        this.scanMemoryLimit = scanMemoryLimit;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    @MaxDataSize("1GB")
+    public DataSize getMaxPageSize()
+    {
+        return maxPageSize;
+    }
+
+    @Config("storage.max-page-size")
+    @ConfigDescription("Largest Parquet page (compressed or uncompressed) an uploaded file may declare; a reader allocates that much to decompress it")
+    public StorageConfig setMaxPageSize(DataSize maxPageSize)
+    {
+        this.maxPageSize = maxPageSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1kB")
+    @MaxDataSize("256MB")
+    public DataSize getMaxFooterSize()
+    {
+        return maxFooterSize;
+    }
+
+    @Config("storage.max-footer-size")
+    @ConfigDescription("Largest Parquet footer an uploaded file may have")
+    public StorageConfig setMaxFooterSize(DataSize maxFooterSize)
+    {
+        this.maxFooterSize = maxFooterSize;
         return this;
     }
 }

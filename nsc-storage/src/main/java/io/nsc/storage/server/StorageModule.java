@@ -70,7 +70,7 @@ public class StorageModule
     @Singleton
     public static ParquetFileStore createFileStore(StorageConfig config)
     {
-        return ParquetFileStore.open(config.getDataDirPaths());
+        return ParquetFileStore.open(config.getDataDirPaths(), StorageLimits.parquet(config));
     }
 
     @Provides
@@ -86,14 +86,14 @@ public class StorageModule
     @Singleton
     public static RangeReader createRangeReader(StorageConfig config)
     {
-        return new RangeReader(config.getReadCoalesceGap(), config.getMaxResponseChunk());
+        return new RangeReader(config.getReadCoalesceGap(), config.getMaxResponseChunk(), config.getMaxReadRanges());
     }
 
     @Provides
     @Singleton
     public static NearStorageScanner createScanner(StorageConfig config)
     {
-        return new NearStorageScanner(config.getMaxScanBatch(), config.getScanFooterCacheSize());
+        return new NearStorageScanner(config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config));
     }
 
     @Provides

@@ -82,7 +82,9 @@ public final class FileUpload
     }
 
     /**
-     * Verifies the complete file (size, Parquet footer), makes it durable and moves it into place.
+     * Verifies the complete file (size, Parquet footer, every page header within the store's
+     * limits: a page that declares a huge size would fail every scan of the file, or the node),
+     * makes it durable and moves it into place.
      * On any failure the temporary file is gone when this returns.
      */
     public UploadedFile finish()
@@ -109,7 +111,7 @@ public final class FileUpload
     private ParquetFileSummary parseFooter()
     {
         try {
-            return ParquetFooterParser.parse(new ChannelReader(channel, displayName), received, displayName);
+            return ParquetFooterParser.parseAndValidatePages(new ChannelReader(channel, displayName), received, displayName, store.limits());
         }
         catch (InvalidParquetFileException e) {
             throw Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();

@@ -8,6 +8,7 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.parquet.InvalidParquetFileException;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.parquet.ParquetLimits;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
@@ -50,6 +51,7 @@ public final class ParquetFileStore
     private static final int MAX_DISPLAY_NAME_LENGTH = 200;
 
     private final List<DataDirectory> directories;
+    private final ParquetLimits limits;
     private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
     // at most one upload per id at a time, so that the final rename never races with another;
     // a deletion holds the id here too, so that it never races with an upload of the same id
@@ -58,9 +60,10 @@ public final class ParquetFileStore
     private final CounterStat filesDeleted = new CounterStat();
     private final CounterStat bytesDeleted = new CounterStat();
 
-    private ParquetFileStore(List<DataDirectory> directories)
+    private ParquetFileStore(List<DataDirectory> directories, ParquetLimits limits)
     {
         this.directories = ImmutableList.copyOf(directories);
+        this.limits = requireNonNull(limits, "limits is null");
     }
 
     /**
@@ -70,8 +73,16 @@ public final class ParquetFileStore
      */
     public static ParquetFileStore open(List<Path> dataDirs)
     {
+        return open(dataDirs, ParquetLimits.DEFAULT);
+    }
+
+    /**
+     * @param limits what an uploaded file's footer and pages may declare; a file over them is refused
+     */
+    public static ParquetFileStore open(List<Path> dataDirs, ParquetLimits limits)
+    {
         checkArgument(!dataDirs.isEmpty(), "no data directories");
-        ParquetFileStore store = new ParquetFileStore(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()));
+        ParquetFileStore store = new ParquetFileStore(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), limits);
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> scans = new ArrayList<>();
             for (DataDirectory directory : store.directories) {
@@ -245,6 +256,11 @@ public final class ParquetFileStore
         StoredFile file = new StoredFile(id, target, checksum.sizeBytes(), checksum.crc32c(), summary.stats());
         files.put(id, file);
         return new UploadedFile(file, summary.columns());
+    }
+
+    ParquetLimits limits()
+    {
+        return limits;
     }
 
     void uploadEnded(FileId id)

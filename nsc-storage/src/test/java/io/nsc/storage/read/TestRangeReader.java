@@ -46,7 +46,7 @@ final class TestRangeReader
         data = fixture("all_types.parquet");
         Path path = Files.write(directory.resolve("file.parquet"), data);
         file = new StoredFile(new FileId("00112233445566778899aabbccddeeff"), path, data.length, crc32c(data), ParquetFooterParser.parse(path).stats());
-        reader = new RangeReader(DataSize.ofBytes(512), DataSize.ofBytes(CHUNK));
+        reader = new RangeReader(DataSize.ofBytes(512), DataSize.ofBytes(CHUNK), 10_000);
     }
 
     @Test

@@ -40,7 +40,16 @@ final class TestStorageConfig
                 .setOrphanCheckInterval(new Duration(1, MINUTES))
                 .setOrphanMinAge(new Duration(1, HOURS))
                 .setScanFooterCacheSize(1000)
-                .setMaxScanBatch(DataSize.of(4, MEGABYTE)));
+                .setMaxScanBatch(DataSize.of(4, MEGABYTE))
+                .setMaxRequestSize(DataSize.of(32, MEGABYTE))
+                .setMaxScanRowGroups(10_000)
+                .setMaxReadRanges(10_000)
+                .setMaxExpressionNodes(10_000)
+                .setMaxExpressionDepth(64)
+                .setMaxPredicateValueSize(DataSize.of(16, MEGABYTE))
+                .setScanMemoryLimit(DataSize.of(256, MEGABYTE))
+                .setMaxPageSize(DataSize.of(64, MEGABYTE))
+                .setMaxFooterSize(DataSize.of(16, MEGABYTE)));
     }
 
     @Test
@@ -60,6 +69,15 @@ final class TestStorageConfig
                 .put("storage.orphan-min-age", "2h")
                 .put("storage.scan-footer-cache-size", "10")
                 .put("storage.max-scan-batch", "8MB")
+                .put("storage.max-request-size", "1MB")
+                .put("storage.max-scan-row-groups", "50")
+                .put("storage.max-read-ranges", "60")
+                .put("storage.max-expression-nodes", "70")
+                .put("storage.max-expression-depth", "8")
+                .put("storage.max-predicate-value-size", "2MB")
+                .put("storage.scan-memory-limit", "64MB")
+                .put("storage.max-page-size", "8MB")
+                .put("storage.max-footer-size", "4MB")
                 .buildOrThrow();
 
         StorageConfig expected = new StorageConfig()
@@ -75,7 +93,16 @@ final class TestStorageConfig
                 .setOrphanCheckInterval(new Duration(30, SECONDS))
                 .setOrphanMinAge(new Duration(2, HOURS))
                 .setScanFooterCacheSize(10)
-                .setMaxScanBatch(DataSize.of(8, MEGABYTE));
+                .setMaxScanBatch(DataSize.of(8, MEGABYTE))
+                .setMaxRequestSize(DataSize.of(1, MEGABYTE))
+                .setMaxScanRowGroups(50)
+                .setMaxReadRanges(60)
+                .setMaxExpressionNodes(70)
+                .setMaxExpressionDepth(8)
+                .setMaxPredicateValueSize(DataSize.of(2, MEGABYTE))
+                .setScanMemoryLimit(DataSize.of(64, MEGABYTE))
+                .setMaxPageSize(DataSize.of(8, MEGABYTE))
+                .setMaxFooterSize(DataSize.of(4, MEGABYTE));
 
         assertFullMapping(properties, expected);
         assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));
@@ -98,6 +125,14 @@ final class TestStorageConfig
         assertFailsValidation(validConfig().setMetadataAddress("no-port"), "metadataAddressValid", "storage.metadata-address must be host:port", jakarta.validation.constraints.AssertTrue.class);
         assertFailsValidation(validConfig().setGrpcPort(70000), "grpcPort", "must be less than or equal to 65535", jakarta.validation.constraints.Max.class);
         assertFailsValidation(validConfig().setMaxResponseChunk(DataSize.of(64, MEGABYTE)), "maxResponseChunk", "must be less than or equal to 32MB", io.airlift.units.MaxDataSize.class);
+        assertFailsValidation(validConfig().setMaxRequestSize(DataSize.of(65, MEGABYTE)), "maxRequestSize", "must be less than or equal to 64MB", io.airlift.units.MaxDataSize.class);
+        assertFailsValidation(validConfig().setMaxScanRowGroups(0), "maxScanRowGroups", "must be greater than or equal to 1", jakarta.validation.constraints.Min.class);
+        assertFailsValidation(validConfig().setMaxReadRanges(0), "maxReadRanges", "must be greater than or equal to 1", jakarta.validation.constraints.Min.class);
+        assertFailsValidation(validConfig().setMaxExpressionNodes(0), "maxExpressionNodes", "must be greater than or equal to 1", jakarta.validation.constraints.Min.class);
+        assertFailsValidation(validConfig().setMaxExpressionDepth(91), "maxExpressionDepth", "must be less than or equal to 90", jakarta.validation.constraints.Max.class);
+        assertFailsValidation(validConfig().setScanMemoryLimit(DataSize.of(100, KILOBYTE)), "scanMemoryLimit", "must be greater than or equal to 1MB", io.airlift.units.MinDataSize.class);
+        assertFailsValidation(validConfig().setMaxPageSize(DataSize.of(2, DataSize.Unit.GIGABYTE)), "maxPageSize", "must be less than or equal to 1GB", io.airlift.units.MaxDataSize.class);
+        assertFailsValidation(validConfig().setMaxFooterSize(DataSize.of(512, MEGABYTE)), "maxFooterSize", "must be less than or equal to 256MB", io.airlift.units.MaxDataSize.class);
         assertFailsValidation(validConfig().setOrphanCheckInterval(new Duration(1, java.util.concurrent.TimeUnit.MILLISECONDS)), "orphanCheckInterval", "must be greater than or equal to 10ms", io.airlift.units.MinDuration.class);
     }
 

@@ -1,0 +1,26 @@
+package io.nsc.storage.scan;
+
+import io.nsc.parquet.wire.RequestLimits;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What one scan request may ask of a node: checked before the request's contents are decoded,
+ * so that a malformed or oversized request costs the node an error message and nothing more.
+ *
+ * @param maxRequestBytes the largest serialized request
+ * @param maxRowGroups the most row groups one scan names
+ * @param request the limits on its filter expressions and values
+ * @param memoryBytes the memory budget of one scan: decoded values, group maps, top-N heaps, batches
+ */
+public record ScanLimits(long maxRequestBytes, int maxRowGroups, RequestLimits request, long memoryBytes)
+{
+    public ScanLimits
+    {
+        checkArgument(maxRequestBytes > 0, "maxRequestBytes must be positive");
+        checkArgument(maxRowGroups > 0, "maxRowGroups must be positive");
+        requireNonNull(request, "request is null");
+        checkArgument(memoryBytes > 0, "memoryBytes must be positive");
+    }
+}

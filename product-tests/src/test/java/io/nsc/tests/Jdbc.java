@@ -3,7 +3,6 @@ package io.nsc.tests;
 import io.trino.jdbc.TrinoResultSet;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,12 +17,6 @@ public final class Jdbc
     private Jdbc() {}
 
     public record QueryResult(String queryId, List<List<Object>> rows) {}
-
-    public static Connection connect(String jdbcUrl)
-            throws SQLException
-    {
-        return DriverManager.getConnection(jdbcUrl, "product-test", null);
-    }
 
     public static List<List<Object>> rows(Connection connection, String sql)
             throws SQLException

@@ -5,11 +5,6 @@ import io.nsc.tests.cluster.NscClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -42,7 +37,7 @@ final class TestComponentFailures
             throws Exception
     {
         String victim = cluster.storageNodeIds().get(1);
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl())) {
+        try (Connection connection = cluster.connect("nsc")) {
             assertChecksMatchTpch(connection);
             long killed = System.nanoTime();
             cluster.kill(victim);
@@ -70,7 +65,7 @@ final class TestComponentFailures
         finally {
             cluster.startStopped();
         }
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl())) {
+        try (Connection connection = cluster.connect("nsc")) {
             assertChecksMatchTpch(connection);
         }
         assertThat(cluster.metrics("metadata")).containsEntry("live_nodes", 3L);
@@ -81,13 +76,13 @@ final class TestComponentFailures
             throws Exception
     {
         List<List<Object>> tablesBefore;
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl())) {
+        try (Connection connection = cluster.connect("nsc")) {
             tablesBefore = Jdbc.rows(connection, "SELECT table_schema, table_name FROM nsc.information_schema.tables WHERE table_schema <> 'information_schema' ORDER BY 1, 2");
             assertThat(tablesBefore).hasSizeGreaterThanOrEqualTo(8);
         }
         cluster.kill("metadata");
         cluster.startStopped();
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl())) {
+        try (Connection connection = cluster.connect("nsc")) {
             assertThat(Jdbc.rows(connection, "SELECT table_schema, table_name FROM nsc.information_schema.tables WHERE table_schema <> 'information_schema' ORDER BY 1, 2"))
                     .isEqualTo(tablesBefore);
             assertChecksMatchTpch(connection);
@@ -106,14 +101,8 @@ final class TestComponentFailures
 
     /** storage_replica_failovers summed over the query's operators, from Trino's REST API. */
     private static long replicaFailovers(NscCluster cluster, String queryId)
-            throws IOException, InterruptedException
     {
-        URI server = URI.create(cluster.jdbcUrl().replaceFirst("^jdbc:trino:", "http:"));
-        HttpRequest request = HttpRequest.newBuilder(server.resolve("/v1/query/" + queryId))
-                .header("X-Trino-User", "product-test")
-                .build();
-        // HTTP/1.1: the JDK client's h2c upgrade against Trino's server breaks on large query infos
-        String info = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(request, HttpResponse.BodyHandlers.ofString()).body();
+        String info = cluster.trinoRest("/v1/query/" + queryId);
         Matcher matcher = FAILOVERS.matcher(info);
         long total = 0;
         boolean found = false;

@@ -27,7 +27,7 @@ final class TestDemoCluster
     void testQueriesOverJdbcMatchTheTpchCatalog(NscCluster cluster)
             throws SQLException
     {
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl())) {
+        try (Connection connection = cluster.connect("nsc")) {
             assertThat(Jdbc.rows(connection, "SHOW SCHEMAS FROM nsc")).contains(List.of("tpch"));
             assertThat(Jdbc.rows(connection, "SHOW TABLES FROM nsc.tpch")).hasSize(8);
             String query = "SELECT l_returnflag, l_linestatus, count(*), sum(l_quantity) FROM %s.lineitem "
@@ -50,7 +50,7 @@ final class TestDemoCluster
     void testDemoAgainChangesNothing(NscCluster cluster)
     {
         ProcessCluster process = processCluster(cluster);
-        NscCommand.Result again = process.command().run(5, "demo", "--scale", "0.01", "--trino-port", String.valueOf(process.trinoPort()));
+        NscCommand.Result again = process.command().run(5, "demo", "--scale", "0.01", "--trino-port", String.valueOf(process.trinoPort()), "--secure");
         assertThat(again.exitCode()).as(again.output()).isZero();
         assertThat(again.output()).contains("already running");
         NscCommand.Result status = process.command().run(1, "status");

@@ -36,8 +36,8 @@ final class TestTpchQueries
             throws IOException, SQLException
     {
         String sql = tpchQuery(query);
-        try (Connection nsc = Jdbc.connect(cluster.jdbcUrl() + "/tpch");
-                Connection tpch = Jdbc.connect(cluster.jdbcUrl().replaceFirst("/nsc$", "/tpch/tiny"))) {
+        try (Connection nsc = cluster.connect("nsc/tpch");
+                Connection tpch = cluster.connect("tpch/tiny")) {
             List<List<Object>> expected = Jdbc.rows(tpch, sql);
             List<List<Object>> actual = Jdbc.rows(nsc, sql);
             if (!sql.toLowerCase().contains("order by")) {

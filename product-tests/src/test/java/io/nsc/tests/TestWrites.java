@@ -43,7 +43,7 @@ final class TestWrites
     void testCtasInsertDropRoundTripWithEveryType(NscCluster cluster)
             throws SQLException
     {
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl());
+        try (Connection connection = cluster.connect("nsc");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_writes");
             statement.execute("CREATE TABLE nsc.product_writes.all_types WITH (replication = 2) AS SELECT * FROM (%s) t(%s)".formatted(ROWS, COLUMNS));
@@ -67,7 +67,7 @@ final class TestWrites
     void testCtasFromTpchMatchesTheSource(NscCluster cluster)
             throws SQLException
     {
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl());
+        try (Connection connection = cluster.connect("nsc");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_ctas");
             statement.execute("CREATE TABLE nsc.product_ctas.orders WITH (sorted_by = ARRAY['o_orderdate'], row_group_size = '1000') AS SELECT * FROM tpch.tiny.orders");
@@ -83,7 +83,7 @@ final class TestWrites
     void testBadInputGetsClearErrors(NscCluster cluster)
             throws SQLException
     {
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl());
+        try (Connection connection = cluster.connect("nsc");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_errors");
             assertThatThrownBy(() -> statement.execute("CREATE TABLE nsc.product_errors.t (a bigint) WITH (no_such_property = 1)"))
@@ -109,7 +109,7 @@ final class TestWrites
     {
         long baseline = awaitSteadyFileCount(cluster);
         long uploadedBefore = sum(cluster, "bytes_uploaded");
-        try (Connection connection = Jdbc.connect(cluster.jdbcUrl());
+        try (Connection connection = cluster.connect("nsc");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_cancel");
             CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {

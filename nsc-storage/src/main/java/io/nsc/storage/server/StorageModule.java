@@ -5,7 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
-import io.nsc.protocol.security.TlsConfig;
+import io.nsc.protocol.security.TlsModule;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
@@ -35,7 +35,7 @@ public class StorageModule
     protected void setup(Binder binder)
     {
         StorageConfig config = buildConfigObject(StorageConfig.class);
-        buildConfigObject(TlsConfig.class, "storage");
+        install(new TlsModule("storage"));
 
         binder.bind(NodeStatistics.class).in(Scopes.SINGLETON);
         binder.bind(StorageGrpcService.class).in(Scopes.SINGLETON);
@@ -50,13 +50,6 @@ public class StorageModule
         exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
         exporter.export(NearStorageScanner.class).as(ObjectNames.builder(NearStorageScanner.class).withProperty("node", node).build());
         exporter.export(ClusterIdentity.class).as(ObjectNames.builder(ClusterIdentity.class).withProperty("node", node).build());
-    }
-
-    @Provides
-    @Singleton
-    public static TransportSecurity createTransportSecurity(TlsConfig config)
-    {
-        return config.toTransportSecurity();
     }
 
     @Provides

@@ -1,6 +1,7 @@
 package io.nsc.tests.cluster;
 
 import com.github.dockerjava.api.DockerClient;
+import io.nsc.protocol.security.TlsFiles;
 import io.nsc.tests.NscCommand;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.ComposeContainer;
@@ -13,11 +14,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static java.nio.charset.StandardCharsets.UTF_8;
 
 /**
  * The Docker Compose cluster of {@code docker/docker-compose.yml} through Testcontainers, for
@@ -31,11 +40,36 @@ public final class ComposeCluster
     private static final Duration STARTUP = Duration.ofMinutes(20);
 
     private final ComposeContainer compose;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private final TlsFiles identity;
+    private final String trinoPassword;
+    private final HttpClient http;
 
     private ComposeCluster(ComposeContainer compose)
     {
         this.compose = compose;
+        // the cluster made its CA in the shared volume: borrow the metadata service's identity
+        // (the services' HTTP endpoints take any certificate of the CA) and Trino's password
+        try {
+            Path tls = Files.createTempDirectory("nsc-compose-tls");
+            ContainerState metadata = container("metadata");
+            for (String file : List.of("ca.pem", "metadata.pem", "metadata.key", "trino-password")) {
+                metadata.copyFileFromContainer("/var/lib/nsc-tls/" + file, tls.resolve(file).toString());
+            }
+            this.identity = new TlsFiles(tls.resolve("metadata.pem"), tls.resolve("metadata.key"), tls.resolve("ca.pem"));
+            this.trinoPassword = Files.readString(tls.resolve("trino-password"), UTF_8).strip();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .sslContext(identity.toTransportSecurity().jdkContext().orElseThrow())
+                .build();
     }
 
     public static ComposeCluster start()
@@ -48,7 +82,7 @@ public final class ComposeCluster
                 .withEnv("NSC_ORPHAN_CHECK_INTERVAL", "2s")
                 .withEnv("NSC_ORPHAN_MIN_AGE", "5s")
                 .withEnv("NSC_WRITER_BUFFER_SIZE", "16MB")
-                .withExposedService("coordinator", 8080, Wait.forHealthcheck().withStartupTimeout(STARTUP))
+                .withExposedService("coordinator", 8443, Wait.forHealthcheck().withStartupTimeout(STARTUP))
                 .withExposedService("metadata", 7071, Wait.forHealthcheck().withStartupTimeout(STARTUP))
                 .waitingFor("loader", Wait.forLogMessage(".*(loaded TPC-H|already holds TPC-H).*", 1).withStartupTimeout(STARTUP));
         for (String node : STORAGE_NODES) {
@@ -61,7 +95,28 @@ public final class ComposeCluster
     @Override
     public String jdbcUrl()
     {
-        return "jdbc:trino://%s:%s/nsc".formatted(compose.getServiceHost("coordinator", 8080), compose.getServicePort("coordinator", 8080));
+        return "jdbc:trino://localhost:%s/nsc".formatted(compose.getServicePort("coordinator", 8443));
+    }
+
+    @Override
+    public Connection connect(String path)
+            throws SQLException
+    {
+        Properties properties = new Properties();
+        properties.setProperty("user", "nsc");
+        properties.setProperty("password", trinoPassword);
+        properties.setProperty("SSL", "true");
+        properties.setProperty("SSLTrustStorePath", identity.ca().toString());
+        return DriverManager.getConnection("jdbc:trino://localhost:%s/%s".formatted(compose.getServicePort("coordinator", 8443), path), properties);
+    }
+
+    @Override
+    public String trinoRest(String path)
+    {
+        URI uri = URI.create("https://localhost:%s%s".formatted(compose.getServicePort("coordinator", 8443), path));
+        return send(HttpRequest.newBuilder(uri)
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword).getBytes(UTF_8)))
+                .build());
     }
 
     @Override
@@ -126,9 +181,15 @@ public final class ComposeCluster
     private String get(String component, String path)
     {
         int port = component.equals("metadata") ? 7071 : 7081;
-        URI uri = URI.create("http://%s:%s%s".formatted(compose.getServiceHost(component, port), compose.getServicePort(component, port), path));
+        URI uri = URI.create("https://localhost:%s%s".formatted(compose.getServicePort(component, port), path));
+        return send(HttpRequest.newBuilder(uri).build());
+    }
+
+    private String send(HttpRequest request)
+    {
+        URI uri = request.uri();
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
                 throw new IllegalStateException("%s answered %s".formatted(uri, response.statusCode()));
             }

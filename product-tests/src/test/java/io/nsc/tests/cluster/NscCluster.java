@@ -1,5 +1,7 @@
 package io.nsc.tests.cluster;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
@@ -12,7 +14,18 @@ import java.util.Map;
 public interface NscCluster
         extends AutoCloseable
 {
+    /** The JDBC URL printed for users (catalog {@code nsc}). */
     String jdbcUrl();
+
+    /**
+     * A JDBC connection as a BI tool opens it, with the cluster's TLS settings and credentials;
+     * {@code path} is a catalog and optional schema: {@code nsc}, {@code nsc/tpch}, {@code tpch/tiny}.
+     */
+    Connection connect(String path)
+            throws SQLException;
+
+    /** The body of a GET of Trino's REST API (such as {@code /v1/query/ID}), as the JDBC user. */
+    String trinoRest(String path);
 
     List<String> storageNodeIds();
 

@@ -1,8 +1,7 @@
 package io.nsc.tests.cluster;
 
-import io.nsc.tests.NscCommand;
-
 import io.nsc.protocol.security.TlsFiles;
+import io.nsc.tests.NscCommand;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,10 +12,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Stream;
 
 import static com.google.common.base.Preconditions.checkState;
@@ -25,8 +29,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The local cluster of {@code ./nsc demo}: real service processes and a real Trino 476 server,
- * with its own state directory and ports so it never touches a developer's running demo.
+ * The local cluster of {@code ./nsc demo --secure}: real service processes and a real Trino 476
+ * server that serves HTTPS with passwords, with its own state directory and ports so it never
+ * touches a developer's running demo.
  */
 public final class ProcessCluster
         implements NscCluster
@@ -57,14 +62,27 @@ public final class ProcessCluster
     /** The client certificate ./nsc made for itself in the cluster's state directory. */
     public TlsFiles cliIdentity()
     {
-        Path tls = var.resolve("cluster/tls");
-        return new TlsFiles(tls.resolve("nsc-cli.pem"), tls.resolve("nsc-cli.key"), tls.resolve("ca.pem"));
+        return identity("nsc-cli");
     }
 
-    /** The directory of the cluster CA and every component's certificate. */
-    public Path tlsDirectory()
+    /** The certificate and key ./nsc demo issued to {@code name} (metadata, storage-1, trino, nsc-cli, ...). */
+    public TlsFiles identity(String name)
     {
-        return var.resolve("cluster/tls");
+        Path tls = var.resolve("cluster/tls");
+        return new TlsFiles(tls.resolve(name + ".pem"), tls.resolve(name + ".key"), tls.resolve("ca.pem"));
+    }
+
+    /** Where the metadata service keeps its configuration, catalog ({@code data/}) and logs. */
+    public Path metadataDirectory()
+    {
+        return var.resolve("cluster/metadata");
+    }
+
+    /** host:port of a service's gRPC endpoint: {@code metadata} or a storage node id. */
+    public String grpcAddress(String component)
+    {
+        int port = component.equals("metadata") ? PORT_BASE : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length()));
+        return "127.0.0.1:" + port;
     }
 
     /** Runs {@code ./nsc demo --scale 0.01} and returns once Trino answers queries. */
@@ -84,7 +102,7 @@ public final class ProcessCluster
                     "NSC_ORPHAN_MIN_AGE", "5s",
                     // small files, so that a write uploads some before a test cancels it
                     "NSC_WRITER_BUFFER_SIZE", "16MB"));
-            NscCommand.Result demo = nsc.run(20, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort));
+            NscCommand.Result demo = nsc.run(20, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure");
             checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
             return new ProcessCluster(nsc, var, trinoPort, demo.output());
         }
@@ -115,6 +133,38 @@ public final class ProcessCluster
     }
 
     @Override
+    public Connection connect(String path)
+            throws SQLException
+    {
+        Properties properties = new Properties();
+        properties.setProperty("user", "nsc");
+        properties.setProperty("password", trinoPassword());
+        properties.setProperty("SSL", "true");
+        properties.setProperty("SSLTrustStorePath", cliIdentity().ca().toString());
+        return DriverManager.getConnection("jdbc:trino://localhost:%s/%s".formatted(trinoPort, path), properties);
+    }
+
+    @Override
+    public String trinoRest(String path)
+    {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:%s%s".formatted(trinoPort, path)))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword()).getBytes(UTF_8)))
+                .build();
+        return send(request);
+    }
+
+    /** The password ./nsc demo --secure made for Trino's user {@code nsc}. */
+    public String trinoPassword()
+    {
+        try {
+            return Files.readString(var.resolve("cluster/tls/trino-password"), UTF_8).strip();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
     public List<String> storageNodeIds()
     {
         return STORAGE_NODES;
@@ -141,7 +191,7 @@ public final class ProcessCluster
     @Override
     public void startStopped()
     {
-        NscCommand.Result demo = nsc.run(10, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort));
+        NscCommand.Result demo = nsc.run(10, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure");
         checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
     }
 
@@ -149,13 +199,19 @@ public final class ProcessCluster
     public Map<String, Long> metrics(String component)
     {
         int httpPort = component.equals("metadata") ? PORT_BASE + 1 : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length())) + 1;
-        HttpRequest request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build();
+        String body = send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build());
+        return body.lines()
+                .map(line -> line.split(" "))
+                .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
+                .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+    }
+
+    private String send(HttpRequest request)
+    {
         try {
-            String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-            return body.lines()
-                    .map(line -> line.split(" "))
-                    .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
-                    .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            checkState(response.statusCode() == 200, "%s answered %s: %s", request.uri(), response.statusCode(), response.body());
+            return response.body();
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);

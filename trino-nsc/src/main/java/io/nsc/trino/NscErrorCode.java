@@ -5,6 +5,7 @@ import io.trino.spi.ErrorCodeSupplier;
 import io.trino.spi.ErrorType;
 
 import static io.trino.spi.ErrorType.EXTERNAL;
+import static io.trino.spi.ErrorType.INSUFFICIENT_RESOURCES;
 import static io.trino.spi.ErrorType.INTERNAL_ERROR;
 
 public enum NscErrorCode
@@ -27,7 +28,11 @@ public enum NscErrorCode
     /** Fewer storage nodes are live than a write needs replicas. */
     NSC_NOT_ENOUGH_STORAGE_NODES(7, EXTERNAL),
     /** A commit failed in a way that leaves open whether the metadata service applied it. */
-    NSC_COMMIT_OUTCOME_UNKNOWN(8, EXTERNAL);
+    NSC_COMMIT_OUTCOME_UNKNOWN(8, EXTERNAL),
+    /** A storage node sent a page batch that is malformed or larger than the connector accepts. */
+    NSC_BAD_STORAGE_RESPONSE(9, EXTERNAL),
+    /** A storage-side scan needed more memory than a storage node allows one scan (every replica would refuse it alike). */
+    NSC_STORAGE_SCAN_MEMORY_LIMIT(10, INSUFFICIENT_RESOURCES);
 
     private final ErrorCode errorCode;
 

@@ -3,7 +3,9 @@ package io.nsc.trino.read;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.grpc.Context;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
@@ -24,8 +26,9 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Queue;
 
-import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
+import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
+import static io.nsc.trino.NscErrorCode.NSC_STORAGE_SCAN_MEMORY_LIMIT;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
@@ -36,6 +39,9 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * row groups with the same request returns the same rows in the same order.
  * Completed bytes are the compressed bytes received, so Trino's physical input shows what
  * crossed the network.
+ * <p>
+ * Batches are decoded within {@link io.nsc.parquet.wire.PageLimits}: a node that sends a batch
+ * claiming more than that fails the query with NSC_BAD_STORAGE_RESPONSE, not the worker's heap.
  */
 public class StorageScanPageSource
         implements ConnectorPageSource
@@ -102,12 +108,21 @@ public class StorageScanPageSource
                 case PART_NOT_SET -> throw new IllegalStateException("empty scan response");
             }
         }
-        catch (StatusRuntimeException | IllegalStateException e) {
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+                // the scan's memory budget: another replica has the same budget and the same rows
+                closeCall();
+                finished = true;
+                throw new TrinoException(NSC_STORAGE_SCAN_MEMORY_LIMIT, "Storage-side scan of nsc file %s on %s: %s".formatted(request.getFileId(), replicas.get(replica), e.getStatus().getDescription()), e);
+            }
             failOver(e);
         }
-        catch (IllegalArgumentException e) {
+        catch (IllegalStateException e) {
+            failOver(e);
+        }
+        catch (IllegalArgumentException | MemoryLimitExceededException e) {
             closeCall();
-            throw new TrinoException(NSC_BAD_DATA, "Storage node %s sent a bad page for nsc file %s: %s".formatted(replicas.get(replica), request.getFileId(), e.getMessage()), e);
+            throw new TrinoException(NSC_BAD_STORAGE_RESPONSE, "Storage node %s sent a bad page batch for nsc file %s: %s".formatted(replicas.get(replica), request.getFileId(), e.getMessage()), e);
         }
         finally {
             readTimeNanos += System.nanoTime() - start;

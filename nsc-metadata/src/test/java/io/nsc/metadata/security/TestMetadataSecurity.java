@@ -2,11 +2,14 @@ package io.nsc.metadata.security;
 
 import com.google.common.collect.ImmutableMap;
 import com.google.protobuf.ByteString;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NegotiationType;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import io.nsc.metadata.server.MetadataServer;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.AllocateFilesRequest;
@@ -111,6 +114,12 @@ final class TestMetadataSecurity
                 .sslContext(GrpcSslContexts.forClient().trustManager(directory.resolve("tls/ca.pem").toFile()).build())
                 .build();
         resources.add(() -> GrpcChannels.close(anonymous));
+        // every method of the service, whatever it is, before it reads the request
+        for (MethodDescriptor<?, ?> method : MetadataServiceGrpc.getServiceDescriptor().getMethods()) {
+            assertThatThrownBy(() -> callWithEmptyRequest(anonymous, method))
+                    .as(method.getFullMethodName())
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(UNAUTHENTICATED));
+        }
         MetadataServiceBlockingStub stub = MetadataServiceGrpc.newBlockingStub(anonymous);
         assertStatusContains(() -> stub.listSchemas(ListSchemasRequest.getDefaultInstance()), UNAUTHENTICATED, "needs a client certificate issued by the cluster CA");
         assertStatusContains(() -> stub.dropSchema(io.nsc.protocol.proto.DropSchemaRequest.newBuilder().setSchemaName("tpch").build()), UNAUTHENTICATED, "client certificate");
@@ -224,6 +233,14 @@ final class TestMetadataSecurity
             assertThatThrownBy(() -> http.send(HttpRequest.newBuilder(health).build(), HttpResponse.BodyHandlers.ofString()))
                     .isInstanceOfAny(SSLHandshakeException.class, IOException.class);
         }
+    }
+
+    // every metadata method is unary: an empty request is the default instance of its type
+    @SuppressWarnings("unchecked")
+    private static <Q, R> R callWithEmptyRequest(ManagedChannel channel, MethodDescriptor<Q, R> method)
+    {
+        Q request = (Q) ((MethodDescriptor.PrototypeMarshaller<Q>) method.getRequestMarshaller()).getMessagePrototype();
+        return ClientCalls.blockingUnaryCall(channel, method, CallOptions.DEFAULT, request);
     }
 
     private io.nsc.protocol.proto.CommitFilesResponse commit(String table, DataFile file)

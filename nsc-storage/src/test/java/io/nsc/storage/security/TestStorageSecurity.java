@@ -2,7 +2,15 @@ package io.nsc.storage.security;
 
 import com.google.common.collect.ImmutableMap;
 import com.google.protobuf.ByteString;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NegotiationType;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.nsc.protocol.client.FileUploader;
 import io.nsc.protocol.client.GrpcChannels;
@@ -39,8 +47,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import static io.grpc.Status.Code.PERMISSION_DENIED;
+import static io.grpc.Status.Code.UNAUTHENTICATED;
+import static io.nsc.storage.server.StorageTesting.await;
 import static io.nsc.storage.server.StorageTesting.awaitCondition;
 import static io.nsc.storage.server.StorageTesting.fixture;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
@@ -155,6 +166,59 @@ final class TestStorageSecurity
         ManagedChannel metadata = channel(ComponentRole.METADATA, "metadata");
         assertThat(StorageServiceGrpc.newBlockingStub(metadata).getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getNodeId()).isEqualTo(NODE_ID);
         assertDenied(() -> StorageServiceGrpc.newBlockingStub(metadata).readRanges(ReadRangesRequest.newBuilder().setFileId(fileId).build()).hasNext(), "metadata:metadata may not call");
+    }
+
+    @Test
+    void everyMethodNeedsACertificate()
+            throws Exception
+    {
+        ManagedChannel anonymous = NettyChannelBuilder.forAddress("127.0.0.1", node.grpcPort())
+                .negotiationType(NegotiationType.TLS)
+                .sslContext(GrpcSslContexts.forClient().trustManager(directory.resolve("tls/ca.pem").toFile()).build())
+                .build();
+        resources.add(() -> GrpcChannels.close(anonymous));
+        for (MethodDescriptor<?, ?> method : StorageServiceGrpc.getServiceDescriptor().getMethods()) {
+            assertThat(callWithEmptyRequest(anonymous, method)).as(method.getFullMethodName()).isEqualTo(UNAUTHENTICATED);
+        }
+    }
+
+    /** The status one call with an empty request ends in, whatever the method's kind. */
+    @SuppressWarnings("unchecked")
+    private static <Q, R> Status.Code callWithEmptyRequest(ManagedChannel channel, MethodDescriptor<Q, R> method)
+    {
+        Q request = (Q) ((MethodDescriptor.PrototypeMarshaller<Q>) method.getRequestMarshaller()).getMessagePrototype();
+        CompletableFuture<Status.Code> result = new CompletableFuture<>();
+        StreamObserver<R> responses = new StreamObserver<>()
+        {
+            @Override
+            public void onNext(R value) {}
+
+            @Override
+            public void onError(Throwable t)
+            {
+                result.complete(Status.fromThrowable(t).getCode());
+            }
+
+            @Override
+            public void onCompleted()
+            {
+                result.complete(Status.Code.OK);
+            }
+        };
+        ClientCall<Q, R> call = channel.newCall(method, CallOptions.DEFAULT);
+        switch (method.getType()) {
+            case UNARY -> ClientCalls.asyncUnaryCall(call, request, responses);
+            case SERVER_STREAMING -> ClientCalls.asyncServerStreamingCall(call, request, responses);
+            case CLIENT_STREAMING, BIDI_STREAMING -> {
+                StreamObserver<Q> requests = method.getType() == MethodDescriptor.MethodType.CLIENT_STREAMING
+                        ? ClientCalls.asyncClientStreamingCall(call, responses)
+                        : ClientCalls.asyncBidiStreamingCall(call, responses);
+                requests.onNext(request);
+                requests.onCompleted();
+            }
+            default -> throw new AssertionError(method.getType());
+        }
+        return await(result);
     }
 
     private static void assertDenied(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String description)

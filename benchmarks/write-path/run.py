@@ -15,6 +15,7 @@ import argparse
 import os
 import platform
 import re
+import ssl
 import subprocess
 import sys
 import time
@@ -35,10 +36,21 @@ def rows_of(server, user, sql):
     return run_query(server, user, sql)[1]
 
 
+def metrics_opener():
+    """The storage nodes' HTTP endpoints take only certificates of the cluster CA: use ./nsc's own."""
+    tls = os.path.join(os.environ.get("NSC_VAR", os.path.join(HOME, "var")), "cluster", "tls")
+    if not os.path.exists(os.path.join(tls, "nsc-cli.pem")):
+        return "http", urllib.request.urlopen  # a cluster started with NSC_INSECURE=1
+    context = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
+    context.load_cert_chain(os.path.join(tls, "nsc-cli.pem"), os.path.join(tls, "nsc-cli.key"))
+    return "https", lambda url, timeout: urllib.request.urlopen(url, timeout=timeout, context=context)
+
+
 def storage_uploaded(ports):
     total = 0
+    scheme, urlopen = metrics_opener()
     for port in ports:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/metrics", timeout=10) as response:
+        with urlopen(f"{scheme}://127.0.0.1:{port}/v1/metrics", timeout=10) as response:
             for line in response.read().decode().splitlines():
                 name, _, value = line.partition(" ")
                 if name == "bytes_uploaded":

@@ -56,7 +56,7 @@ final class PageHeaderValidator
     private void validateChunk(ColumnMetaData metadata, int rowGroup, int column)
             throws IOException, InvalidParquetFileException
     {
-        long start = chunkStart(metadata);
+        long start = ParquetFooterParser.chunkStart(metadata);
         long size = metadata.getTotal_compressed_size();
         long valueCount = metadata.getNum_values();
         String chunk = "row group %s column %s".formatted(rowGroup, String.join(".", metadata.getPath_in_schema()));
@@ -182,16 +182,6 @@ final class PageHeaderValidator
                 throw invalid("%s page %s at offset %s".formatted(chunk, index, position), "corrupt page header: " + e.getMessage());
             }
         }
-    }
-
-    private static long chunkStart(ColumnMetaData metadata)
-    {
-        long start = metadata.getData_page_offset();
-        if (metadata.isSetDictionary_page_offset() && metadata.getDictionary_page_offset() > 0
-                && (start <= 0 || metadata.getDictionary_page_offset() < start)) {
-            start = metadata.getDictionary_page_offset();
-        }
-        return start;
     }
 
     private InvalidParquetFileException invalid(String where, String reason)

@@ -367,7 +367,7 @@ public final class ParquetFooterParser
      * Where the chunk's first page starts. Offset 0 means "no such page" (Arrow writes a data page
      * offset of 0 for the empty chunks of a 0-row row group), as a real page cannot start on the magic.
      */
-    private static long chunkStart(ColumnMetaData metadata)
+    static long chunkStart(ColumnMetaData metadata)
     {
         long start = metadata.getData_page_offset();
         if (metadata.isSetDictionary_page_offset() && metadata.getDictionary_page_offset() > 0

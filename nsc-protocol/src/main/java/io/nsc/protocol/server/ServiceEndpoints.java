@@ -70,7 +70,7 @@ public final class ServiceEndpoints
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, grpcPort))
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
                 .addService(health.getHealthService());
-        services.forEach(builder::addService);
+        services.forEach(service -> builder.addService(MalformedRequests.refuseAsInvalidArgument(service.bindService())));
         // insecure: TlsModule has said so loudly at start-up
         security.grpcServerContext().ifPresent(context -> builder.sslContext(context).intercept(new PeerAuthentication(policy)));
         Server grpcServer;

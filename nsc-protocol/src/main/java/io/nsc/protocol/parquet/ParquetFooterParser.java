@@ -78,15 +78,7 @@ public final class ParquetFooterParser
     public static ParquetFileSummary parse(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
             throws InvalidParquetFileException
     {
-        requireNonNull(reader, "reader is null");
-        requireNonNull(displayName, "displayName is null");
-        requireNonNull(limits, "limits is null");
-        try {
-            return summarize(readFooter(reader, fileSize, displayName, limits), displayName);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("Failed to read %s: %s".formatted(displayName, e.getMessage()), e);
-        }
+        return parse(reader, fileSize, displayName, limits, false);
     }
 
     /**
@@ -100,13 +92,21 @@ public final class ParquetFooterParser
     public static ParquetFileSummary parseAndValidatePages(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
             throws InvalidParquetFileException
     {
+        return parse(reader, fileSize, displayName, limits, true);
+    }
+
+    private static ParquetFileSummary parse(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits, boolean validatePages)
+            throws InvalidParquetFileException
+    {
         requireNonNull(reader, "reader is null");
         requireNonNull(displayName, "displayName is null");
         requireNonNull(limits, "limits is null");
         try {
             Footer footer = readFooter(reader, fileSize, displayName, limits);
             ParquetFileSummary summary = summarize(footer, displayName);
-            new PageHeaderValidator(reader, limits, displayName).validate(footer.metadata());
+            if (validatePages) {
+                new PageHeaderValidator(reader, limits, displayName).validate(footer.metadata());
+            }
             return summary;
         }
         catch (IOException e) {

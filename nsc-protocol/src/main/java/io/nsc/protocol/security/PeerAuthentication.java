@@ -76,11 +76,24 @@ public final class PeerAuthentication
         return Contexts.interceptCall(Context.current().withValue(CALLER, identity.get()), call, headers, next);
     }
 
+    // Every call of a connection shares its session: parse the certificate's subject once per session.
+    private static final String SESSION_IDENTITY = "nsc.peer-identity";
+
     private static Optional<PeerIdentity> peerIdentity(SSLSession session)
     {
         if (session == null) {
             return Optional.empty();
         }
+        if (session.getValue(SESSION_IDENTITY) instanceof PeerIdentity known) {
+            return Optional.of(known);
+        }
+        Optional<PeerIdentity> identity = certificateIdentity(session);
+        identity.ifPresent(value -> session.putValue(SESSION_IDENTITY, value));
+        return identity;
+    }
+
+    private static Optional<PeerIdentity> certificateIdentity(SSLSession session)
+    {
         Certificate[] chain;
         try {
             chain = session.getPeerCertificates();

@@ -28,9 +28,11 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static com.google.common.base.Suppliers.memoize;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.util.Objects.requireNonNull;
 
@@ -88,36 +90,31 @@ public final class TransportSecurity
     /** For a gRPC server: present our certificate, and ask (not require) the client for its own. */
     public Optional<SslContext> grpcServerContext()
     {
-        // Client certificates are optional at the TLS layer so that a caller without one gets a
-        // clear UNAUTHENTICATED status from PeerAuthentication instead of a failed handshake.
-        return material.map(value -> build(GrpcSslContexts.configure(SslContextBuilder.forServer(value.keyManagers()))
-                .trustManager(value.trustManagers())
-                .clientAuth(ClientAuth.OPTIONAL)
-                .protocols(PROTOCOLS)));
+        return material.map(value -> value.grpcServerContext().get());
     }
 
-    /** For a gRPC client: present our certificate, trust only the cluster CA. */
+    /** For a gRPC client: present our certificate, trust only the cluster CA. Shared by every channel, so sessions resume. */
     public Optional<SslContext> grpcClientContext()
     {
-        return material.map(value -> build(GrpcSslContexts.forClient()
-                .keyManager(value.keyManagers())
-                .trustManager(value.trustManagers())
-                .protocols(PROTOCOLS)));
+        return material.map(value -> value.grpcClientContext().get());
     }
 
     /** For the JDK's HTTPS server and client (health and metrics endpoints). */
     public Optional<SSLContext> jdkContext()
     {
-        return material.map(value -> {
-            try {
-                SSLContext context = SSLContext.getInstance("TLSv1.3");
-                context.init(value.keyManagers().getKeyManagers(), value.trustManagers().getTrustManagers(), null);
-                return context;
-            }
-            catch (GeneralSecurityException e) {
-                throw new IllegalStateException("Cannot set up TLS: " + e.getMessage(), e);
-            }
-        });
+        return material.map(value -> value.jdkContext().get());
+    }
+
+    private static SSLContext buildJdkContext(KeyManagerFactory keyManagers, TrustManagerFactory trustManagers)
+    {
+        try {
+            SSLContext context = SSLContext.getInstance("TLSv1.3");
+            context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+            return context;
+        }
+        catch (GeneralSecurityException e) {
+            throw new IllegalStateException("Cannot set up TLS: " + e.getMessage(), e);
+        }
     }
 
     private static SslContext build(SslContextBuilder builder)
@@ -130,8 +127,31 @@ public final class TransportSecurity
         }
     }
 
-    private record Material(X509Certificate certificate, PeerIdentity identity, KeyManagerFactory keyManagers, TrustManagerFactory trustManagers)
+    /** What the files hold, and the contexts built from it once, when first asked for. */
+    private record Material(
+            X509Certificate certificate,
+            PeerIdentity identity,
+            Supplier<SslContext> grpcServerContext,
+            Supplier<SslContext> grpcClientContext,
+            Supplier<SSLContext> jdkContext)
     {
+        Material(X509Certificate certificate, PeerIdentity identity, KeyManagerFactory keyManagers, TrustManagerFactory trustManagers)
+        {
+            this(certificate,
+                    identity,
+                    // Client certificates are optional at the TLS layer so that a caller without one gets a
+                    // clear UNAUTHENTICATED status from PeerAuthentication instead of a failed handshake.
+                    memoize(() -> build(GrpcSslContexts.configure(SslContextBuilder.forServer(keyManagers))
+                            .trustManager(trustManagers)
+                            .clientAuth(ClientAuth.OPTIONAL)
+                            .protocols(PROTOCOLS))),
+                    memoize(() -> build(GrpcSslContexts.forClient()
+                            .keyManager(keyManagers)
+                            .trustManager(trustManagers)
+                            .protocols(PROTOCOLS))),
+                    memoize(() -> buildJdkContext(keyManagers, trustManagers)));
+        }
+
         static Material load(TlsFiles files)
         {
             List<X509Certificate> chain = readCertificates(files.certificate());

@@ -4,6 +4,9 @@ import com.google.common.annotations.VisibleForTesting;
 import io.airlift.log.Logger;
 import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.proto.DamagedReplica;
+import io.nsc.protocol.proto.FailedCopy;
+import io.nsc.protocol.proto.FileAttestation;
 import io.nsc.protocol.proto.HeartbeatRequest;
 import io.nsc.protocol.proto.HeartbeatResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -11,12 +14,15 @@ import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
 import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.storage.repair.ReplicaCopier;
 import io.nsc.storage.security.GrantKeyring;
+import io.nsc.storage.store.DamagedFile;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +61,7 @@ public final class MembershipClient
     private final ParquetFileStore store;
     private final ClusterIdentity identity;
     private final GrantKeyring keyring;
+    private final ReplicaCopier copier;
     private final ManagedChannel channel;
     private final MetadataServiceBlockingStub metadata;
     private final ScheduledExecutorService executor = newSingleThreadScheduledExecutor(daemonThreadsNamed("nsc-membership-%s"));
@@ -64,8 +71,9 @@ public final class MembershipClient
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private int consecutiveFailures;
 
-    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, GrantKeyring keyring)
+    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, GrantKeyring keyring, ReplicaCopier copier)
     {
+        this.copier = requireNonNull(copier, "copier is null");
         this.keyring = requireNonNull(keyring, "keyring is null");
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.advertisedHost = requireNonNull(advertisedHost, "advertisedHost is null");
@@ -135,22 +143,42 @@ public final class MembershipClient
 
     private Duration heartbeat()
     {
-        HeartbeatResponse response = metadata.withDeadlineAfter(CALL_TIMEOUT.toMillis(), MILLISECONDS)
-                .heartbeat(HeartbeatRequest.newBuilder()
-                        .setNodeId(nodeId)
-                        .setFreeBytes(store.getFreeBytes())
-                        .setFileCount(store.getFileCount())
-                        .setLoad(cpuLoad())
-                        .build());
+        // what happened to this node's copies since the last beat; given back if the beat fails
+        List<DamagedFile> damaged = store.takeDamagedFiles();
+        List<FileAttestation> copied = copier.takeCopied();
+        List<FailedCopy> failed = copier.takeFailed();
+        HeartbeatResponse response;
+        try {
+            response = metadata.withDeadlineAfter(CALL_TIMEOUT.toMillis(), MILLISECONDS)
+                    .heartbeat(HeartbeatRequest.newBuilder()
+                            .setNodeId(nodeId)
+                            .setFreeBytes(store.getFreeBytes())
+                            .setFileCount(store.getFileCount())
+                            .setLoad(cpuLoad())
+                            .addAllDamagedReplicas(damaged.stream()
+                                    .map(file -> DamagedReplica.newBuilder().setFileId(file.id().value()).setReason(file.reason()).build())
+                                    .collect(toImmutableList()))
+                            .addAllCopiedReplicas(copied)
+                            .addAllFailedCopies(failed)
+                            .build());
+        }
+        catch (RuntimeException e) {
+            store.returnDamagedFiles(damaged);
+            copier.giveBack(copied, failed);
+            throw e;
+        }
         if (!response.getKnown()) {
             // the metadata service restarted and forgot us: register again right away
             log.info("Metadata service at %s does not know node %s; registering again", metadataAddress, nodeId);
+            store.returnDamagedFiles(damaged);
+            copier.giveBack(copied, failed);
             registered = false;
             return Duration.ZERO;
         }
         // a service restarted on another catalog that happens to know this node id answers known=true
         identity.answered(metadataAddress, response.getClusterId());
         keyring.keyReceived(response.getGrantKey());
+        copier.submit(response.getCopyTasksList());
         return heartbeatInterval;
     }
 

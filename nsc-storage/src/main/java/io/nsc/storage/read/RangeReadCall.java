@@ -7,15 +7,16 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ReadRangesResponse;
-import io.nsc.storage.store.ChannelReader;
+import io.nsc.storage.store.ChecksummedReader;
+import io.nsc.storage.store.CorruptBlockException;
+import io.nsc.storage.store.DamagedCopies;
+import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 
 import static java.lang.Math.min;
-import static java.nio.file.StandardOpenOption.READ;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -36,8 +37,8 @@ final class RangeReadCall
     private final ServerCallStreamObserver<ReadRangesResponse> call;
     private final RangeReader.Counters counters;
 
-    private FileChannel channel;
-    private ChannelReader reader;
+    private final ParquetFileStore store;
+    private ChecksummedReader reader;
     private int rangeIndex;
     // next byte of the current range to send
     private long position;
@@ -46,8 +47,9 @@ final class RangeReadCall
     private long bufferStart;
     private boolean done;
 
-    RangeReadCall(StoredFile file, ReadPlan plan, int maxChunkBytes, ServerCallStreamObserver<ReadRangesResponse> call, RangeReader.Counters counters)
+    RangeReadCall(ParquetFileStore store, StoredFile file, ReadPlan plan, int maxChunkBytes, ServerCallStreamObserver<ReadRangesResponse> call, RangeReader.Counters counters)
     {
+        this.store = requireNonNull(store, "store is null");
         this.file = requireNonNull(file, "file is null");
         this.plan = requireNonNull(plan, "plan is null");
         this.maxChunkBytes = maxChunkBytes;
@@ -60,7 +62,7 @@ final class RangeReadCall
         call.setOnCancelHandler(this::cancel);
         call.setOnReadyHandler(this::drain);
         try {
-            channel = FileChannel.open(file.path(), READ);
+            reader = store.openReader(file);
         }
         catch (NoSuchFileException e) {
             // deleted as an orphan between the lookup and here: as if the lookup had come later
@@ -71,7 +73,6 @@ final class RangeReadCall
             fail(Status.INTERNAL.withDescription("Cannot open file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
             return;
         }
-        reader = new ChannelReader(channel, "file " + file.id());
         if (plan.rangeCount() > 0) {
             position = plan.range(0).offset();
         }
@@ -86,6 +87,11 @@ final class RangeReadCall
                 sendNext();
                 completeIfDone();
             }
+        }
+        catch (CorruptBlockException e) {
+            counters.corruptReads().update(1);
+            store.quarantine(file, e.getMessage());
+            fail(DamagedCopies.dataLoss(file, e));
         }
         catch (IOException e) {
             fail(Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
@@ -132,12 +138,13 @@ final class RangeReadCall
     private void fill(FileRange read)
             throws IOException
     {
-        // a fresh array per read: the previous one may still be referenced by a queued message
-        byte[] data = new byte[(int) read.length()];
-        reader.readFully(read.offset(), data, 0, data.length);
+        // whole checksum blocks, each checked before any of its bytes is sent; a fresh array per
+        // read: the previous one may still be referenced by a queued message
+        long start = reader.readStart(read.offset());
+        byte[] data = reader.readBlocks(start, reader.readEnd(read.end()));
         counters.bytesReadFromDisk().update(data.length);
         buffer = data;
-        bufferStart = read.offset();
+        bufferStart = start;
     }
 
     private void send(ByteString data)
@@ -181,9 +188,9 @@ final class RangeReadCall
     {
         done = true;
         buffer = new byte[0];
-        if (channel != null) {
+        if (reader != null) {
             try {
-                channel.close();
+                reader.close();
             }
             catch (IOException e) {
                 log.warn(e, "Cannot close %s", file.path());

@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ByteRange;
 import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
@@ -20,15 +21,17 @@ import static java.util.Objects.requireNonNull;
 public final class RangeReader
 {
     /** The counters every call updates. */
-    record Counters(CounterStat bytesReadFromDisk, CounterStat bytesSent, CounterStat readRequests) {}
+    record Counters(CounterStat bytesReadFromDisk, CounterStat bytesSent, CounterStat readRequests, CounterStat corruptReads) {}
 
+    private final ParquetFileStore store;
     private final long coalesceGapBytes;
     private final int maxChunkBytes;
     private final int maxRanges;
-    private final Counters counters = new Counters(new CounterStat(), new CounterStat(), new CounterStat());
+    private final Counters counters = new Counters(new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
 
-    public RangeReader(DataSize coalesceGap, DataSize maxChunk, int maxRanges)
+    public RangeReader(ParquetFileStore store, DataSize coalesceGap, DataSize maxChunk, int maxRanges)
     {
+        this.store = requireNonNull(store, "store is null");
         checkArgument(maxRanges > 0, "maxRanges must be positive");
         this.maxRanges = maxRanges;
         this.coalesceGapBytes = requireNonNull(coalesceGap, "coalesceGap is null").toBytes();
@@ -53,7 +56,7 @@ public final class RangeReader
                     .asRuntimeException();
         }
         ReadPlan plan = ReadPlan.create(ranges, file.sizeBytes(), coalesceGapBytes, maxChunkBytes);
-        new RangeReadCall(file, plan, maxChunkBytes, call, counters).start();
+        new RangeReadCall(store, file, plan, maxChunkBytes, call, counters).start();
     }
 
     @Managed
@@ -68,6 +71,14 @@ public final class RangeReader
     public CounterStat getBytesSent()
     {
         return counters.bytesSent();
+    }
+
+    /** Reads that found bytes not matching their checksums (each quarantined the copy). */
+    @Managed
+    @Nested
+    public CounterStat getCorruptReads()
+    {
+        return counters.corruptReads();
     }
 
     @Managed

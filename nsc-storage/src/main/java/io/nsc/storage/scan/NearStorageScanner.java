@@ -7,6 +7,7 @@ import io.airlift.units.DataSize;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.ParquetMetadata;
@@ -35,16 +36,19 @@ public final class NearStorageScanner
             CounterStat bytesSent,
             CounterStat cpuNanos,
             CounterStat refusedInvalid,
-            CounterStat refusedMemory) {}
+            CounterStat refusedMemory,
+            CounterStat corruptScans) {}
 
+    private final ParquetFileStore store;
     private final int maxBatchBytes;
     private final ScanLimits limits;
     private final Cache<String, ParquetMetadata> footers;
     private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
-    private final Counters counters = new Counters(new AtomicLong(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
+    private final Counters counters = new Counters(new AtomicLong(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
 
-    public NearStorageScanner(DataSize maxBatch, int footerCacheSize, ScanLimits limits)
+    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, int footerCacheSize, ScanLimits limits)
     {
+        this.store = requireNonNull(store, "store is null");
         this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
         this.limits = requireNonNull(limits, "limits is null");
         this.footers = CacheBuilder.newBuilder().maximumSize(footerCacheSize).build();
@@ -55,7 +59,15 @@ public final class NearStorageScanner
      */
     public void scan(StoredFile file, ScanRequest request, ServerCallStreamObserver<ScanResponse> call)
     {
-        new ScanCall(file, request, maxBatchBytes, limits, footers, readerOptions, call, counters).start();
+        new ScanCall(store, file, request, maxBatchBytes, limits, footers, readerOptions, call, counters).start();
+    }
+
+    /** Scans that met bytes not matching their checksums (each quarantined the copy). */
+    @Managed
+    @Nested
+    public CounterStat getCorruptScans()
+    {
+        return counters.corruptScans();
     }
 
     @Managed

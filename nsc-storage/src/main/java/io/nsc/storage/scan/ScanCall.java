@@ -6,7 +6,6 @@ import io.airlift.log.Logger;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
-import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.parquet.aggregate.GroupedAggregation;
@@ -32,6 +31,9 @@ import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.storage.store.CorruptBlockException;
+import io.nsc.storage.store.DamagedCopies;
+import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.ParquetMetadata;
@@ -80,6 +82,7 @@ final class ScanCall
     private static final long MAX_TOP_N = 100_000;
     private static final int RESULT_PAGE_ROWS = 8192;
 
+    private final ParquetFileStore store;
     private final StoredFile file;
     private final ScanRequest request;
     private final int batchBytes;
@@ -94,7 +97,7 @@ final class ScanCall
     private final ServerCallStreamObserver<ScanResponse> call;
     private final NearStorageScanner.Counters counters;
 
-    private LocalParquetDataSource dataSource;
+    private StoredParquetDataSource dataSource;
     private FilteredScan scan;
     private Optional<Aggregation> aggregation = Optional.empty();
     private Optional<TopNRows> topN = Optional.empty();
@@ -111,6 +114,7 @@ final class ScanCall
     private boolean done;
 
     ScanCall(
+            ParquetFileStore store,
             StoredFile file,
             ScanRequest request,
             int maxBatchBytes,
@@ -120,6 +124,7 @@ final class ScanCall
             ServerCallStreamObserver<ScanResponse> call,
             NearStorageScanner.Counters counters)
     {
+        this.store = requireNonNull(store, "store is null");
         this.file = requireNonNull(file, "file is null");
         this.request = requireNonNull(request, "request is null");
         this.batchBytes = request.getTargetBatchBytes() <= 0 ? maxBatchBytes : max(MIN_BATCH_BYTES, min(request.getTargetBatchBytes(), maxBatchBytes));
@@ -141,7 +146,7 @@ final class ScanCall
             open();
         }
         catch (StatusRuntimeException e) {
-            fail(e);
+            fail(damagedOr(e, e));
             return;
         }
         catch (MemoryLimitExceededException e) {
@@ -154,7 +159,7 @@ final class ScanCall
             return;
         }
         catch (IOException | RuntimeException e) {
-            fail(badData(e));
+            fail(damagedOr(e, badData(e)));
             return;
         }
         finally {
@@ -213,7 +218,7 @@ final class ScanCall
         }
 
         codec = new PageCodec(request.getCompression());
-        dataSource = LocalParquetDataSource.open(file.path(), readerOptions);
+        dataSource = new StoredParquetDataSource(file, store.openReader(file), readerOptions);
         ParquetMetadata footer = footer();
         checkInFile(footer, columns);
         ParquetScanReader reader = ParquetScanReader.create(
@@ -345,9 +350,13 @@ final class ScanCall
             }
         }
         catch (StatusRuntimeException e) {
-            fail(e);
+            fail(damagedOr(e, e));
         }
         catch (TrinoException e) {
+            if (DamagedCopies.findCorruption(e).isPresent()) {
+                fail(damagedOr(e, null));
+                return;
+            }
             // an aggregate overflowed, as Trino's own would have: the client's error, not the node's
             fail(Status.OUT_OF_RANGE.withDescription("Scan of file %s: %s".formatted(file.id(), e.getMessage())).asRuntimeException());
         }
@@ -355,9 +364,13 @@ final class ScanCall
             fail(resourceExhausted(e));
         }
         catch (IOException | UncheckedIOException e) {
-            fail(Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+            fail(damagedOr(e, Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException()));
         }
         catch (RuntimeException e) {
+            if (DamagedCopies.findCorruption(e).isPresent()) {
+                fail(damagedOr(e, null));
+                return;
+            }
             log.error(e, "Scan of file %s failed", file.id());
             fail(Status.INTERNAL.withDescription("Scan of file %s failed: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
         }
@@ -479,10 +492,25 @@ final class ScanCall
                 .setRowGroupsScanned(request.getRowGroupsCount())
                 .setRowsScanned(scan.rowsScanned())
                 .setRowsReturned(rowsSent)
-                .setBytesReadFromDisk(dataSource.getReadBytes())
+                .setBytesReadFromDisk(dataSource.diskBytesRead())
                 .setBytesSent(bytesSent)
                 .setCpuNanos(cpuNanos)
                 .build();
+    }
+
+    /**
+     * DATA_LOSS, with the copy quarantined, when the failure comes from bytes that do not match
+     * their checksums; otherwise {@code otherwise}.
+     */
+    private StatusRuntimeException damagedOr(Throwable failure, StatusRuntimeException otherwise)
+    {
+        Optional<CorruptBlockException> corruption = DamagedCopies.findCorruption(failure);
+        if (corruption.isEmpty()) {
+            return otherwise;
+        }
+        counters.corruptScans().update(1);
+        store.quarantine(file, corruption.get().getMessage());
+        return DamagedCopies.dataLoss(file, corruption.get());
     }
 
     private StatusRuntimeException badData(Throwable e)
@@ -541,7 +569,7 @@ final class ScanCall
             counters.rowsReturned().update(rowsSent);
         }
         if (dataSource != null) {
-            counters.bytesReadFromDisk().update(dataSource.getReadBytes());
+            counters.bytesReadFromDisk().update(dataSource.diskBytesRead());
         }
         chargeCpu();
         counters.cpuNanos().update(cpuNanos);

@@ -94,14 +94,25 @@ public final class GrantKeyring
         if (key == null) {
             return Optional.empty();
         }
-        return Optional.of(SignedMessages.signAttestation(key, FileAttestation.newBuilder()
+        return Optional.of(SignedMessages.signAttestation(key, describe(nodeId, file)));
+    }
+
+    /** What this node stored, unsigned: all a node without TLS (and so without a key) can say. */
+    public FileAttestation describe(StoredFile file)
+    {
+        return describe(nodeId, file);
+    }
+
+    private static FileAttestation describe(String nodeId, StoredFile file)
+    {
+        return FileAttestation.newBuilder()
                 .setFileId(file.id().value())
                 .setNodeId(nodeId)
                 .setSizeBytes(file.sizeBytes())
                 .setRowCount(file.rowCount())
                 .setCrc32C(file.crc32c())
                 .setCompactStatsSha256(ByteString.copyFrom(SignedMessages.sha256(file.stats().encoded())))
-                .build()));
+                .build();
     }
 
     private static RuntimeException denied(String format, Object... args)

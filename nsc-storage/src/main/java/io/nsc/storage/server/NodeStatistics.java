@@ -5,7 +5,9 @@ import com.google.inject.Inject;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.read.RangeReader;
+import io.nsc.storage.repair.ReplicaCopier;
 import io.nsc.storage.scan.NearStorageScanner;
+import io.nsc.storage.scrub.Scrubber;
 import io.nsc.storage.store.ParquetFileStore;
 
 import java.util.Map;
@@ -24,10 +26,14 @@ public final class NodeStatistics
     private final RangeReader reader;
     private final NearStorageScanner scanner;
     private final ClusterIdentity identity;
+    private final Scrubber scrubber;
+    private final ReplicaCopier copier;
 
     @Inject
-    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity)
+    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity, Scrubber scrubber, ReplicaCopier copier)
     {
+        this.scrubber = requireNonNull(scrubber, "scrubber is null");
+        this.copier = requireNonNull(copier, "copier is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
         this.nodeId = requireNonNull(config.getNodeId(), "nodeId is null");
         this.store = requireNonNull(store, "store is null");
@@ -58,6 +64,20 @@ public final class NodeStatistics
                 .setScanBytesSent(scanner.getBytesSent().getTotalCount())
                 .setScanCpuNanos(scanner.getCpuNanos().getTotalCount())
                 .setAvailableProcessors(Runtime.getRuntime().availableProcessors())
+                .setFilesQuarantined(store.getFilesQuarantined().getTotalCount())
+                .setCorruptReads(reader.getCorruptReads().getTotalCount())
+                .setCorruptScans(scanner.getCorruptScans().getTotalCount())
+                .setScrubPassesCompleted(scrubber.getPassesCompleted())
+                .setScrubFilesScrubbed(scrubber.getFilesScrubbed().getTotalCount())
+                .setScrubBytesScrubbed(scrubber.getBytesScrubbed().getTotalCount())
+                .setScrubDamagedFound(scrubber.getDamagedFound().getTotalCount())
+                .setScrubLastPassCompletedMillis(scrubber.getLastPassCompletedMillis())
+                .setScrubCurrentPassFiles(scrubber.getCurrentPassFiles())
+                .setScrubCurrentPassDone(scrubber.getCurrentPassDone())
+                .setCopiesCompleted(copier.getCopiesCompleted().getTotalCount())
+                .setCopiesFailed(copier.getCopiesFailed().getTotalCount())
+                .setCopiesInProgress(copier.getCopiesInProgress())
+                .setBytesCopied(copier.getBytesCopied().getTotalCount())
                 .build();
     }
 
@@ -81,6 +101,20 @@ public final class NodeStatistics
                 .put("scan_bytes_read_from_disk", stats.getScanBytesReadFromDisk())
                 .put("scan_bytes_sent", stats.getScanBytesSent())
                 .put("scan_cpu_nanos", stats.getScanCpuNanos())
+                .put("files_quarantined", stats.getFilesQuarantined())
+                .put("corrupt_reads", stats.getCorruptReads())
+                .put("corrupt_scans", stats.getCorruptScans())
+                .put("scrub_passes_completed", stats.getScrubPassesCompleted())
+                .put("scrub_files_scrubbed", stats.getScrubFilesScrubbed())
+                .put("scrub_bytes_scrubbed", stats.getScrubBytesScrubbed())
+                .put("scrub_damaged_found", stats.getScrubDamagedFound())
+                .put("scrub_last_pass_completed_millis", stats.getScrubLastPassCompletedMillis())
+                .put("scrub_current_pass_files", stats.getScrubCurrentPassFiles())
+                .put("scrub_current_pass_done", stats.getScrubCurrentPassDone())
+                .put("copies_completed", stats.getCopiesCompleted())
+                .put("copies_failed", stats.getCopiesFailed())
+                .put("copies_in_progress", stats.getCopiesInProgress())
+                .put("bytes_copied", stats.getBytesCopied())
                 // 1 while the node refuses to reclaim files: worth an alert
                 .put("cluster_id_mismatch", stats.getClusterIdMismatch() ? 1L : 0L)
                 .buildOrThrow();

@@ -21,7 +21,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
+import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.DAYS;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 
@@ -49,6 +51,11 @@ public class StorageConfig
     private DataSize scanMemoryLimit = DataSize.of(256, MEGABYTE);
     private DataSize maxPageSize = DataSize.of(64, MEGABYTE);
     private DataSize maxFooterSize = DataSize.of(16, MEGABYTE);
+    private DataSize checksumBlockSize = DataSize.of(64, KILOBYTE);
+    private boolean verifyChecksums = true;
+    private DataSize scrubRate = DataSize.of(50, MEGABYTE);
+    private Duration scrubInterval = new Duration(7, DAYS);
+    private DataSize repairCopyRate = DataSize.of(100, MEGABYTE);
 
     @NotNull
     @Pattern(regexp = "[a-z0-9-]{1,64}", message = "must be 1 to 64 characters of [a-z0-9-]")
@@ -408,6 +415,79 @@ public class StorageConfig
     public StorageConfig setMaxFooterSize(DataSize maxFooterSize)
     {
         this.maxFooterSize = maxFooterSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("512B")
+    @MaxDataSize("16MB")
+    public DataSize getChecksumBlockSize()
+    {
+        return checksumBlockSize;
+    }
+
+    @Config("storage.checksum-block-size")
+    @ConfigDescription("Bytes per CRC32C of newly stored files; every read checks whole blocks, so smaller blocks cost less for small reads and more checksum entries")
+    public StorageConfig setChecksumBlockSize(DataSize checksumBlockSize)
+    {
+        this.checksumBlockSize = checksumBlockSize;
+        return this;
+    }
+
+    public boolean isVerifyChecksums()
+    {
+        return verifyChecksums;
+    }
+
+    @Config("storage.verify-checksums")
+    @ConfigDescription("Check every byte read against its block checksum; turn off only to measure what checking costs")
+    public StorageConfig setVerifyChecksums(boolean verifyChecksums)
+    {
+        this.verifyChecksums = verifyChecksums;
+        return this;
+    }
+
+    @NotNull
+    public DataSize getScrubRate()
+    {
+        return scrubRate;
+    }
+
+    @Config("storage.scrub-rate")
+    @ConfigDescription("Bytes per second the background scrubber reads to verify stored files; 0B turns scrubbing off")
+    public StorageConfig setScrubRate(DataSize scrubRate)
+    {
+        this.scrubRate = scrubRate;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getScrubInterval()
+    {
+        return scrubInterval;
+    }
+
+    @Config("storage.scrub-interval")
+    @ConfigDescription("Time from the start of one scrubbing pass over every stored file to the start of the next")
+    public StorageConfig setScrubInterval(Duration scrubInterval)
+    {
+        this.scrubInterval = scrubInterval;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    public DataSize getRepairCopyRate()
+    {
+        return repairCopyRate;
+    }
+
+    @Config("storage.repair-copy-rate")
+    @ConfigDescription("Bytes per second this node pulls from other nodes when the metadata service has it copy a replica (repair, drain)")
+    public StorageConfig setRepairCopyRate(DataSize repairCopyRate)
+    {
+        this.repairCopyRate = repairCopyRate;
         return this;
     }
 }

@@ -33,6 +33,7 @@ import java.util.Optional;
 import static com.google.protobuf.UnsafeByteOperations.unsafeWrap;
 import static io.nsc.protocol.security.ComponentRole.CLIENT;
 import static io.nsc.protocol.security.ComponentRole.METADATA;
+import static io.nsc.protocol.security.ComponentRole.STORAGE;
 import static io.nsc.storage.server.GrpcErrors.toStatusException;
 import static java.util.Objects.requireNonNull;
 
@@ -41,10 +42,13 @@ public final class StorageGrpcService
 {
     private static final Logger log = Logger.get(StorageGrpcService.class);
 
-    /** Readers and writers are clients; the metadata service may look at files and load. */
+    /**
+     * Readers and writers are clients; the metadata service may look at files and load; storage
+     * nodes read files from each other to copy replicas.
+     */
     public static final AccessPolicy ACCESS_POLICY = AccessPolicy.builder()
             .allow(StorageServiceGrpc.getUploadMethod(), CLIENT)
-            .allow(StorageServiceGrpc.getReadRangesMethod(), CLIENT)
+            .allow(StorageServiceGrpc.getReadRangesMethod(), CLIENT, STORAGE)
             .allow(StorageServiceGrpc.getScanMethod(), CLIENT)
             .allow(StorageServiceGrpc.getGetFileInfoMethod(), CLIENT, METADATA)
             .allow(StorageServiceGrpc.getGetNodeStatsMethod(), CLIENT, METADATA)

@@ -11,9 +11,12 @@ import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.reclaim.OrphanReclaimer;
+import io.nsc.storage.repair.ReplicaCopier;
 import io.nsc.storage.scan.NearStorageScanner;
+import io.nsc.storage.scrub.Scrubber;
 import io.nsc.storage.security.GrantKeyring;
 import io.nsc.storage.store.ParquetFileStore;
+import io.nsc.storage.store.StoreOptions;
 import org.weakref.jmx.ObjectNames;
 import org.weakref.jmx.guice.ExportBinder;
 import org.weakref.jmx.guice.MBeanModule;
@@ -24,6 +27,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.Optional;
 
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
 import static org.weakref.jmx.guice.ExportBinder.newExporter;
@@ -49,6 +53,8 @@ public class StorageModule
         exporter.export(ParquetFileStore.class).as(ObjectNames.builder(ParquetFileStore.class).withProperty("node", node).build());
         exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
         exporter.export(NearStorageScanner.class).as(ObjectNames.builder(NearStorageScanner.class).withProperty("node", node).build());
+        exporter.export(Scrubber.class).as(ObjectNames.builder(Scrubber.class).withProperty("node", node).build());
+        exporter.export(ReplicaCopier.class).as(ObjectNames.builder(ReplicaCopier.class).withProperty("node", node).build());
         exporter.export(ClusterIdentity.class).as(ObjectNames.builder(ClusterIdentity.class).withProperty("node", node).build());
     }
 
@@ -63,7 +69,7 @@ public class StorageModule
     @Singleton
     public static ParquetFileStore createFileStore(StorageConfig config)
     {
-        return ParquetFileStore.open(config.getDataDirPaths(), StorageLimits.parquet(config));
+        return ParquetFileStore.open(config.getDataDirPaths(), new StoreOptions(StorageLimits.parquet(config), toIntExact(config.getChecksumBlockSize().toBytes()), config.isVerifyChecksums()));
     }
 
     @Provides
@@ -77,25 +83,39 @@ public class StorageModule
 
     @Provides
     @Singleton
-    public static RangeReader createRangeReader(StorageConfig config)
+    public static RangeReader createRangeReader(StorageConfig config, ParquetFileStore store)
     {
-        return new RangeReader(config.getReadCoalesceGap(), config.getMaxResponseChunk(), config.getMaxReadRanges());
+        return new RangeReader(store, config.getReadCoalesceGap(), config.getMaxResponseChunk(), config.getMaxReadRanges());
     }
 
     @Provides
     @Singleton
-    public static NearStorageScanner createScanner(StorageConfig config)
+    public static NearStorageScanner createScanner(StorageConfig config, ParquetFileStore store)
     {
-        return new NearStorageScanner(config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config));
+        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config));
     }
 
     @Provides
     @Singleton
-    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store, ClusterIdentity identity, TransportSecurity security, GrantKeyring keyring)
+    public static Optional<MembershipClient> createMembershipClient(StorageConfig config, ParquetFileStore store, ClusterIdentity identity, TransportSecurity security, GrantKeyring keyring, ReplicaCopier copier)
     {
         // without a metadata service the node runs standalone (tests, tools)
         return config.getMetadataAddress()
-                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, security, store, identity, keyring));
+                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, security, store, identity, keyring, copier));
+    }
+
+    @Provides
+    @Singleton
+    public static ReplicaCopier createReplicaCopier(StorageConfig config, ParquetFileStore store, GrantKeyring keyring, TransportSecurity security)
+    {
+        return new ReplicaCopier(store, keyring, security, config.getRepairCopyRate());
+    }
+
+    @Provides
+    @Singleton
+    public static Scrubber createScrubber(StorageConfig config, ParquetFileStore store)
+    {
+        return new Scrubber(store, config.getScrubRate(), config.getScrubInterval());
     }
 
     @Provides

@@ -10,6 +10,8 @@ import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.reclaim.OrphanReclaimer;
+import io.nsc.storage.repair.ReplicaCopier;
+import io.nsc.storage.scrub.Scrubber;
 import org.weakref.jmx.MBeanExporter;
 
 import java.util.List;
@@ -75,12 +77,14 @@ public final class StorageServer
             // register only once the node can serve what it announces
             membership.ifPresent(client -> client.start(endpoints.grpcPort()));
             orphanReclaimer.ifPresent(OrphanReclaimer::start);
+            injector.getInstance(Scrubber.class).start();
             log.info("======== SERVER STARTED ======== storage node %s: gRPC port %s, HTTP port %s", config.getNodeId(), endpoints.grpcPort(), endpoints.httpPort());
             return new StorageServer(injector, endpoints, membership, orphanReclaimer, config.getNodeId());
         }
         catch (RuntimeException e) {
             orphanReclaimer.ifPresent(OrphanReclaimer::close);
             membership.ifPresent(MembershipClient::close);
+            closeBackgroundWork(injector);
             stop(injector);
             throw e;
         }
@@ -107,9 +111,16 @@ public final class StorageServer
         orphanReclaimer.ifPresent(OrphanReclaimer::close);
         // leave the cluster before refusing calls, so the metadata service stops sending readers here first
         membership.ifPresent(MembershipClient::close);
+        closeBackgroundWork(injector);
         endpoints.close();
         stop(injector);
         log.info("Storage node %s stopped", nodeId);
+    }
+
+    private static void closeBackgroundWork(Injector injector)
+    {
+        injector.getInstance(Scrubber.class).close();
+        injector.getInstance(ReplicaCopier.class).close();
     }
 
     private static void stop(Injector injector)

@@ -6,44 +6,17 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
-import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
-import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.READ;
-import static java.nio.file.StandardOpenOption.WRITE;
 
 /**
- * The small {@code <id>.crc} file next to each Parquet file: its CRC32C and size as computed at
- * upload, one line of text ({@code "1a2b3c4d 12345"}). It lets start-up know every checksum
- * without reading whole files; the size catches a file that was truncated or replaced since.
+ * The checksum file of version 0: one line of text, {@code "1a2b3c4d 12345"}, the CRC32C and size
+ * of the whole file. Only read, to upgrade a data directory to {@link BlockChecksums}.
  */
 record ChecksumSidecar(int crc32c, long sizeBytes)
 {
     private static final int READ_BUFFER_BYTES = 1024 * 1024;
-
-    /** Writes the sidecar durably: to a temporary file first, then renamed into place. */
-    void write(DataDirectory directory, FileId id)
-            throws IOException
-    {
-        Path temp = directory.newTempPath(id, DataDirectory.CRC_SUFFIX);
-        try {
-            try (FileChannel channel = FileChannel.open(temp, CREATE_NEW, WRITE)) {
-                ByteBuffer content = ByteBuffer.wrap("%08x %d\n".formatted(crc32c, sizeBytes).getBytes(US_ASCII));
-                while (content.hasRemaining()) {
-                    channel.write(content);
-                }
-                channel.force(true);
-            }
-            Path target = directory.crcPath(id);
-            Files.createDirectories(target.getParent());
-            Files.move(temp, target, ATOMIC_MOVE);
-        }
-        finally {
-            Files.deleteIfExists(temp);
-        }
-    }
 
     /** Reads a sidecar; IOException when it is missing or malformed. */
     static ChecksumSidecar read(Path path)
@@ -61,21 +34,17 @@ record ChecksumSidecar(int crc32c, long sizeBytes)
         }
     }
 
-    /** Reads a whole file to checksum it; only for files whose sidecar went missing. */
-    static ChecksumSidecar compute(Path path)
+    /** Feeds a whole file to a checksum builder. */
+    static void feed(Path path, BlockChecksums.Builder builder)
             throws IOException
     {
-        CRC32C crc = new CRC32C();
-        long size = 0;
         ByteBuffer buffer = ByteBuffer.allocate(READ_BUFFER_BYTES);
         try (FileChannel channel = FileChannel.open(path, READ)) {
             while (channel.read(buffer) >= 0) {
                 buffer.flip();
-                size += buffer.remaining();
-                crc.update(buffer);
+                builder.update(buffer);
                 buffer.clear();
             }
         }
-        return new ChecksumSidecar((int) crc.getValue(), size);
     }
 }

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.zip.CRC32C;
+import java.util.OptionalInt;
 
 import static com.google.common.base.Preconditions.checkState;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
@@ -22,7 +22,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * One upload in progress. Data goes straight to a temporary file in the data directory's
- * {@code tmp/} (memory holds at most one message), the checksum is computed on the way, and only
+ * {@code tmp/} (memory holds at most one message), the block checksums are computed on the way, and only
  * a complete, verified file is renamed into place. Every way out other than {@link #finish()}
  * succeeding deletes the temporary file.
  * <p>
@@ -40,8 +40,9 @@ public final class FileUpload
     private final String displayName;
     private final Path tempPath;
     private final FileChannel channel;
-    private final CRC32C crc = new CRC32C();
+    private final BlockChecksums.Builder checksums;
     private long received;
+    private OptionalInt expectedCrc32c = OptionalInt.empty();
     private boolean closed;
 
     FileUpload(ParquetFileStore store, FileId id, DataDirectory directory, long expectedSize, String displayName)
@@ -53,12 +54,22 @@ public final class FileUpload
         this.expectedSize = expectedSize;
         this.displayName = requireNonNull(displayName, "displayName is null");
         this.tempPath = directory.newTempPath(id, ".part");
+        this.checksums = new BlockChecksums.Builder(store.checksumBlockSize());
         this.channel = FileChannel.open(tempPath, CREATE_NEW, WRITE, READ);
     }
 
     public FileId id()
     {
         return id;
+    }
+
+    /**
+     * The bytes must have this CRC32C, or the upload fails before the file is stored: a copy
+     * from another node must be exactly the file the catalog committed.
+     */
+    public void expectCrc32c(int crc32c)
+    {
+        expectedCrc32c = OptionalInt.of(crc32c);
     }
 
     /** Appends one data message. */
@@ -72,7 +83,7 @@ public final class FileUpload
                     .asRuntimeException();
         }
         for (ByteBuffer buffer : data.asReadOnlyByteBufferList()) {
-            crc.update(buffer.duplicate());
+            checksums.update(buffer);
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
             }
@@ -97,10 +108,15 @@ public final class FileUpload
                         .withDescription("Upload of %s: size mismatch: the header announced %s bytes, received %s".formatted(displayName, expectedSize, received))
                         .asRuntimeException();
             }
+            if (expectedCrc32c.isPresent() && expectedCrc32c.getAsInt() != checksums.fileCrc32c()) {
+                throw Status.DATA_LOSS
+                        .withDescription("%s: received bytes with CRC32C %08x, the file has %08x".formatted(displayName, checksums.fileCrc32c(), expectedCrc32c.getAsInt()))
+                        .asRuntimeException();
+            }
             channel.force(true);
             ParquetFileSummary summary = parseFooter();
             channel.close();
-            return store.commit(directory, id, tempPath, new ChecksumSidecar((int) crc.getValue(), received), summary);
+            return store.commit(directory, id, tempPath, checksums, summary);
         }
         finally {
             // after a successful commit the temporary file has been renamed away, so this only releases the id

@@ -22,8 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,18 +54,25 @@ public final class ParquetFileStore
 
     private final List<DataDirectory> directories;
     private final ParquetLimits limits;
+    private final int checksumBlockSize;
+    private final boolean verifyChecksums;
     private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
+    // quarantined copies not yet reported to the metadata service, oldest first
+    private final Queue<DamagedFile> damagedToReport = new ConcurrentLinkedQueue<>();
     // at most one upload per id at a time, so that the final rename never races with another;
     // a deletion holds the id here too, so that it never races with an upload of the same id
     private final Set<FileId> uploadsInProgress = ConcurrentHashMap.newKeySet();
     private final CounterStat bytesUploaded = new CounterStat();
     private final CounterStat filesDeleted = new CounterStat();
     private final CounterStat bytesDeleted = new CounterStat();
+    private final CounterStat filesQuarantined = new CounterStat();
 
-    private ParquetFileStore(List<DataDirectory> directories, ParquetLimits limits)
+    private ParquetFileStore(List<DataDirectory> directories, StoreOptions options)
     {
         this.directories = ImmutableList.copyOf(directories);
-        this.limits = requireNonNull(limits, "limits is null");
+        this.limits = options.limits();
+        this.checksumBlockSize = options.checksumBlockSize();
+        this.verifyChecksums = options.verifyChecksums();
     }
 
     /**
@@ -73,16 +82,13 @@ public final class ParquetFileStore
      */
     public static ParquetFileStore open(List<Path> dataDirs)
     {
-        return open(dataDirs, ParquetLimits.DEFAULT);
+        return open(dataDirs, StoreOptions.DEFAULT);
     }
 
-    /**
-     * @param limits what an uploaded file's footer and pages may declare; a file over them is refused
-     */
-    public static ParquetFileStore open(List<Path> dataDirs, ParquetLimits limits)
+    public static ParquetFileStore open(List<Path> dataDirs, StoreOptions options)
     {
         checkArgument(!dataDirs.isEmpty(), "no data directories");
-        ParquetFileStore store = new ParquetFileStore(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), limits);
+        ParquetFileStore store = new ParquetFileStore(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), options);
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> scans = new ArrayList<>();
             for (DataDirectory directory : store.directories) {
@@ -118,6 +124,83 @@ public final class ParquetFileStore
             throw Status.NOT_FOUND.withDescription("File %s not found on this node".formatted(id)).asRuntimeException();
         }
         return file;
+    }
+
+    /** Opens the file for reading; every byte read is checked against its block checksums unless verification is off. */
+    public ChecksummedReader openReader(StoredFile file)
+            throws IOException
+    {
+        return ChecksummedReader.open(file, verifyChecksums);
+    }
+
+    /**
+     * Stops serving a copy whose bytes are damaged, moves it and its checksums to the data
+     * directory's {@code quarantine/} (kept for a human), and queues it for the next report to
+     * the metadata service, which has the file copied again from a healthy replica.
+     *
+     * @return false when the node no longer serves this copy (deleted, or quarantined already)
+     */
+    public boolean quarantine(StoredFile file, String reason)
+    {
+        if (!uploadsInProgress.add(file.id())) {
+            // an upload or a deletion of the id holds it: the copy read is going away anyway
+            return false;
+        }
+        try {
+            if (!files.remove(file.id(), file)) {
+                return false;
+            }
+            DataDirectory directory = directoryOf(file);
+            try {
+                moveToQuarantine(directory, file.id(), reason);
+            }
+            catch (IOException e) {
+                // not served any more either way; start-up or the scrubber finds it again
+                log.error(e, "Cannot move damaged file %s to %s", file.path(), directory.quarantineDirectory());
+            }
+            filesQuarantined.update(1);
+            damagedToReport.add(new DamagedFile(file.id(), reason));
+            return true;
+        }
+        finally {
+            uploadsInProgress.remove(file.id());
+        }
+    }
+
+    /** Damaged copies not reported yet; the caller reports them, or gives back what it could not report. */
+    public List<DamagedFile> takeDamagedFiles()
+    {
+        ImmutableList.Builder<DamagedFile> taken = ImmutableList.builder();
+        for (DamagedFile damaged = damagedToReport.poll(); damaged != null; damaged = damagedToReport.poll()) {
+            taken.add(damaged);
+        }
+        return taken.build();
+    }
+
+    public void returnDamagedFiles(List<DamagedFile> damaged)
+    {
+        damagedToReport.addAll(damaged);
+    }
+
+    /** The files served right now. */
+    public List<StoredFile> files()
+    {
+        return ImmutableList.copyOf(files.values());
+    }
+
+    /** The file if the node serves it. */
+    public Optional<StoredFile> find(FileId id)
+    {
+        return Optional.ofNullable(files.get(id));
+    }
+
+    private DataDirectory directoryOf(StoredFile file)
+    {
+        Path filesDirectory = file.path().getParent().getParent();
+        return directories.stream()
+                .filter(directory -> directory.filesDirectory().equals(filesDirectory))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("File %s is in no data directory".formatted(file.path())));
     }
 
     public List<FileId> fileIds()
@@ -235,12 +318,12 @@ public final class ParquetFileStore
     }
 
     /** Moves a verified upload into place and starts serving it. */
-    UploadedFile commit(DataDirectory directory, FileId id, Path tempPath, ChecksumSidecar checksum, ParquetFileSummary summary)
+    UploadedFile commit(DataDirectory directory, FileId id, Path tempPath, BlockChecksums.Builder checksum, ParquetFileSummary summary)
             throws IOException
     {
         StoredFile existing = files.get(id);
         if (existing != null) {
-            if (existing.sizeBytes() == checksum.sizeBytes() && existing.crc32c() == checksum.crc32c()) {
+            if (existing.sizeBytes() == checksum.size() && existing.crc32c() == checksum.fileCrc32c()) {
                 // identical bytes: the earlier upload stands; the caller deletes the temporary file
                 return new UploadedFile(existing, summary.columns());
             }
@@ -249,11 +332,11 @@ public final class ParquetFileStore
         Path target = directory.parquetPath(id);
         Files.createDirectories(target.getParent());
         // sidecar first: a crash between the two renames leaves an orphan .crc that start-up deletes
-        checksum.write(directory, id);
+        BlockChecksums checksums = checksum.write(directory, id);
         Files.move(tempPath, target, ATOMIC_MOVE);
         fsyncDirectory(target.getParent());
 
-        StoredFile file = new StoredFile(id, target, checksum.sizeBytes(), checksum.crc32c(), summary.stats());
+        StoredFile file = new StoredFile(id, target, checksums, summary.stats());
         files.put(id, file);
         return new UploadedFile(file, summary.columns());
     }
@@ -261,6 +344,11 @@ public final class ParquetFileStore
     ParquetLimits limits()
     {
         return limits;
+    }
+
+    int checksumBlockSize()
+    {
+        return checksumBlockSize;
     }
 
     void uploadEnded(FileId id)
@@ -321,6 +409,13 @@ public final class ParquetFileStore
     public CounterStat getBytesDeleted()
     {
         return bytesDeleted;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesQuarantined()
+    {
+        return filesQuarantined;
     }
 
     private void scan(DataDirectory directory)
@@ -389,53 +484,80 @@ public final class ParquetFileStore
             throws IOException
     {
         Path path = directory.parquetPath(id);
-        ParquetFileSummary summary;
+        long size = Files.size(path);
+        BlockChecksums checksums;
         try {
-            summary = ParquetFooterParser.parse(path);
+            checksums = readChecksums(directory, id, size);
         }
-        catch (InvalidParquetFileException e) {
-            quarantine(directory, id, e.getMessage());
+        catch (CorruptBlockException e) {
+            quarantineAtStart(directory, id, e.getMessage());
             return;
         }
         catch (IOException e) {
+            // no trustworthy checksums, no way to tell good bytes from bad: another replica has them
+            quarantineAtStart(directory, id, e.getMessage());
+            return;
+        }
+        ParquetFileSummary summary;
+        try (ChecksummedReader reader = ChecksummedReader.open(id, path, directory.crcPath(id), checksums, true)) {
+            summary = ParquetFooterParser.parse(reader, size, "file " + id);
+        }
+        catch (InvalidParquetFileException | CorruptBlockException e) {
+            quarantineAtStart(directory, id, e.getMessage());
+            return;
+        }
+        catch (IOException | UncheckedIOException e) {
+            Optional<CorruptBlockException> corruption = DamagedCopies.findCorruption(e);
+            if (corruption.isPresent()) {
+                quarantineAtStart(directory, id, corruption.get().getMessage());
+                return;
+            }
             // unreadable rather than invalid (a disk error?): leave it where it is for a human, but do not serve it
             log.error(e, "Cannot read %s; it will not be served", path);
             return;
         }
-        ChecksumSidecar checksum = readChecksum(directory, id);
-        long size = Files.size(path);
-        if (checksum.sizeBytes() != size) {
-            quarantine(directory, id, "size %s differs from the %s bytes recorded at upload".formatted(size, checksum.sizeBytes()));
-            return;
-        }
-        StoredFile previous = files.putIfAbsent(id, new StoredFile(id, path, size, checksum.crc32c(), summary.stats()));
+        StoredFile previous = files.putIfAbsent(id, new StoredFile(id, path, checksums, summary.stats()));
         if (previous != null) {
             log.warn("File %s is in two data directories: serving %s, ignoring %s", id, previous.path(), path);
         }
     }
 
-    private static ChecksumSidecar readChecksum(DataDirectory directory, FileId id)
+    /**
+     * The file's block checksums. A sidecar of version 0 holds only the whole file's CRC32C: the
+     * file is read once, and upgraded only if it still has exactly that checksum; bytes that
+     * changed since are never blessed with new checksums.
+     */
+    private BlockChecksums readChecksums(DataDirectory directory, FileId id, long size)
             throws IOException
     {
         Path crcPath = directory.crcPath(id);
-        if (Files.exists(crcPath)) {
-            try {
-                return ChecksumSidecar.read(crcPath);
-            }
-            catch (IOException e) {
-                log.warn("%s; recomputing the checksum", e.getMessage());
-            }
+        if (!Files.exists(crcPath)) {
+            throw new IOException("Checksum file %s is missing".formatted(crcPath));
         }
-        else {
-            log.warn("Checksum file %s is missing; recomputing it from the whole file", crcPath);
+        try {
+            return BlockChecksums.open(crcPath, size);
         }
-        ChecksumSidecar checksum = ChecksumSidecar.compute(directory.parquetPath(id));
-        Files.deleteIfExists(crcPath);
-        checksum.write(directory, id);
-        return checksum;
+        catch (BlockChecksums.LegacySidecarException e) {
+            ChecksumSidecar legacy = ChecksumSidecar.read(crcPath);
+            BlockChecksums.Builder builder = new BlockChecksums.Builder(checksumBlockSize);
+            ChecksumSidecar.feed(directory.parquetPath(id), builder);
+            if (legacy.sizeBytes() != builder.size() || legacy.crc32c() != builder.fileCrc32c()) {
+                throw new CorruptBlockException("file %s no longer matches the checksum recorded at upload (%08x, %s bytes; now %08x, %s bytes)".formatted(
+                        id, legacy.crc32c(), legacy.sizeBytes(), builder.fileCrc32c(), builder.size()));
+            }
+            Files.delete(crcPath);
+            log.info("Upgraded the checksums of file %s to blocks of %s bytes", id, checksumBlockSize);
+            return builder.write(directory, id);
+        }
     }
 
-    private static void quarantine(DataDirectory directory, FileId id, String reason)
+    private static void quarantineAtStart(DataDirectory directory, FileId id, String reason)
+            throws IOException
+    {
+        moveToQuarantine(directory, id, reason);
+    }
+
+    private static void moveToQuarantine(DataDirectory directory, FileId id, String reason)
             throws IOException
     {
         Path target = directory.quarantineDirectory().resolve(id.value() + PARQUET_SUFFIX);
@@ -445,6 +567,7 @@ public final class ParquetFileStore
         if (Files.exists(crcPath)) {
             Files.move(crcPath, directory.quarantineDirectory().resolve(id.value() + CRC_SUFFIX), REPLACE_EXISTING);
         }
+        fsyncDirectory(directory.parquetPath(id).getParent());
     }
 
     private static String displayName(FileId id, String clientName)

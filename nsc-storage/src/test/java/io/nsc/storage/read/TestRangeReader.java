@@ -5,10 +5,14 @@ import io.airlift.units.DataSize;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
-import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.parquet.ParquetLimits;
 import io.nsc.protocol.proto.ByteRange;
 import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.storage.store.DamagedFile;
 import io.nsc.storage.store.FileId;
+import io.nsc.storage.store.FileUpload;
+import io.nsc.storage.store.ParquetFileStore;
+import io.nsc.storage.store.StoreOptions;
 import io.nsc.storage.store.StoredFile;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,7 +23,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.nsc.storage.server.StorageTesting.crc32c;
 import static io.nsc.storage.server.StorageTesting.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
@@ -36,6 +39,7 @@ final class TestRangeReader
     private Path directory;
 
     private byte[] data;
+    private ParquetFileStore store;
     private StoredFile file;
     private RangeReader reader;
 
@@ -44,9 +48,13 @@ final class TestRangeReader
             throws Exception
     {
         data = fixture("all_types.parquet");
-        Path path = Files.write(directory.resolve("file.parquet"), data);
-        file = new StoredFile(new FileId("00112233445566778899aabbccddeeff"), path, data.length, crc32c(data), ParquetFooterParser.parse(path).stats());
-        reader = new RangeReader(DataSize.ofBytes(512), DataSize.ofBytes(CHUNK), 10_000);
+        // blocks of half a chunk: every read of whole chunks is whole blocks, so the counts below are exact
+        store = ParquetFileStore.open(List.of(directory), new StoreOptions(ParquetLimits.DEFAULT, CHUNK / 2, true));
+        try (FileUpload upload = store.beginUpload(new FileId("00112233445566778899aabbccddeeff"), data.length, "test")) {
+            upload.write(ByteString.copyFrom(data));
+            file = upload.finish().file();
+        }
+        reader = new RangeReader(store, DataSize.ofBytes(512), DataSize.ofBytes(CHUNK), 10_000);
     }
 
     @Test
@@ -94,7 +102,7 @@ final class TestRangeReader
     void testFileShorterThanRecorded()
             throws Exception
     {
-        // the file lost its tail behind the node's back: an internal error, not a short answer
+        // the file lost its tail behind the node's back: damage, and the copy stops being served
         Files.write(file.path(), new byte[100]);
         ScriptedCall call = new ScriptedCall(Integer.MAX_VALUE);
         reader.read(file, List.of(range(0, 10), range(5000, 10)), call);
@@ -102,9 +110,13 @@ final class TestRangeReader
         assertThat(call.completed).isFalse();
         assertThat(call.error)
                 .asInstanceOf(type(StatusRuntimeException.class))
-                .satisfies(e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL))
-                .satisfies(e -> assertThat(e.getStatus().getDescription()).startsWith("Cannot read file " + file.id()));
-        assertThat(call.messages).hasSize(1);
+                .satisfies(e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DATA_LOSS))
+                .satisfies(e -> assertThat(e.getStatus().getDescription()).startsWith("Copy of file %s on this node is damaged".formatted(file.id())));
+        // the first range's block matched nothing either: no byte of the damaged file was sent
+        assertThat(call.messages).isEmpty();
+        assertThat(store.find(file.id())).isEmpty();
+        assertThat(store.takeDamagedFiles()).extracting(DamagedFile::id).containsExactly(file.id());
+        assertThat(reader.getCorruptReads().getTotalCount()).isEqualTo(1);
     }
 
     @Test

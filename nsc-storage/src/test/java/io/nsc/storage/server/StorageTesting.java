@@ -48,6 +48,8 @@ public final class StorageTesting
                 .put("storage.http-port", "0")
                 // the storage behaviour: TestStorageSecurity runs nodes with TLS, grants and attestations
                 .put("storage.tls.insecure", "true")
+                // counters stay still unless a test scrubs on purpose
+                .put("storage.scrub-rate", "0B")
                 .putAll(extra)
                 // extra properties override the defaults above
                 .buildKeepingLast();

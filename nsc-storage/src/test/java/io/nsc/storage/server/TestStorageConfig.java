@@ -17,6 +17,7 @@ import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
 import static io.airlift.testing.ValidationAssertions.assertValidates;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.DAYS;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -49,7 +50,12 @@ final class TestStorageConfig
                 .setMaxPredicateValueSize(DataSize.of(16, MEGABYTE))
                 .setScanMemoryLimit(DataSize.of(256, MEGABYTE))
                 .setMaxPageSize(DataSize.of(64, MEGABYTE))
-                .setMaxFooterSize(DataSize.of(16, MEGABYTE)));
+                .setMaxFooterSize(DataSize.of(16, MEGABYTE))
+                .setChecksumBlockSize(DataSize.of(64, KILOBYTE))
+                .setVerifyChecksums(true)
+                .setScrubRate(DataSize.of(50, MEGABYTE))
+                .setScrubInterval(new Duration(7, DAYS))
+                .setRepairCopyRate(DataSize.of(100, MEGABYTE)));
     }
 
     @Test
@@ -78,6 +84,11 @@ final class TestStorageConfig
                 .put("storage.scan-memory-limit", "64MB")
                 .put("storage.max-page-size", "8MB")
                 .put("storage.max-footer-size", "4MB")
+                .put("storage.checksum-block-size", "1MB")
+                .put("storage.verify-checksums", "false")
+                .put("storage.scrub-rate", "5MB")
+                .put("storage.scrub-interval", "1h")
+                .put("storage.repair-copy-rate", "20MB")
                 .buildOrThrow();
 
         StorageConfig expected = new StorageConfig()
@@ -102,7 +113,12 @@ final class TestStorageConfig
                 .setMaxPredicateValueSize(DataSize.of(2, MEGABYTE))
                 .setScanMemoryLimit(DataSize.of(64, MEGABYTE))
                 .setMaxPageSize(DataSize.of(8, MEGABYTE))
-                .setMaxFooterSize(DataSize.of(4, MEGABYTE));
+                .setMaxFooterSize(DataSize.of(4, MEGABYTE))
+                .setChecksumBlockSize(DataSize.of(1, MEGABYTE))
+                .setVerifyChecksums(false)
+                .setScrubRate(DataSize.of(5, MEGABYTE))
+                .setScrubInterval(new Duration(1, HOURS))
+                .setRepairCopyRate(DataSize.of(20, MEGABYTE));
 
         assertFullMapping(properties, expected);
         assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));

@@ -32,6 +32,7 @@ import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
+import io.nsc.storage.store.StoreOptions;
 import io.trino.spi.Page;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.Range;
@@ -210,6 +211,20 @@ final class TestStorageServer
                 .put("scan_bytes_read_from_disk", 0L)
                 .put("scan_bytes_sent", 0L)
                 .put("scan_cpu_nanos", 0L)
+                .put("files_quarantined", 0L)
+                .put("corrupt_reads", 0L)
+                .put("corrupt_scans", 0L)
+                .put("scrub_passes_completed", 0L)
+                .put("scrub_files_scrubbed", 0L)
+                .put("scrub_bytes_scrubbed", 0L)
+                .put("scrub_damaged_found", 0L)
+                .put("scrub_last_pass_completed_millis", 0L)
+                .put("scrub_current_pass_files", 0L)
+                .put("scrub_current_pass_done", 0L)
+                .put("copies_completed", 0L)
+                .put("copies_failed", 0L)
+                .put("copies_in_progress", 0L)
+                .put("bytes_copied", 0L)
                 .buildOrThrow());
         ObjectName reader = new ObjectName("io.nsc.storage.read:name=RangeReader,node=" + NODE_ID);
         ObjectName store = new ObjectName("io.nsc.storage.store:name=ParquetFileStore,node=" + NODE_ID);
@@ -234,7 +249,9 @@ final class TestStorageServer
         assertThat(readRanges(id, ranges.build())).isEqualTo(expectedSlices(data, ranges.build()));
         GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
         assertThat(stats.getBytesSent()).isEqualTo(200);
-        assertThat(stats.getBytesReadFromDisk()).isEqualTo(390);
+        // read once, widened to whole checksum blocks: the file is smaller than one block
+        assertThat(data.length).isLessThan(StoreOptions.DEFAULT_CHECKSUM_BLOCK_SIZE);
+        assertThat(stats.getBytesReadFromDisk()).isEqualTo(data.length);
     }
 
     @Test
@@ -349,25 +366,86 @@ final class TestStorageServer
         GetFileInfoResponse sortedIntsInfo = fileInfo(sortedIntsId);
         stop();
 
-        // leftovers of an interrupted upload, and a lost checksum file
+        // leftovers of an interrupted upload; a checksum file of version 0 (whole file only);
+        // a lost checksum file, which leaves no way to tell good bytes from bad
         Path leftover = Files.writeString(disk1.resolve("tmp").resolve(randomFileId() + ".0123.part"), "partial");
+        Path legacyCrc = storedPath(allTypesId).resolveSibling(allTypesId + ".crc");
+        Files.writeString(legacyCrc, "%08x %d\n".formatted(allTypesInfo.getCrc32C(), allTypes.length));
         Path crcFile = storedPath(sortedIntsId).resolveSibling(sortedIntsId + ".crc");
+        Path sortedIntsPath = storedPath(sortedIntsId);
+        Path dataDir = sortedIntsPath.getParent().getParent().getParent();
         Files.delete(crcFile);
 
         start();
         assertThat(leftover).doesNotExist();
-        assertThat(crcFile).exists();
+        // upgraded in place, because the bytes still have the recorded checksum
+        assertThat(Files.size(legacyCrc)).isGreaterThan(24);
         assertThat(fileInfo(allTypesId)).isEqualTo(allTypesInfo);
-        assertThat(fileInfo(sortedIntsId)).isEqualTo(sortedIntsInfo);
         assertThat(readRanges(allTypesId, List.of(range(0, allTypes.length)))).containsExactly(ByteString.copyFrom(allTypes));
-        assertThat(readRanges(sortedIntsId, List.of(range(0, sortedInts.length)))).containsExactly(ByteString.copyFrom(sortedInts));
+        assertStatus(() -> fileInfo(sortedIntsId), Status.Code.NOT_FOUND, "not found");
+        assertThat(sortedIntsPath).doesNotExist();
+        assertThat(dataDir.resolve("quarantine").resolve(sortedIntsId + ".parquet")).hasBinaryContent(sortedInts);
         GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
-        assertThat(stats.getFileCount()).isEqualTo(2);
-        assertThat(stats.getCompactStatsBytes()).isEqualTo(allTypesInfo.getCompactStats().size() + sortedIntsInfo.getCompactStats().size());
+        assertThat(stats.getFileCount()).isEqualTo(1);
+        assertThat(stats.getCompactStatsBytes()).isEqualTo(allTypesInfo.getCompactStats().size());
 
-        // a third start reads the recomputed checksum
+        // a third start reads the upgraded checksums
         restart();
-        assertThat(fileInfo(sortedIntsId)).isEqualTo(sortedIntsInfo);
+        assertThat(fileInfo(allTypesId)).isEqualTo(allTypesInfo);
+    }
+
+    @Test
+    void testLegacyChecksumOfChangedBytesIsNotUpgraded()
+            throws IOException
+    {
+        byte[] allTypes = fixture("all_types.parquet");
+        String id = randomFileId();
+        upload(channel, id, allTypes);
+        GetFileInfoResponse info = fileInfo(id);
+        Path path = storedPath(id);
+        stop();
+
+        Files.writeString(path.resolveSibling(id + ".crc"), "%08x %d\n".formatted(info.getCrc32C(), allTypes.length));
+        byte[] flipped = allTypes.clone();
+        flipped[100] ^= 0x01;
+        Files.write(path, flipped);
+
+        start();
+        assertStatus(() -> fileInfo(id), Status.Code.NOT_FOUND, "not found");
+        assertThat(path.getParent().getParent().getParent().resolve("quarantine").resolve(id + ".parquet")).hasBinaryContent(flipped);
+    }
+
+    @Test
+    void testDamagedBytesFailReadsAndScansWithDataLoss()
+            throws IOException
+    {
+        byte[] data = fixture("all_types.parquet");
+        String readId = randomFileId();
+        String scanId = randomFileId();
+        upload(channel, readId, data);
+        upload(channel, scanId, data);
+        // one bit flipped behind the node's back, in the first column chunk: same size, footer intact
+        for (String id : List.of(readId, scanId)) {
+            Path path = storedPath(id);
+            byte[] flipped = data.clone();
+            flipped[10] ^= 0x04;
+            Files.write(path, flipped);
+        }
+
+        assertStatus(() -> readRanges(readId, List.of(range(0, 20))), Status.Code.DATA_LOSS, "Copy of file %s on this node is damaged".formatted(readId));
+        assertStatus(() -> scan(ScanRequest.newBuilder()
+                .setFileId(scanId)
+                .addRowGroups(0)
+                .addColumns(ScanColumn.newBuilder().setOrdinal(0).setType("integer").setOutput(true))
+                .build()), Status.Code.DATA_LOSS, "Copy of file %s on this node is damaged".formatted(scanId));
+
+        // both copies are quarantined: later calls answer NOT_FOUND, and the node reports them
+        assertStatus(() -> fileInfo(readId), Status.Code.NOT_FOUND, "not found");
+        assertStatus(() -> fileInfo(scanId), Status.Code.NOT_FOUND, "not found");
+        GetNodeStatsResponse stats = storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        assertThat(stats.getFilesQuarantined()).isEqualTo(2);
+        assertThat(stats.getCorruptReads()).isEqualTo(1);
+        assertThat(stats.getCorruptScans()).isEqualTo(1);
     }
 
     @Test

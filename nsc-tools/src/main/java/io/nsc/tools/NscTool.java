@@ -1,6 +1,7 @@
 package io.nsc.tools;
 
 import io.nsc.tools.certs.CertificatesCommand;
+import io.nsc.tools.cluster.DrainCommand;
 import io.nsc.tools.info.TableInfoCommand;
 import io.nsc.tools.load.LoadCommand;
 import io.nsc.tools.tpch.TpchCommand;
@@ -48,6 +49,7 @@ public final class NscTool
             case "tpch" -> TpchCommand.run(rest, out, err);
             case "info" -> TableInfoCommand.run(rest, out, err);
             case "certs" -> CertificatesCommand.run(rest, out, err);
+            case "drain" -> DrainCommand.run(rest, out, err);
             case "help", "--help", "-h" -> {
                 out.print(usage());
                 yield EXIT_OK;
@@ -62,6 +64,6 @@ public final class NscTool
 
     public static String usage()
     {
-        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n  " + CertificatesCommand.USAGE + "\n";
+        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n  " + CertificatesCommand.USAGE + "\n  " + DrainCommand.USAGE + "\n";
     }
 }

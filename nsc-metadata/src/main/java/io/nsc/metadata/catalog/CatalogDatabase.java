@@ -126,7 +126,12 @@ public final class CatalogDatabase
                     """,
                     "INSERT INTO cluster (cluster_id) VALUES (CAST(RANDOM_UUID() AS VARCHAR))"),
             // 4: distinct-value sketches per file (NULL for files committed without them)
-            List.of("ALTER TABLE files ADD COLUMN column_sketches VARBINARY(16777216)"));
+            List.of("ALTER TABLE files ADD COLUMN column_sketches VARBINARY(16777216)"),
+            // 5: nodes being drained get no new replicas and have theirs moved away (./nsc drain)
+            List.of("ALTER TABLE nodes ADD COLUMN draining BOOLEAN DEFAULT FALSE NOT NULL"),
+            // 6: replicas a node stopped reporting (an unmounted or replaced disk) are marked, not
+            // forgotten: they may come back, and until then they are neither read nor counted
+            List.of("ALTER TABLE file_replicas ADD COLUMN missing BOOLEAN DEFAULT FALSE NOT NULL"));
 
     public static final int SCHEMA_VERSION = MIGRATIONS.size();
 

@@ -16,6 +16,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -321,13 +322,17 @@ public final class CatalogStore
     }
 
     /**
-     * The ids among {@code fileIds} that no commit claims or can still claim: neither committed
-     * to an existing table nor in an open allocation. Ids are global, so it does not matter
-     * which node asks. An expired allocation reported here is marked, so that no later commit
-     * can claim a file that a node may already have deleted, whatever the clock does.
+     * The ids among {@code fileIds} that no commit claims on {@code nodeId} or can still claim:
+     * neither committed to an existing table with a replica on that node, nor in an open
+     * allocation. A committed file whose replica the catalog dropped from the node (one too
+     * many after a repair, or a drained node) is an orphan there; one that has no replica row at
+     * all is never an orphan, as the node's copy may be the last. An expired allocation reported
+     * here is marked, so that no later commit can claim a file that a node may already have
+     * deleted, whatever the clock does.
      */
-    public List<String> findOrphans(Collection<String> fileIds)
+    public List<String> findOrphans(String nodeId, Collection<String> fileIds)
     {
+        requireNonNull(nodeId, "nodeId is null");
         if (fileIds.size() > MAX_ORPHAN_CHECK_FILE_IDS) {
             throw invalidArgument("At most %s file ids per orphan check, got %s", MAX_ORPHAN_CHECK_FILE_IDS, fileIds.size());
         }
@@ -342,10 +347,21 @@ public final class CatalogStore
             long now = clock.millis();
             ImmutableList.Builder<String> orphans = ImmutableList.builder();
             List<String> newlyOrphaned = new ArrayList<>();
-            try (PreparedStatement committed = connection.prepareStatement("SELECT 1 FROM files WHERE file_id = ?");
+            try (PreparedStatement committed = connection.prepareStatement(
+                    "SELECT (SELECT COUNT(*) FROM file_replicas r WHERE r.file_id = f.file_id AND r.node_id = ?) > 0 "
+                            + "OR NOT EXISTS (SELECT 1 FROM file_replicas r WHERE r.file_id = f.file_id) FROM files f WHERE f.file_id = ?");
                     PreparedStatement allocated = connection.prepareStatement("SELECT created_millis, orphaned FROM allocations WHERE file_id = ?")) {
                 for (String fileId : distinct) {
-                    if (queryOptional(committed, fileId, _ -> true).isPresent()) {
+                    committed.setString(1, nodeId);
+                    committed.setString(2, fileId);
+                    Optional<Boolean> claimedHere;
+                    try (ResultSet row = committed.executeQuery()) {
+                        claimedHere = row.next() ? Optional.of(row.getBoolean(1)) : Optional.empty();
+                    }
+                    if (claimedHere.isPresent()) {
+                        if (!claimedHere.get()) {
+                            orphans.add(fileId);
+                        }
                         continue;
                     }
                     Optional<AllocationState> allocation = queryOptional(allocated, fileId, AllocationState::read);
@@ -744,26 +760,44 @@ public final class CatalogStore
         }
     }
 
+    /**
+     * Makes the node's replicas match its report, except that a replica the node no longer
+     * reports is marked missing rather than forgotten: a disk that is unmounted or replaced
+     * shows as an empty directory, and its files may come back. Missing replicas are not read
+     * and do not count towards replication (they are repaired elsewhere); reported again, they
+     * count again.
+     */
     private static ReplicaSync syncReplicas(Connection connection, String nodeId, Set<String> reported)
             throws SQLException
     {
-        Set<String> current = new HashSet<>();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT file_id FROM file_replicas WHERE node_id = ?")) {
+        Map<String, Boolean> current = new HashMap<>();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT file_id, missing FROM file_replicas WHERE node_id = ?")) {
             statement.setString(1, nodeId);
             try (ResultSet resultSet = statement.executeQuery()) {
                 while (resultSet.next()) {
-                    current.add(resultSet.getString(1));
+                    current.put(resultSet.getString(1), resultSet.getBoolean(2));
                 }
             }
         }
 
         int added = 0;
         try (PreparedStatement isCommitted = connection.prepareStatement("SELECT 1 FROM files WHERE file_id = ?");
+                PreparedStatement found = connection.prepareStatement("UPDATE file_replicas SET missing = FALSE WHERE file_id = ? AND node_id = ?");
                 PreparedStatement insert = connection.prepareStatement(
                         // a re-discovered replica goes last: the writer's order stays the preferred one
                         "INSERT INTO file_replicas (file_id, node_id, ordinal) SELECT ?, ?, COALESCE(MAX(ordinal), -1) + 1 FROM file_replicas WHERE file_id = ?")) {
             for (String fileId : reported) {
-                if (current.contains(fileId) || !isValidFileId(fileId) || queryOptional(isCommitted, fileId, _ -> true).isEmpty()) {
+                Boolean missing = current.get(fileId);
+                if (missing != null) {
+                    if (missing) {
+                        found.setString(1, fileId);
+                        found.setString(2, nodeId);
+                        found.executeUpdate();
+                        added++;
+                    }
+                    continue;
+                }
+                if (!isValidFileId(fileId) || queryOptional(isCommitted, fileId, _ -> true).isEmpty()) {
                     continue;
                 }
                 insert.setString(1, fileId);
@@ -774,19 +808,19 @@ public final class CatalogStore
             }
         }
 
-        int removed = 0;
-        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM file_replicas WHERE file_id = ? AND node_id = ?")) {
-            for (String fileId : current) {
-                if (!reported.contains(fileId)) {
-                    delete.setString(1, fileId);
-                    delete.setString(2, nodeId);
-                    delete.addBatch();
-                    removed++;
+        int missing = 0;
+        try (PreparedStatement markMissing = connection.prepareStatement("UPDATE file_replicas SET missing = TRUE WHERE file_id = ? AND node_id = ?")) {
+            for (Map.Entry<String, Boolean> replica : current.entrySet()) {
+                if (!replica.getValue() && !reported.contains(replica.getKey())) {
+                    markMissing.setString(1, replica.getKey());
+                    markMissing.setString(2, nodeId);
+                    markMissing.addBatch();
+                    missing++;
                 }
             }
-            delete.executeBatch();
+            markMissing.executeBatch();
         }
-        return new ReplicaSync(added, removed);
+        return new ReplicaSync(added, missing);
     }
 
     // ---------------------------------------------------------------- reads inside a transaction
@@ -886,7 +920,7 @@ public final class CatalogStore
                 """
                 SELECT r.file_id, r.node_id
                 FROM file_replicas r JOIN files f ON r.file_id = f.file_id
-                WHERE f.table_id = ?
+                WHERE f.table_id = ? AND NOT r.missing
                 ORDER BY r.file_id, r.ordinal
                 """,
                 tableId,

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.regex.Pattern;
@@ -41,12 +42,16 @@ public final class NodeRegistry
     private final Ticker ticker;
     private final long nodeTimeoutNanos;
     private final ConcurrentMap<String, Node> nodes = new ConcurrentHashMap<>();
+    private final Set<String> draining = ConcurrentHashMap.newKeySet();
+    // a node not seen since this service started counts as unseen since then
+    private final long startNanos;
 
     public NodeRegistry(CatalogStore catalog, Ticker ticker, Duration nodeTimeout)
     {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
         this.nodeTimeoutNanos = nodeTimeout.roundTo(NANOSECONDS);
+        this.startNanos = ticker.read();
         for (NodeEntry entry : catalog.listNodes()) {
             nodes.put(entry.nodeId(), new Node(entry.nodeId(), entry.address(), entry.capacityBytes(), entry.freeBytes(), entry.fileCount(), 0, entry.lastHeartbeatMillis(), OptionalLong.empty()));
         }
@@ -67,7 +72,11 @@ public final class NodeRegistry
         ReplicaSync sync = catalog.registerNode(new NodeEntry(nodeId, address, capacityBytes, freeBytes, fileIds.size(), nowMillis), fileIds);
         Node previous = nodes.put(nodeId, new Node(nodeId, address, capacityBytes, freeBytes, fileIds.size(), 0, nowMillis, OptionalLong.of(ticker.read())));
         if (previous == null || !previous.address().equals(address) || sync.added() > 0 || sync.removed() > 0) {
-            log.info("Storage node %s registered at %s with %s files (replicas added: %s, removed: %s)", nodeId, address, fileIds.size(), sync.added(), sync.removed());
+            log.info("Storage node %s registered at %s with %s files (replicas added: %s, missing: %s)", nodeId, address, fileIds.size(), sync.added(), sync.removed());
+        }
+        if (sync.removed() > 0) {
+            log.warn("Storage node %s no longer has %s of the replicas the catalog places on it (an unmounted or replaced disk?): "
+                    + "they are marked missing, not forgotten, and copied to other nodes; reported again, they count again", nodeId, sync.removed());
         }
         return sync;
     }
@@ -96,7 +105,32 @@ public final class NodeRegistry
 
     public Optional<StorageNodeState> node(String nodeId)
     {
-        return Optional.ofNullable(nodes.get(nodeId)).map(node -> node.state(isAlive(node, ticker.read())));
+        return Optional.ofNullable(nodes.get(nodeId)).map(node -> node.state(isAlive(node, ticker.read()), draining.contains(nodeId)));
+    }
+
+    /** Marks nodes as draining or not (the catalog keeps the mark; this is its copy for placement). */
+    public void setDraining(String nodeId, boolean isDraining)
+    {
+        if (isDraining) {
+            draining.add(nodeId);
+        }
+        else {
+            draining.remove(nodeId);
+        }
+    }
+
+    /**
+     * How long since the node last showed a sign of life (since this service started, for a node
+     * not seen since); empty for an unknown node.
+     */
+    public Optional<java.time.Duration> unseenFor(String nodeId)
+    {
+        Node node = nodes.get(nodeId);
+        if (node == null) {
+            return Optional.empty();
+        }
+        long lastSeen = node.lastSeenNanos().orElse(startNanos);
+        return Optional.of(java.time.Duration.ofNanos(ticker.read() - lastSeen));
     }
 
     /** Every known node, alive or not, ordered by id. */
@@ -104,7 +138,7 @@ public final class NodeRegistry
     {
         long now = ticker.read();
         return nodes.values().stream()
-                .map(node -> node.state(isAlive(node, now)))
+                .map(node -> node.state(isAlive(node, now), draining.contains(node.nodeId())))
                 .sorted(Comparator.comparing(StorageNodeState::nodeId))
                 .collect(toImmutableList());
     }
@@ -170,9 +204,9 @@ public final class NodeRegistry
             return new Node(nodeId, address, capacityBytes, freeBytes, fileCount, load, nowMillis, OptionalLong.of(nowNanos));
         }
 
-        StorageNodeState state(boolean alive)
+        StorageNodeState state(boolean alive, boolean draining)
         {
-            return new StorageNodeState(nodeId, address, capacityBytes, freeBytes, fileCount, load, lastHeartbeatMillis, alive);
+            return new StorageNodeState(nodeId, address, capacityBytes, freeBytes, fileCount, load, lastHeartbeatMillis, alive, draining);
         }
     }
 }

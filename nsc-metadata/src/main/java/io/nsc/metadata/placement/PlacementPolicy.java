@@ -47,7 +47,7 @@ public final class PlacementPolicy
     private final Map<String, Credit> credits = new HashMap<>();
 
     /**
-     * @param nodes every known node; only the alive ones are used
+     * @param nodes every known node; only the alive ones that are not draining are used
      * @return for each of {@code fileCount} files, {@code replication} distinct nodes in the
      *         order readers should try them
      */
@@ -56,7 +56,7 @@ public final class PlacementPolicy
         checkArgument(fileCount >= 0, "fileCount is negative");
         checkArgument(replication > 0, "replication must be positive");
         List<StorageNodeState> live = nodes.stream()
-                .filter(StorageNodeState::alive)
+                .filter(StorageNodeState::acceptsReplicas)
                 .sorted(Comparator.comparing(StorageNodeState::nodeId))
                 .collect(toImmutableList());
         if (live.isEmpty()) {

@@ -24,6 +24,10 @@ public class MetadataConfig
     private Duration nodeTimeout = new Duration(10, SECONDS);
     private Duration allocationTimeout = new Duration(1, HOURS);
     private Duration uploadGrantLifetime = new Duration(30, MINUTES);
+    private Duration replicaLossTimeout = new Duration(10, MINUTES);
+    private Duration replicationCheckInterval = new Duration(10, SECONDS);
+    private Duration copyTimeout = new Duration(10, MINUTES);
+    private int maxCopiesPerNode = 4;
 
     @NotNull
     public String getBindHost()
@@ -162,5 +166,65 @@ public class MetadataConfig
     public boolean isNodeTimeoutLongerThanHeartbeatInterval()
     {
         return heartbeatInterval == null || nodeTimeout == null || nodeTimeout.compareTo(heartbeatInterval) > 0;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getReplicaLossTimeout()
+    {
+        return replicaLossTimeout;
+    }
+
+    @Config("metadata.replica-loss-timeout")
+    @ConfigDescription("A replica on a node unseen for this long no longer counts: its files are copied to other nodes (a restart within it copies nothing)")
+    public MetadataConfig setReplicaLossTimeout(Duration replicaLossTimeout)
+    {
+        this.replicaLossTimeout = replicaLossTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("100ms")
+    public Duration getReplicationCheckInterval()
+    {
+        return replicationCheckInterval;
+    }
+
+    @Config("metadata.replication-check-interval")
+    @ConfigDescription("How often every committed file's replicas are checked against its table's replication")
+    public MetadataConfig setReplicationCheckInterval(Duration replicationCheckInterval)
+    {
+        this.replicationCheckInterval = replicationCheckInterval;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getCopyTimeout()
+    {
+        return copyTimeout;
+    }
+
+    @Config("metadata.copy-timeout")
+    @ConfigDescription("A replica copy handed to a node and not reported within this time is planned again")
+    public MetadataConfig setCopyTimeout(Duration copyTimeout)
+    {
+        this.copyTimeout = copyTimeout;
+        return this;
+    }
+
+    @Min(1)
+    @Max(1000)
+    public int getMaxCopiesPerNode()
+    {
+        return maxCopiesPerNode;
+    }
+
+    @Config("metadata.max-copies-per-node")
+    @ConfigDescription("Replica copies one storage node makes at a time (repair and drain)")
+    public MetadataConfig setMaxCopiesPerNode(int maxCopiesPerNode)
+    {
+        this.maxCopiesPerNode = maxCopiesPerNode;
+        return this;
     }
 }

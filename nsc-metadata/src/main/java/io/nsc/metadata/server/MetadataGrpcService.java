@@ -18,6 +18,7 @@ import io.nsc.metadata.catalog.TableFiles;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
+import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.placement.FileAllocator.FileAllocationResult;
 import io.nsc.protocol.proto.AllocateFilesRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
@@ -34,8 +35,12 @@ import io.nsc.protocol.proto.DropSchemaResponse;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.DropTableResponse;
 import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.DrainNodeRequest;
+import io.nsc.protocol.proto.DrainNodeResponse;
 import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.FindOrphansResponse;
+import io.nsc.protocol.proto.GetReplicationStatusRequest;
+import io.nsc.protocol.proto.GetReplicationStatusResponse;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
@@ -62,6 +67,7 @@ import io.nsc.protocol.security.TransportSecurity;
 
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -96,6 +102,8 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getRegisterNodeMethod(), STORAGE)
             .allow(MetadataServiceGrpc.getHeartbeatMethod(), STORAGE)
             .allow(MetadataServiceGrpc.getFindOrphansMethod(), STORAGE)
+            .allow(MetadataServiceGrpc.getDrainNodeMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getGetReplicationStatusMethod(), CLIENT, METADATA)
             .requireComplete(MetadataServiceGrpc.getServiceDescriptor())
             .build();
 
@@ -107,6 +115,7 @@ public final class MetadataGrpcService
     private final MetadataStats stats;
     private final GrantAuthority grants;
     private final CatalogAuditLog audit;
+    private final ReplicationMonitor replication;
     // insecure services check no identity, so there is nobody whose attestations could be required
     private final boolean requireAttestations;
     private final long heartbeatIntervalMillis;
@@ -114,8 +123,9 @@ public final class MetadataGrpcService
     private final String clusterId;
 
     @Inject
-    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config, GrantAuthority grants, CatalogAuditLog audit, TransportSecurity security)
+    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config, GrantAuthority grants, CatalogAuditLog audit, TransportSecurity security, ReplicationMonitor replication)
     {
+        this.replication = requireNonNull(replication, "replication is null");
         this.grants = requireNonNull(grants, "grants is null");
         this.audit = requireNonNull(audit, "audit is null");
         this.requireAttestations = !security.isInsecure();
@@ -311,11 +321,19 @@ public final class MetadataGrpcService
     {
         respond("Heartbeat", observer, () -> {
             PeerAuthentication.requireStorageNode(request.getNodeId());
-            return HeartbeatResponse.newBuilder()
-                    .setKnown(nodes.heartbeat(request.getNodeId(), request.getFreeBytes(), request.getFileCount(), request.getLoad()))
+            boolean known = nodes.heartbeat(request.getNodeId(), request.getFreeBytes(), request.getFileCount(), request.getLoad());
+            HeartbeatResponse.Builder response = HeartbeatResponse.newBuilder()
+                    .setKnown(known)
                     .setClusterId(clusterId)
-                    .setGrantKey(grants.nodeKey(request.getNodeId()))
-                    .build();
+                    .setGrantKey(grants.nodeKey(request.getNodeId()));
+            if (known) {
+                // the node gives back what it did not report when it was unknown: nothing is lost
+                request.getDamagedReplicasList().forEach(damaged -> replication.damaged(request.getNodeId(), damaged));
+                request.getCopiedReplicasList().forEach(copied -> replication.copied(request.getNodeId(), copied));
+                request.getFailedCopiesList().forEach(failed -> replication.copyFailed(request.getNodeId(), failed));
+                response.addAllCopyTasks(replication.tasksFor(request.getNodeId()));
+            }
+            return response.build();
         });
     }
 
@@ -324,9 +342,27 @@ public final class MetadataGrpcService
     {
         respond("ListNodes", observer, () -> {
             ListNodesResponse.Builder response = ListNodesResponse.newBuilder();
-            nodes.nodes().forEach(node -> response.addNodes(toStorageNode(node)));
+            Map<String, Long> replicas = replication.replicaCounts();
+            nodes.nodes().forEach(node -> response.addNodes(toStorageNode(node).toBuilder().setReplicaCount(replicas.getOrDefault(node.nodeId(), 0L))));
             return response.build();
         });
+    }
+
+    @Override
+    public void drainNode(DrainNodeRequest request, StreamObserver<DrainNodeResponse> observer)
+    {
+        audited("DrainNode", request.getNodeId() + (request.getCancel() ? " (cancel)" : ""), observer, () -> {
+            StorageNodeState node = replication.drain(request.getNodeId(), !request.getCancel());
+            return DrainNodeResponse.newBuilder()
+                    .setNode(toStorageNode(node).toBuilder().setReplicaCount(replication.replicaCounts().getOrDefault(node.nodeId(), 0L)))
+                    .build();
+        });
+    }
+
+    @Override
+    public void getReplicationStatus(GetReplicationStatusRequest request, StreamObserver<GetReplicationStatusResponse> observer)
+    {
+        respond("GetReplicationStatus", observer, replication::status);
     }
 
     @Override
@@ -334,7 +370,10 @@ public final class MetadataGrpcService
     {
         respond("FindOrphans", observer, () -> {
             PeerAuthentication.requireStorageNode(request.getNodeId());
-            List<String> orphans = catalog.findOrphans(request.getFileIdsList());
+            List<String> orphans = catalog.findOrphans(request.getNodeId(), request.getFileIdsList()).stream()
+                    // a copy the node makes right now is claimed, though not committed to it yet
+                    .filter(fileId -> !replication.isCopyTarget(fileId, request.getNodeId()))
+                    .toList();
             stats.orphanCheck(orphans.size());
             // a node asks every few minutes: only the answers that make it delete something are news
             if (orphans.isEmpty()) {
@@ -457,6 +496,7 @@ public final class MetadataGrpcService
                 .setCapacityBytes(node.capacityBytes())
                 .setFreeBytes(node.freeBytes())
                 .setFileCount(node.fileCount())
+                .setDraining(node.draining())
                 .build();
     }
 }

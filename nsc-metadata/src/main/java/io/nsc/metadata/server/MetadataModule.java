@@ -8,12 +8,15 @@ import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.nsc.metadata.catalog.CatalogDatabase;
 import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
+import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
 import io.nsc.protocol.security.TlsModule;
+import io.nsc.protocol.security.TransportSecurity;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -80,5 +83,22 @@ public class MetadataModule
     public static FileAllocator createFileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config, Clock clock)
     {
         return new FileAllocator(catalog, nodes, policy, config.getDefaultReplication(), clock);
+    }
+
+    @Provides
+    @Singleton
+    public static ReplicationMonitor createReplicationMonitor(CatalogDatabase database, NodeRegistry nodes, GrantAuthority grants, MetadataConfig config, TransportSecurity security)
+    {
+        return new ReplicationMonitor(
+                new ReplicaCatalog(database, config.getDefaultReplication()),
+                nodes,
+                grants,
+                // insecure nodes have no key to sign with
+                !security.isInsecure(),
+                Ticker.systemTicker(),
+                config.getReplicaLossTimeout(),
+                config.getCopyTimeout(),
+                config.getMaxCopiesPerNode(),
+                config.getReplicationCheckInterval());
     }
 }

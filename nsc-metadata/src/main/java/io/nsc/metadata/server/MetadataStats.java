@@ -4,6 +4,9 @@ import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.airlift.stats.CounterStat;
 import io.nsc.metadata.membership.NodeRegistry;
+import io.nsc.metadata.membership.StorageNodeState;
+import io.nsc.metadata.repair.ReplicationMonitor;
+import io.nsc.protocol.proto.GetReplicationStatusResponse;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
@@ -17,6 +20,7 @@ import static java.util.Objects.requireNonNull;
 public final class MetadataStats
 {
     private final NodeRegistry nodes;
+    private final ReplicationMonitor replication;
     private final CounterStat commits = new CounterStat();
     private final CounterStat filesCommitted = new CounterStat();
     private final CounterStat tablesCreated = new CounterStat();
@@ -31,9 +35,10 @@ public final class MetadataStats
     private final CounterStat internalErrors = new CounterStat();
 
     @Inject
-    public MetadataStats(NodeRegistry nodes)
+    public MetadataStats(NodeRegistry nodes, ReplicationMonitor replication)
     {
         this.nodes = requireNonNull(nodes, "nodes is null");
+        this.replication = requireNonNull(replication, "replication is null");
     }
 
     public void committed(int fileCount, boolean tableCreated)
@@ -181,6 +186,7 @@ public final class MetadataStats
     /** Totals since start, for {@code /v1/metrics}. */
     public Map<String, Number> metrics()
     {
+        GetReplicationStatusResponse status = replication.status();
         return ImmutableMap.<String, Number>builder()
                 .put("commits", commits.getTotalCount())
                 .put("files_committed", filesCommitted.getTotalCount())
@@ -196,6 +202,18 @@ public final class MetadataStats
                 .put("live_nodes", getLiveNodes())
                 .put("rpc_errors", rpcErrors.getTotalCount())
                 .put("internal_errors", internalErrors.getTotalCount())
+                // durability: as of the last replication check, and copies since start
+                .put("committed_files", status.getFileCount())
+                .put("under_replicated_files", status.getUnderReplicatedFiles())
+                .put("unavailable_files", status.getUnavailableFiles())
+                .put("copies_in_flight", status.getCopiesInFlight())
+                .put("copies_completed", status.getCopiesCompleted())
+                .put("bytes_copied", status.getBytesCopied())
+                .put("copies_failed", status.getCopiesFailed())
+                .put("replicas_trimmed", status.getReplicasTrimmed())
+                .put("damaged_replicas_reported", status.getDamagedReplicasReported())
+                .put("missing_replicas", status.getMissingReplicas())
+                .put("draining_nodes", nodes.nodes().stream().filter(StorageNodeState::draining).count())
                 .buildOrThrow();
     }
 }

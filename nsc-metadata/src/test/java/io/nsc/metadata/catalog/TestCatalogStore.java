@@ -321,6 +321,25 @@ final class TestCatalogStore
                 .extracting(FileEntry::replicaNodeIds)
                 .containsExactly(List.of("node-a", "node-b"), List.of("node-b"));
         assertThat(catalog.listNodes()).extracting(NodeEntry::address).containsExactly("127.0.0.1:7001", "127.0.0.1:7012");
+
+        // the lost replica is missing, not forgotten: not read, not counted, still node-a's
+        ReplicaCatalog replicas = new ReplicaCatalog(database, 2);
+        assertThat(replicas.missingReplicaCounts()).containsExactly(Map.entry("node-a", 1L));
+        assertThat(replicas.fileReplicas()).filteredOn(file -> file.fileId().equals(second.fileId()))
+                .extracting(FileReplicas::nodeIds)
+                .containsExactly(List.of("node-b"));
+        assertThat(catalog.findOrphans("node-a", List.of(second.fileId()))).isEmpty();
+        // an empty data directory at start (an unmounted disk) reports nothing: every replica goes missing
+        assertThat(catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 800, 0, 3), List.of())).isEqualTo(new ReplicaSync(0, 1));
+        assertThat(catalog.getTableFiles(tableId).orElseThrow().files())
+                .extracting(FileEntry::replicaNodeIds)
+                .containsExactly(List.of("node-b"), List.of("node-b"));
+        // the disk is back: its replicas count again, in their old place
+        assertThat(catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 800, 2, 4), List.of(first.fileId(), second.fileId()))).isEqualTo(new ReplicaSync(2, 0));
+        assertThat(catalog.getTableFiles(tableId).orElseThrow().files())
+                .extracting(FileEntry::replicaNodeIds)
+                .containsExactly(List.of("node-a", "node-b"), List.of("node-a", "node-b"));
+        assertThat(replicas.missingReplicaCounts()).isEmpty();
     }
 
     @Test
@@ -606,23 +625,32 @@ final class TestCatalogStore
         String unknown = "ffffffffffffffffffffffffffffffff";
 
         List<String> asked = List.of(committed.fileId(), dropped.fileId(), expired.fileId(), open.fileId(), unknown, unknown);
-        assertThat(catalog.findOrphans(asked)).containsExactlyInAnyOrder(dropped.fileId(), expired.fileId(), unknown);
-        assertThat(catalog.findOrphans(List.of())).isEmpty();
+        assertThat(catalog.findOrphans("node-a", asked)).containsExactlyInAnyOrder(dropped.fileId(), expired.fileId(), unknown);
+        assertThat(catalog.findOrphans("node-a", List.of())).isEmpty();
+        // a committed file is claimed only where the catalog places a replica: node-b's copy is one too many
+        assertThat(catalog.findOrphans("node-b", List.of(committed.fileId()))).containsExactly(committed.fileId());
+        // ... but a committed file that lost every replica row keeps whatever copy a node still has
+        ReplicaCatalog replicas = new ReplicaCatalog(database, 2);
+        assertThat(replicas.removeReplica(committed.fileId(), "node-a")).isTrue();
+        assertThat(catalog.findOrphans("node-b", List.of(committed.fileId()))).isEmpty();
+        assertThat(replicas.addReplica(committed.fileId(), "node-a")).isTrue();
+        assertThat(replicas.addReplica(committed.fileId(), "node-a")).isFalse();
+        assertThat(replicas.addReplica(dropped.fileId(), "node-a")).as("a file of a dropped table").isFalse();
 
         // once reported, an expired allocation stays dead even if the wall clock steps back
         clock.advance(-2, HOURS);
         assertStatusContains(() -> catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(expired), OptionalLong.empty())), FAILED_PRECONDITION,
                 "file id %s was allocated too long ago".formatted(expired.fileId()));
-        assertThat(catalog.findOrphans(List.of(expired.fileId(), open.fileId()))).containsExactly(expired.fileId());
+        assertThat(catalog.findOrphans("node-a", List.of(expired.fileId(), open.fileId()))).containsExactly(expired.fileId());
 
         // the open allocation expires in its turn
         clock.advance(4, HOURS);
-        assertThat(catalog.findOrphans(List.of(open.fileId(), committed.fileId()))).containsExactly(open.fileId());
+        assertThat(catalog.findOrphans("node-a", List.of(open.fileId(), committed.fileId()))).containsExactly(open.fileId());
 
-        assertStatus(() -> catalog.findOrphans(List.of("../x")), INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters");
+        assertStatus(() -> catalog.findOrphans("node-a", List.of("../x")), INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters");
         List<String> tooMany = IntStream.range(0, 10_001).mapToObj("f%031x"::formatted).toList();
-        assertStatus(() -> catalog.findOrphans(tooMany), INVALID_ARGUMENT, "At most 10000 file ids per orphan check, got 10001");
-        assertThat(catalog.findOrphans(tooMany.subList(1, 10_001))).hasSize(10_000);
+        assertStatus(() -> catalog.findOrphans("node-a", tooMany), INVALID_ARGUMENT, "At most 10000 file ids per orphan check, got 10001");
+        assertThat(catalog.findOrphans("node-a", tooMany.subList(1, 10_001))).hasSize(10_000);
     }
 
     @Test
@@ -660,13 +688,13 @@ final class TestCatalogStore
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(4);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(6);
         assertThat(catalog.clusterId()).matches(UUID_PATTERN);
         TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
         assertThat(table.tableId()).isEqualTo(7);
         assertThat(table.properties()).isEmpty();
         // the old open allocation is still open, the committed file still claimed
-        assertThat(catalog.findOrphans(List.of(committed.fileId(), allocated.fileId()))).isEmpty();
+        assertThat(catalog.findOrphans("node-a", List.of(committed.fileId(), allocated.fileId()))).isEmpty();
         assertThat(catalog.commit(commit(LINEITEM, List.of(new TableColumn("l_orderkey", "bigint")), false, List.of(allocated), OptionalLong.of(1))).version()).isEqualTo(2);
         catalog.createTable(new SchemaTableName("tpch", "orders"), LINEITEM_COLUMNS, PROPERTIES, false);
         assertThat(catalog.getTable(new SchemaTableName("tpch", "orders")).orElseThrow().properties()).isEqualTo(PROPERTIES);
@@ -710,7 +738,12 @@ final class TestCatalogStore
         // a catalog as the release before cluster ids left it
         try (CatalogDatabase old = CatalogDatabase.openAtSchemaVersion(directory, 2)) {
             CatalogStore oldCatalog = new CatalogStore(old, clock, ALLOCATION_TIMEOUT);
-            oldCatalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
+            // the node as that release registered it (today's registration reads newer columns)
+            old.inTransaction(connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    return statement.executeUpdate("INSERT INTO nodes (node_id, address, capacity_bytes, free_bytes, file_count, last_heartbeat_millis) VALUES ('node-a', '127.0.0.1:7001', 1000, 900, 0, 1)");
+                }
+            });
             oldCatalog.createSchema("tpch", false);
             // the table and its file as that release wrote them (today's commit writes newer columns)
             old.inTransaction(connection -> {
@@ -742,12 +775,12 @@ final class TestCatalogStore
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(4);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(6);
         String clusterId = catalog.clusterId();
         assertThat(clusterId).matches(UUID_PATTERN);
         // the catalog is as it was
         assertThat(catalog.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
-        assertThat(catalog.findOrphans(List.of(committed.fileId()))).isEmpty();
+        assertThat(catalog.findOrphans("node-a", List.of(committed.fileId()))).isEmpty();
         // a file committed before sketches existed has none
         long tableId = catalog.getTable(LINEITEM).orElseThrow().tableId();
         assertThat(catalog.getTableFiles(tableId).orElseThrow().files().getFirst().columnSketches()).isEqualTo(ByteString.EMPTY);

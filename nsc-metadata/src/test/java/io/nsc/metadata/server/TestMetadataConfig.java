@@ -29,7 +29,11 @@ final class TestMetadataConfig
                 .setHeartbeatInterval(new Duration(2, SECONDS))
                 .setNodeTimeout(new Duration(10, SECONDS))
                 .setAllocationTimeout(new Duration(1, HOURS))
-                .setUploadGrantLifetime(new Duration(30, MINUTES)));
+                .setUploadGrantLifetime(new Duration(30, MINUTES))
+                .setReplicaLossTimeout(new Duration(10, MINUTES))
+                .setReplicationCheckInterval(new Duration(10, SECONDS))
+                .setCopyTimeout(new Duration(10, MINUTES))
+                .setMaxCopiesPerNode(4));
     }
 
     @Test
@@ -45,6 +49,10 @@ final class TestMetadataConfig
                 .put("metadata.node-timeout", "1m")
                 .put("metadata.allocation-timeout", "30m")
                 .put("metadata.upload-grant-lifetime", "5m")
+                .put("metadata.replica-loss-timeout", "20s")
+                .put("metadata.replication-check-interval", "1s")
+                .put("metadata.copy-timeout", "2m")
+                .put("metadata.max-copies-per-node", "8")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -56,7 +64,11 @@ final class TestMetadataConfig
                 .setHeartbeatInterval(new Duration(500, MILLISECONDS))
                 .setNodeTimeout(new Duration(1, MINUTES))
                 .setAllocationTimeout(new Duration(30, MINUTES))
-                .setUploadGrantLifetime(new Duration(5, MINUTES));
+                .setUploadGrantLifetime(new Duration(5, MINUTES))
+                .setReplicaLossTimeout(new Duration(20, SECONDS))
+                .setReplicationCheckInterval(new Duration(1, SECONDS))
+                .setCopyTimeout(new Duration(2, MINUTES))
+                .setMaxCopiesPerNode(8);
 
         assertFullMapping(properties, expected);
     }

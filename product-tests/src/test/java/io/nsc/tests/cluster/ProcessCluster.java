@@ -78,6 +78,13 @@ public final class ProcessCluster
         return var.resolve("cluster/metadata");
     }
 
+    /** The data directories (disks) of a storage node, as ./nsc demo lays them out. */
+    public List<Path> storageDataDirectories(String nodeId)
+    {
+        Path node = var.resolve("cluster").resolve(nodeId);
+        return List.of(node.resolve("disk1"), node.resolve("disk2"));
+    }
+
     /** host:port of a service's gRPC endpoint: {@code metadata} or a storage node id. */
     public String grpcAddress(String component)
     {
@@ -100,6 +107,9 @@ public final class ProcessCluster
                     "NSC_ALLOCATION_TIMEOUT", "30s",
                     "NSC_ORPHAN_CHECK_INTERVAL", "2s",
                     "NSC_ORPHAN_MIN_AGE", "5s",
+                    // a lost node's files are copied elsewhere within seconds, so a test can wait for it
+                    "NSC_REPLICA_LOSS_TIMEOUT", "10s",
+                    "NSC_REPLICATION_CHECK_INTERVAL", "1s",
                     // small files, so that a write uploads some before a test cancels it
                     "NSC_WRITER_BUFFER_SIZE", "16MB"));
             NscCommand.Result demo = nsc.run(20, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure");

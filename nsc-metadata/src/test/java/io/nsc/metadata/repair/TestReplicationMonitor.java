@@ -1,0 +1,233 @@
+package io.nsc.metadata.repair;
+
+import com.google.protobuf.ByteString;
+import io.airlift.units.Duration;
+import io.nsc.metadata.TestingTicker;
+import io.nsc.metadata.catalog.Allocation;
+import io.nsc.metadata.catalog.CatalogDatabase;
+import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.CommitRequest;
+import io.nsc.metadata.catalog.FileEntry;
+import io.nsc.metadata.catalog.ReplicaCatalog;
+import io.nsc.metadata.catalog.SchemaTableName;
+import io.nsc.metadata.catalog.TableColumn;
+import io.nsc.metadata.membership.NodeRegistry;
+import io.nsc.metadata.security.GrantAuthority;
+import io.nsc.protocol.proto.CopyTask;
+import io.nsc.protocol.proto.DamagedReplica;
+import io.nsc.protocol.proto.FailedCopy;
+import io.nsc.protocol.proto.FileAttestation;
+import io.nsc.protocol.security.SignedMessages;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+import static io.nsc.metadata.TestingStats.compactStats;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+final class TestReplicationMonitor
+{
+    private static final Duration NODE_TIMEOUT = new Duration(10, SECONDS);
+    private static final Duration LOSS_TIMEOUT = new Duration(60, SECONDS);
+
+    @TempDir
+    Path dataDir;
+
+    private final TestingTicker ticker = new TestingTicker();
+    private CatalogDatabase database;
+    private CatalogStore catalog;
+    private ReplicaCatalog replicas;
+    private NodeRegistry registry;
+    private GrantAuthority grants;
+    private ReplicationMonitor monitor;
+    private int nextFileId;
+
+    @BeforeEach
+    void setUp()
+    {
+        database = CatalogDatabase.open(dataDir);
+        catalog = new CatalogStore(database, Clock.systemUTC(), new Duration(1, HOURS));
+        replicas = new ReplicaCatalog(database, 2);
+        registry = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        // free space decides the copy target: node-c has the most
+        registry.register("node-a", "127.0.0.1:7001", 1000, 500, List.of());
+        registry.register("node-b", "127.0.0.1:7002", 1000, 600, List.of());
+        registry.register("node-c", "127.0.0.1:7003", 1000, 900, List.of());
+        grants = new GrantAuthority(new byte[32], Clock.systemUTC(), java.time.Duration.ofMinutes(30));
+        monitor = new ReplicationMonitor(replicas, registry, grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
+        catalog.createSchema("s", false);
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        monitor.close();
+        database.close();
+    }
+
+    @Test
+    void testLostNodeIsRepairedAfterTheLossTimeoutAndTrimmedWhenItReturns()
+    {
+        FileEntry file = commit("node-a", "node-b");
+
+        // node-b goes silent: not alive after the node timeout, but its replica still counts
+        ticker.advance(20, SECONDS);
+        heartbeat("node-a", "node-c");
+        assertThat(monitor.check().underReplicated()).isZero();
+        assertThat(monitor.tasksFor("node-c")).isEmpty();
+
+        // past the loss timeout the file is copied, from node-a, to the live node that lacks it
+        ticker.advance(50, SECONDS);
+        heartbeat("node-a", "node-c");
+        assertThat(monitor.check().underReplicated()).isEqualTo(1);
+        List<CopyTask> tasks = monitor.tasksFor("node-c");
+        assertThat(tasks).hasSize(1);
+        CopyTask task = tasks.getFirst();
+        assertThat(task.getFileId()).isEqualTo(file.fileId());
+        assertThat(task.getSizeBytes()).isEqualTo(file.sizeBytes());
+        assertThat(task.getCrc32C()).isEqualTo(file.crc32c());
+        assertThat(task.getSourcesList()).extracting(source -> source.getNodeId()).containsExactly("node-a");
+        assertThat(task.getGrant().getNodeId()).isEqualTo("node-c");
+        // handed out once; the file is not planned twice while the copy runs
+        assertThat(monitor.tasksFor("node-c")).isEmpty();
+        monitor.check();
+        assertThat(monitor.status().getCopiesInFlight()).isEqualTo(1);
+        assertThat(monitor.isCopyTarget(file.fileId(), "node-c")).isTrue();
+
+        monitor.copied("node-c", attestation("node-c", file));
+        assertThat(replicaNodes(file)).containsExactly("node-a", "node-b", "node-c");
+        assertThat(monitor.check().underReplicated()).isZero();
+        assertThat(monitor.status().getCopiesCompleted()).isEqualTo(1);
+        assertThat(monitor.status().getBytesCopied()).isEqualTo(file.sizeBytes());
+
+        // node-b returns: three live replicas for two wanted; the fullest node loses its copy
+        heartbeat("node-a", "node-b", "node-c");
+        monitor.check();
+        assertThat(replicaNodes(file)).containsExactly("node-b", "node-c");
+        assertThat(monitor.status().getReplicasTrimmed()).isEqualTo(1);
+        assertThat(catalog.findOrphans("node-a", List.of(file.fileId()))).containsExactly(file.fileId());
+    }
+
+    @Test
+    void testCopiesThatAreNotTheCommittedFileAreRefused()
+    {
+        FileEntry file = commit("node-a", "node-b");
+        monitor.damaged("node-b", DamagedReplica.newBuilder().setFileId(file.fileId()).setReason("block 3 does not match").build());
+        assertThat(replicaNodes(file)).containsExactly("node-a");
+        heartbeat("node-a", "node-b", "node-c");
+        monitor.check();
+        // node-b just lost its copy: the emptiest node that does not hold the file gets it
+        assertThat(monitor.tasksFor("node-c")).hasSize(1);
+
+        // unsigned, another node's, or other bytes: nothing is committed
+        monitor.copied("node-c", attestation("node-c", file).toBuilder().clearSignature().build());
+        monitor.copied("node-c", attestation("node-b", file));
+        monitor.copied("node-c", sign("node-c", attestation("node-c", file).toBuilder().setCrc32C(file.crc32c() + 1).build()));
+        assertThat(replicaNodes(file)).containsExactly("node-a");
+        assertThat(monitor.status().getCopiesFailed()).isEqualTo(3);
+
+        // a failed copy is planned again at the next check
+        monitor.check();
+        assertThat(monitor.tasksFor("node-c")).hasSize(1);
+        monitor.copyFailed("node-c", FailedCopy.newBuilder().setFileId(file.fileId()).setReason("source gone").build());
+        monitor.check();
+        assertThat(monitor.tasksFor("node-c")).hasSize(1);
+        monitor.copied("node-c", attestation("node-c", file));
+        assertThat(replicaNodes(file)).containsExactly("node-a", "node-c");
+        assertThat(monitor.status().getDamagedReplicasReported()).isEqualTo(1);
+    }
+
+    @Test
+    void testFileWithoutALiveReplicaIsUnavailable()
+    {
+        commit("node-a", "node-b");
+        ticker.advance(70, SECONDS);
+        heartbeat("node-c");
+        ReplicationMonitor.ReplicationStatus status = monitor.check();
+        assertThat(status.underReplicated()).isEqualTo(1);
+        assertThat(status.unavailable()).isEqualTo(1);
+        assertThat(monitor.tasksFor("node-c")).isEmpty();
+    }
+
+    @Test
+    void testDrainMovesEveryReplicaOffTheNode()
+    {
+        FileEntry first = commit("node-a", "node-b");
+        FileEntry second = commit("node-b", "node-c");
+        monitor.drain("node-b", true);
+        assertThat(registry.node("node-b").orElseThrow().draining()).isTrue();
+        heartbeat("node-a", "node-b", "node-c");
+
+        assertThat(monitor.check().underReplicated()).isEqualTo(2);
+        List<CopyTask> toC = monitor.tasksFor("node-c");
+        List<CopyTask> toA = monitor.tasksFor("node-a");
+        assertThat(toC).extracting(CopyTask::getFileId).containsExactly(first.fileId());
+        assertThat(toA).extracting(CopyTask::getFileId).containsExactly(second.fileId());
+        // the draining node is a source, never a target
+        assertThat(monitor.tasksFor("node-b")).isEmpty();
+        monitor.copied("node-c", attestation("node-c", first));
+        monitor.copied("node-a", attestation("node-a", second));
+
+        monitor.check();
+        assertThat(replicaNodes(first)).containsExactly("node-a", "node-c");
+        assertThat(replicaNodes(second)).containsExactly("node-c", "node-a");
+        assertThat(monitor.replicaCounts()).doesNotContainKey("node-b");
+        // the draining mark survives a restart of the service
+        assertThat(replicas.drainingNodes()).containsExactly("node-b");
+        monitor.drain("node-b", false);
+        assertThat(replicas.drainingNodes()).isEmpty();
+    }
+
+    private FileEntry commit(String... nodes)
+    {
+        String fileId = "%032x".formatted(++nextFileId);
+        FileEntry file = new FileEntry(fileId, 1000 + nextFileId, 10, 0xCAFE0000 + nextFileId, compactStats(10), List.of(nodes), ByteString.EMPTY);
+        catalog.addAllocations(List.of(new Allocation(fileId, Clock.systemUTC().millis(), List.of(nodes))));
+        catalog.commit(new CommitRequest(new SchemaTableName("s", "t"), List.of(new TableColumn("c", "bigint")), true, List.of(file), OptionalLong.empty(), Map.of("replication", "2"), false, OptionalLong.empty()));
+        return file;
+    }
+
+    private void heartbeat(String... nodes)
+    {
+        for (String node : nodes) {
+            long free = registry.node(node).orElseThrow().freeBytes();
+            assertThat(registry.heartbeat(node, free, 0, 0)).isTrue();
+        }
+    }
+
+    private List<String> replicaNodes(FileEntry file)
+    {
+        return replicas.fileReplicas().stream()
+                .filter(replicated -> replicated.fileId().equals(file.fileId()))
+                .findFirst()
+                .orElseThrow()
+                .nodeIds();
+    }
+
+    private FileAttestation attestation(String nodeId, FileEntry file)
+    {
+        return sign(nodeId, FileAttestation.newBuilder()
+                .setFileId(file.fileId())
+                .setNodeId(nodeId)
+                .setSizeBytes(file.sizeBytes())
+                .setRowCount(file.rowCount())
+                .setCrc32C(file.crc32c())
+                .setCompactStatsSha256(ByteString.copyFrom(SignedMessages.sha256(file.compactStats().toByteArray())))
+                .build());
+    }
+
+    private FileAttestation sign(String nodeId, FileAttestation attestation)
+    {
+        return SignedMessages.signAttestation(grants.nodeKey(nodeId), attestation);
+    }
+}

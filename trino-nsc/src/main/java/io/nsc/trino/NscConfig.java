@@ -7,6 +7,7 @@ import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -28,6 +29,7 @@ public class NscConfig
     private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
     private String writerTempDir;
     private Duration uploadTimeout = new Duration(10, MINUTES);
+    private int maxReplicaReplacements = 3;
     private PushdownMode pushdown = PushdownMode.AUTO;
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
@@ -179,6 +181,21 @@ public class NscConfig
     public NscConfig setUploadTimeout(Duration uploadTimeout)
     {
         this.uploadTimeout = uploadTimeout;
+        return this;
+    }
+
+    @Min(0)
+    @Max(100)
+    public int getMaxReplicaReplacements()
+    {
+        return maxReplicaReplacements;
+    }
+
+    @Config("nsc.max-replica-replacements")
+    @ConfigDescription("Uploads of one written file that may go to another storage node after the upload to a node failed (0: none; the write then needs min_replicas of the first nodes)")
+    public NscConfig setMaxReplicaReplacements(int maxReplicaReplacements)
+    {
+        this.maxReplicaReplacements = maxReplicaReplacements;
         return this;
     }
 

@@ -33,8 +33,9 @@ public final class NscTableProperties
     public static final String SORTED_BY = "sorted_by";
     public static final String ROW_GROUP_SIZE = RowGroupSize.PROPERTY_NAME;
     public static final String REPLICATION = "replication";
+    public static final String MIN_REPLICAS = "min_replicas";
 
-    /** Copies of each file when the table does not say; fewer when fewer storage nodes are live. */
+    /** Copies of each file when the table does not say. Never fewer: a write needs that many live storage nodes. */
     public static final int DEFAULT_REPLICATION = 2;
 
     private static final Splitter STORED_LIST = Splitter.on(',').trimResults().omitEmptyStrings();
@@ -63,16 +64,26 @@ public final class NscTableProperties
                         false,
                         value -> RowGroupSize.parse((String) value),
                         RowGroupSize::toSql),
-                // no default value here: unset means "the default, capped by the live storage
-                // nodes", while an explicit value larger than the live node count is an error
+                // no default value here: an unset replication is not stored (nor shown by SHOW
+                // CREATE TABLE), so the table follows the connector's default
                 new PropertyMetadata<>(
                         REPLICATION,
-                        "Copies of each file, on distinct storage nodes (unset: %s, or fewer when fewer storage nodes are live)".formatted(DEFAULT_REPLICATION),
+                        "Copies of each file, on distinct storage nodes (unset: %s); a write fails when fewer storage nodes are live".formatted(DEFAULT_REPLICATION),
                         INTEGER,
                         Integer.class,
                         null,
                         false,
-                        value -> decodeReplication((Integer) value),
+                        value -> decodeReplicaCount(REPLICATION, (Integer) value),
+                        value -> value),
+                // unset means "every replica": stored only when set, like replication
+                new PropertyMetadata<>(
+                        MIN_REPLICAS,
+                        "Copies of each file a write must store when storage nodes fail during it, between 1 and replication (unset: replication)",
+                        INTEGER,
+                        Integer.class,
+                        null,
+                        false,
+                        value -> decodeReplicaCount(MIN_REPLICAS, (Integer) value),
                         value -> value));
     }
 
@@ -99,6 +110,27 @@ public final class NscTableProperties
         return Optional.ofNullable((Integer) properties.get(REPLICATION));
     }
 
+    public static Optional<Integer> getMinReplicas(Map<String, Object> properties)
+    {
+        return Optional.ofNullable((Integer) properties.get(MIN_REPLICAS));
+    }
+
+    /**
+     * The copies of each file a write must store: {@code min_replicas} if set, else every replica.
+     *
+     * @param replication the table's replication, its default if unset
+     * @throws TrinoException with INVALID_TABLE_PROPERTY when min_replicas exceeds the replication
+     */
+    public static int resolveMinReplicas(Map<String, Object> properties, int replication)
+    {
+        Optional<Integer> minReplicas = getMinReplicas(properties);
+        if (minReplicas.isPresent() && minReplicas.get() > replication) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s must be between 1 and the table's %s (%s%s), got %s".formatted(
+                    MIN_REPLICAS, REPLICATION, replication, getReplication(properties).isPresent() ? "" : ", the default", minReplicas.get()));
+        }
+        return minReplicas.orElse(replication);
+    }
+
     /**
      * @throws TrinoException with INVALID_TABLE_PROPERTY naming the first sorted_by entry that is not a column
      */
@@ -123,6 +155,7 @@ public final class NscTableProperties
         // stored even when it is the default: the table keeps the row groups it was created with
         stored.put(ROW_GROUP_SIZE, getRowGroupSize(properties).toSql());
         getReplication(properties).ifPresent(replication -> stored.put(REPLICATION, Integer.toString(replication)));
+        getMinReplicas(properties).ifPresent(minReplicas -> stored.put(MIN_REPLICAS, Integer.toString(minReplicas)));
         return stored.buildOrThrow();
     }
 
@@ -147,7 +180,11 @@ public final class NscTableProperties
             }
             String replication = stored.get(REPLICATION);
             if (replication != null) {
-                properties.put(REPLICATION, decodeReplication(Integer.parseInt(replication.trim())));
+                properties.put(REPLICATION, decodeReplicaCount(REPLICATION, Integer.parseInt(replication.trim())));
+            }
+            String minReplicas = stored.get(MIN_REPLICAS);
+            if (minReplicas != null) {
+                properties.put(MIN_REPLICAS, decodeReplicaCount(MIN_REPLICAS, Integer.parseInt(minReplicas.trim())));
             }
         }
         catch (TrinoException | NumberFormatException e) {
@@ -173,11 +210,11 @@ public final class NscTableProperties
         return names;
     }
 
-    private static Integer decodeReplication(Integer replication)
+    private static Integer decodeReplicaCount(String property, Integer count)
     {
-        if (replication == null || replication < 1) {
-            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s must be at least 1, got %s".formatted(REPLICATION, replication));
+        if (count == null || count < 1) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s must be at least 1, got %s".formatted(property, count));
         }
-        return replication;
+        return count;
     }
 }

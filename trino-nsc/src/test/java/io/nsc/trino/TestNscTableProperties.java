@@ -77,7 +77,7 @@ final class TestNscTableProperties
     void testReplicationDecoding()
     {
         PropertyMetadata<?> replication = properties.get("replication");
-        // unset is not 2: an unset replication is capped by the live storage nodes, an explicit one is not
+        // unset is not 2: an unset replication is not stored, so SHOW CREATE TABLE does not show it
         assertThat(replication.getDefaultValue()).isNull();
         assertThat(replication.decode(3)).isEqualTo(3);
         assertThatThrownBy(() -> replication.decode(0))
@@ -86,14 +86,39 @@ final class TestNscTableProperties
     }
 
     @Test
+    void testMinReplicas()
+    {
+        PropertyMetadata<?> minReplicas = properties.get("min_replicas");
+        assertThat(minReplicas.getDefaultValue()).isNull();
+        assertThat(minReplicas.decode(2)).isEqualTo(2);
+        assertThatThrownBy(() -> minReplicas.decode(0))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(INVALID_TABLE_PROPERTY.toErrorCode()))
+                .hasMessage("min_replicas must be at least 1, got 0");
+        assertThatThrownBy(() -> minReplicas.decode(-3))
+                .hasMessage("min_replicas must be at least 1, got -3");
+
+        // unset: every replica must be written
+        assertThat(NscTableProperties.resolveMinReplicas(Map.of(), 2)).isEqualTo(2);
+        assertThat(NscTableProperties.resolveMinReplicas(Map.of("replication", 3), 3)).isEqualTo(3);
+        assertThat(NscTableProperties.resolveMinReplicas(Map.of("replication", 3, "min_replicas", 1), 3)).isEqualTo(1);
+        assertThat(NscTableProperties.resolveMinReplicas(Map.of("replication", 3, "min_replicas", 3), 3)).isEqualTo(3);
+        assertThatThrownBy(() -> NscTableProperties.resolveMinReplicas(Map.of("replication", 3, "min_replicas", 4), 3))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(INVALID_TABLE_PROPERTY.toErrorCode()))
+                .hasMessage("min_replicas must be between 1 and the table's replication (3), got 4");
+        assertThatThrownBy(() -> NscTableProperties.resolveMinReplicas(Map.of("min_replicas", 3), 2))
+                .hasMessage("min_replicas must be between 1 and the table's replication (2, the default), got 3");
+    }
+
+    @Test
     void testStoredRoundTrip()
     {
         Map<String, Object> set = ImmutableMap.of(
                 "sorted_by", List.of("b", "a"),
                 "row_group_size", RowGroupSize.ofBytes(64L << 20),
-                "replication", 3);
+                "replication", 3,
+                "min_replicas", 2);
         Map<String, String> stored = NscTableProperties.toStored(set);
-        assertThat(stored).containsExactlyInAnyOrderEntriesOf(Map.of("sorted_by", "b,a", "row_group_size", "64MB", "replication", "3"));
+        assertThat(stored).containsExactlyInAnyOrderEntriesOf(Map.of("sorted_by", "b,a", "row_group_size", "64MB", "replication", "3", "min_replicas", "2"));
         assertThat(NscTableProperties.fromStored("s.t", stored)).isEqualTo(set);
 
         // what CREATE TABLE passes when nothing is set: sorted_by and row_group_size at their defaults
@@ -106,8 +131,12 @@ final class TestNscTableProperties
         assertThat(NscTableProperties.getRowGroupSize(Map.of())).isEqualTo(RowGroupSize.DEFAULT);
         assertThat(NscTableProperties.getSortedBy(Map.of())).isEmpty();
         assertThat(NscTableProperties.getReplication(Map.of())).isEmpty();
+        assertThat(NscTableProperties.getMinReplicas(Map.of())).isEmpty();
 
         assertThatThrownBy(() -> NscTableProperties.fromStored("s.t", Map.of("replication", "two")))
                 .hasMessageStartingWith("Table s.t has malformed properties");
+        assertThatThrownBy(() -> NscTableProperties.fromStored("s.t", Map.of("min_replicas", "0")))
+                .hasMessageStartingWith("Table s.t has malformed properties")
+                .hasMessageEndingWith("min_replicas must be at least 1, got 0");
     }
 }

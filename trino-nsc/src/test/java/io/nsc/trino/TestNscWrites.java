@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscSessionProperties.STATS_PRUNING_ENABLED;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
@@ -68,7 +69,7 @@ final class TestNscWrites
         assertThat(computeActual("SHOW SCHEMAS FROM nsc").getOnlyColumnAsSet()).contains("round_trip");
 
         assertUpdate("CREATE TABLE nsc.round_trip.items (id bigint, name varchar, price decimal(12,2), code char(3)) " +
-                "WITH (sorted_by = ARRAY['Name', 'id'], row_group_size = '64MB', replication = 3)");
+                "WITH (sorted_by = ARRAY['Name', 'id'], row_group_size = '64MB', replication = 3, min_replicas = 2)");
         assertThat((String) computeScalar("SHOW CREATE TABLE nsc.round_trip.items")).isEqualTo("""
                 CREATE TABLE nsc.round_trip.items (
                    id bigint,
@@ -77,6 +78,7 @@ final class TestNscWrites
                    code char(3)
                 )
                 WITH (
+                   min_replicas = 2,
                    replication = 3,
                    row_group_size = '64MB',
                    sorted_by = ARRAY['name','id']
@@ -267,15 +269,29 @@ final class TestNscWrites
         assertThat(query("CREATE TABLE nsc.errors.t AS SELECT 1 AS a, TIME '12:00:00.123' AS t"))
                 .failure().hasErrorCode(NOT_SUPPORTED)
                 .hasMessageStartingWith("Column 't' has type time(3), which nsc cannot store");
+        // the cluster is short of nodes, the value is fine: never fewer replicas than asked for
         assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (replication = 5)"))
-                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .failure().hasErrorCode(NSC_NOT_ENOUGH_STORAGE_NODES)
                 .hasMessage("replication 5 needs 5 live storage nodes, but only 3 are live");
         assertThat(query("CREATE TABLE nsc.errors.t WITH (replication = 5) AS SELECT 1 AS a"))
-                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .failure().hasErrorCode(NSC_NOT_ENOUGH_STORAGE_NODES)
                 .hasMessage("replication 5 needs 5 live storage nodes, but only 3 are live");
         assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (replication = 0)"))
                 .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
                 .hasMessageContaining("replication must be at least 1, got 0");
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (min_replicas = 0)"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("min_replicas must be at least 1, got 0");
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (replication = 2, min_replicas = 3)"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessage("min_replicas must be between 1 and the table's replication (2), got 3");
+        assertThat(query("CREATE TABLE nsc.errors.t WITH (min_replicas = 3) AS SELECT 1 AS a"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessage("min_replicas must be between 1 and the table's replication (2, the default), got 3");
+        // a bad property is reported before the cluster's shortage
+        assertThat(query("CREATE TABLE nsc.errors.t (a bigint) WITH (replication = 5, min_replicas = 6)"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessage("min_replicas must be between 1 and the table's replication (5), got 6");
         assertThat(query("CREATE TABLE nsc.no_such_schema.t (a bigint)"))
                 .failure().hasErrorCode(SCHEMA_NOT_FOUND)
                 .hasMessageContaining("Schema 'no_such_schema' does not exist");

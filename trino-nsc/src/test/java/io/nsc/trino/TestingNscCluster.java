@@ -17,12 +17,17 @@ import io.nsc.storage.server.StorageServer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static com.google.common.io.RecursiveDeleteOption.ALLOW_INSECURE;
 
 /**
@@ -48,6 +53,16 @@ public final class TestingNscCluster
 
     public static TestingNscCluster start(int storageNodeCount)
     {
+        return start(storageNodeCount, Map.of());
+    }
+
+    /**
+     * @param metadataProperties more properties of the metadata service, over the defaults here
+     *        (such as a long {@code metadata.node-timeout}, so that a stopped node still counts as
+     *        live, as a node that dies during a statement does for a while)
+     */
+    public static TestingNscCluster start(int storageNodeCount, Map<String, String> metadataProperties)
+    {
         try {
             Path root = Files.createTempDirectory("nsc-cluster");
             ClusterCertificates certificates = ClusterCertificates.openOrCreate(root.resolve("tls"));
@@ -57,7 +72,8 @@ public final class TestingNscCluster
                     .put("metadata.http-port", "0")
                     .put("metadata.heartbeat-interval", "500ms")
                     .putAll(certificates.issue(ComponentRole.METADATA, "metadata", List.of()).toProperties("metadata"))
-                    .buildOrThrow());
+                    .putAll(metadataProperties)
+                    .buildKeepingLast());
             ImmutableList.Builder<StorageServer> storageNodes = ImmutableList.builder();
             for (int i = 1; i <= storageNodeCount; i++) {
                 Path node = root.resolve("storage-" + i);
@@ -105,6 +121,43 @@ public final class TestingNscCluster
     public List<StorageServer> storageNodes()
     {
         return List.copyOf(storageNodes);
+    }
+
+    /**
+     * Stops a storage node the way its clients see a crash: its endpoint no longer answers
+     * (UNAVAILABLE). The metadata service counts it live until its node timeout passes.
+     */
+    public void stopStorageNode(String nodeId)
+    {
+        StorageServer node = storageNodes.stream()
+                .filter(server -> server.nodeId().equals(nodeId))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No running storage node " + nodeId));
+        node.close();
+        storageNodes.remove(node);
+    }
+
+    /** The metadata service's counters, as {@code /v1/metrics} serves them. */
+    public Map<String, Long> metadataMetrics()
+    {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(metadata.httpPort()))).build();
+        try (HttpClient client = HttpClient.newBuilder().sslContext(clientSecurity().jdkContext().orElseThrow()).build()) {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("%s answered %s: %s".formatted(request.uri(), response.statusCode(), response.body()));
+            }
+            return response.body().lines()
+                    .map(line -> line.split(" "))
+                    .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
+                    .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
     }
 
     public void awaitLiveNodes(int count)

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.metadata.MetadataErrors.aborted;
@@ -56,6 +57,8 @@ public final class CatalogStore
     private static final int MAX_TABLE_PROPERTY_VALUE_LENGTH = 65_536;
     // the column's declared size; real sketches are about 1 kB per column
     private static final int MAX_COLUMN_SKETCHES_BYTES = 16 * 1024 * 1024;
+    // the declared size of allocations.replica_node_ids
+    private static final int MAX_REPLICA_NODE_IDS_LENGTH = 65_536;
 
     private static final Joiner NODE_ID_JOINER = Joiner.on(',');
     private static final Splitter NODE_ID_SPLITTER = Splitter.on(',').omitEmptyStrings();
@@ -322,6 +325,67 @@ public final class CatalogStore
     }
 
     /**
+     * Adds a node to the replicas of an open allocation, so that a commit may name it: the writer's
+     * upload to a node of the allocation failed and it places that replica elsewhere. The node is
+     * chosen inside the transaction, so two replacements for one file never pick the same node.
+     * Nodes are only ever added: a node whose upload failed may still have stored the file.
+     *
+     * @param chooser the new node, given the nodes already allocated (none of which it may return);
+     *        a status it throws goes to the caller, with nothing changed
+     * @return the allocation with the new node last
+     * @throws io.grpc.StatusRuntimeException NOT_FOUND unless the allocation is open
+     */
+    public Allocation addReplica(String fileId, Function<List<String>, String> chooser)
+    {
+        if (!isValidFileId(fileId)) {
+            throw invalidArgument("Invalid file id '%s': file ids are 32 lower-case hex characters issued by AllocateFiles", fileId);
+        }
+        return database.inTransaction(connection -> {
+            AllocationState allocation = openAllocation(connection, fileId, clock.millis());
+            String nodeId = chooser.apply(allocation.replicaNodeIds());
+            if (allocation.replicaNodeIds().contains(nodeId)) {
+                throw new IllegalStateException("Node %s already holds a replica of file %s".formatted(nodeId, fileId));
+            }
+            List<String> replicas = ImmutableList.<String>builder().addAll(allocation.replicaNodeIds()).add(nodeId).build();
+            String joined = NODE_ID_JOINER.join(replicas);
+            if (joined.length() > MAX_REPLICA_NODE_IDS_LENGTH) {
+                throw failedPrecondition("File %s cannot take another replica: its allocation already names %s nodes", fileId, allocation.replicaNodeIds().size());
+            }
+            try (PreparedStatement statement = connection.prepareStatement("UPDATE allocations SET replica_node_ids = ? WHERE file_id = ?")) {
+                statement.setString(1, joined);
+                statement.setString(2, fileId);
+                statement.executeUpdate();
+            }
+            return new Allocation(fileId, allocation.createdMillis(), replicas);
+        });
+    }
+
+    /** The allocation of a file that a commit could still claim, or NOT_FOUND saying why there is none. */
+    private AllocationState openAllocation(Connection connection, String fileId, long now)
+            throws SQLException
+    {
+        Optional<AllocationState> allocation;
+        try (PreparedStatement statement = connection.prepareStatement("SELECT " + AllocationState.COLUMNS + " FROM allocations WHERE file_id = ?")) {
+            allocation = queryOptional(statement, fileId, AllocationState::read);
+        }
+        if (allocation.isEmpty()) {
+            try (PreparedStatement committed = connection.prepareStatement(
+                    "SELECT t.schema_name, t.table_name FROM files f JOIN tables t ON f.table_id = t.table_id WHERE f.file_id = ?")) {
+                Optional<String> owner = queryOptional(committed, fileId, resultSet -> resultSet.getString(1) + "." + resultSet.getString(2));
+                if (owner.isPresent()) {
+                    throw notFound("File %s has no open allocation: it is committed to table %s, and its replicas no longer change", fileId, owner.get());
+                }
+            }
+            throw notFound("File %s has no open allocation: its id was not issued by AllocateFiles, or its table was dropped", fileId);
+        }
+        if (!isOpen(allocation.get(), now)) {
+            // its storage nodes may have deleted it as an orphan already
+            throw notFound("File %s has no open allocation: it was allocated too long ago (allocation timeout %s); write it again under a new id", fileId, succinct(allocationTimeout));
+        }
+        return allocation.get();
+    }
+
+    /**
      * The ids among {@code fileIds} that no commit claims on {@code nodeId} or can still claim:
      * neither committed to an existing table with a replica on that node, nor in an open
      * allocation. A committed file whose replica the catalog dropped from the node (one too
@@ -350,7 +414,7 @@ public final class CatalogStore
             try (PreparedStatement committed = connection.prepareStatement(
                     "SELECT (SELECT COUNT(*) FROM file_replicas r WHERE r.file_id = f.file_id AND r.node_id = ?) > 0 "
                             + "OR NOT EXISTS (SELECT 1 FROM file_replicas r WHERE r.file_id = f.file_id) FROM files f WHERE f.file_id = ?");
-                    PreparedStatement allocated = connection.prepareStatement("SELECT created_millis, orphaned FROM allocations WHERE file_id = ?")) {
+                    PreparedStatement allocated = connection.prepareStatement("SELECT " + AllocationState.COLUMNS + " FROM allocations WHERE file_id = ?")) {
                 for (String fileId : distinct) {
                     committed.setString(1, nodeId);
                     committed.setString(2, fileId);
@@ -620,7 +684,7 @@ public final class CatalogStore
             throws SQLException
     {
         Set<String> knownNodes = nodeIds(connection);
-        try (PreparedStatement allocated = connection.prepareStatement("SELECT created_millis, orphaned FROM allocations WHERE file_id = ?");
+        try (PreparedStatement allocated = connection.prepareStatement("SELECT " + AllocationState.COLUMNS + " FROM allocations WHERE file_id = ?");
                 PreparedStatement committed = connection.prepareStatement(
                         "SELECT t.schema_name, t.table_name FROM files f JOIN tables t ON f.table_id = t.table_id WHERE f.file_id = ?")) {
             for (FileEntry file : files) {
@@ -639,6 +703,11 @@ public final class CatalogStore
                 for (String nodeId : file.replicaNodeIds()) {
                     if (!knownNodes.contains(nodeId)) {
                         throw failedPrecondition("File %s names replica node %s, which is not a registered storage node", file.fileId(), nodeId);
+                    }
+                    // only nodes AllocateFiles or ReplaceReplica chose (and granted the upload) hold a replica
+                    if (!allocation.get().replicaNodeIds().contains(nodeId)) {
+                        throw failedPrecondition("File %s names replica node %s, which was not allocated to hold it (allocated: %s)",
+                                file.fileId(), nodeId, String.join(", ", allocation.get().replicaNodeIds()));
                     }
                 }
             }
@@ -970,13 +1039,16 @@ public final class CatalogStore
         return succinct.toString();
     }
 
-    /** What a commit or an orphan check needs to know about an allocation. */
-    private record AllocationState(long createdMillis, boolean orphaned)
+    /** What a commit, an orphan check or a replacement needs to know about an allocation. */
+    private record AllocationState(long createdMillis, boolean orphaned, List<String> replicaNodeIds)
     {
+        // the columns read() expects, in order
+        static final String COLUMNS = "created_millis, orphaned, replica_node_ids";
+
         static AllocationState read(ResultSet resultSet)
                 throws SQLException
         {
-            return new AllocationState(resultSet.getLong(1), resultSet.getBoolean(2));
+            return new AllocationState(resultSet.getLong(1), resultSet.getBoolean(2), NODE_ID_SPLITTER.splitToList(resultSet.getString(3)));
         }
     }
 

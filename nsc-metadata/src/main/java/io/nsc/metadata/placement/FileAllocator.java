@@ -1,6 +1,7 @@
 package io.nsc.metadata.placement;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
 import io.nsc.metadata.catalog.Allocation;
 import io.nsc.metadata.catalog.CatalogStore;
 import io.nsc.metadata.membership.NodeRegistry;
@@ -8,9 +9,12 @@ import io.nsc.metadata.membership.StorageNodeState;
 
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.nsc.metadata.MetadataErrors.failedPrecondition;
 import static io.nsc.metadata.MetadataErrors.invalidArgument;
 import static io.nsc.metadata.catalog.FileIds.newFileId;
 import static java.util.Objects.requireNonNull;
@@ -66,6 +70,51 @@ public final class FileAllocator
         }
         catalog.addAllocations(allocations.build());
         return results.build();
+    }
+
+    /**
+     * One more node for an open allocation, because the upload to {@code failedNodeIds} failed:
+     * a live node outside the allocation with room for the file, recorded in the allocation so
+     * that a commit may name it.
+     *
+     * @param sizeBytes the file's size; 0 when unknown
+     * @return the file id and only the new node
+     * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for a failed node outside the
+     *         allocation, NOT_FOUND unless the allocation is open, FAILED_PRECONDITION when no
+     *         live node is left for the file
+     */
+    public FileAllocationResult replaceReplica(String fileId, Collection<String> failedNodeIds, long sizeBytes)
+    {
+        if (sizeBytes < 0) {
+            throw invalidArgument("File size must not be negative, got %s", sizeBytes);
+        }
+        AtomicReference<StorageNodeState> chosen = new AtomicReference<>();
+        catalog.addReplica(fileId, allocated -> {
+            for (String failed : failedNodeIds) {
+                if (!allocated.contains(failed)) {
+                    throw invalidArgument("Storage node %s is not allocated to hold file %s (allocated: %s)", failed, fileId, String.join(", ", allocated));
+                }
+            }
+            List<StorageNodeState> known = nodes.nodes();
+            StorageNodeState node = policy.placeReplacement(ImmutableSet.copyOf(allocated), sizeBytes, known)
+                    .orElseThrow(() -> noNodeLeft(fileId, allocated, sizeBytes, known));
+            chosen.set(node);
+            return node.nodeId();
+        });
+        return new FileAllocationResult(fileId, List.of(chosen.get()));
+    }
+
+    private static RuntimeException noNodeLeft(String fileId, List<String> allocated, long sizeBytes, List<StorageNodeState> known)
+    {
+        List<String> others = known.stream()
+                .filter(StorageNodeState::alive)
+                .map(StorageNodeState::nodeId)
+                .filter(nodeId -> !allocated.contains(nodeId))
+                .toList();
+        String why = others.isEmpty()
+                ? "every live storage node is already allocated to hold it"
+                : "the other live storage nodes (%s) last reported less than %s bytes free".formatted(String.join(", ", others), sizeBytes);
+        return failedPrecondition("No storage node is left for another replica of file %s (allocated: %s): %s", fileId, String.join(", ", allocated), why);
     }
 
     public record FileAllocationResult(String fileId, List<StorageNodeState> replicas)

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntToDoubleFunction;
 
@@ -55,10 +56,7 @@ public final class PlacementPolicy
     {
         checkArgument(fileCount >= 0, "fileCount is negative");
         checkArgument(replication > 0, "replication must be positive");
-        List<StorageNodeState> live = nodes.stream()
-                .filter(StorageNodeState::acceptsReplicas)
-                .sorted(Comparator.comparing(StorageNodeState::nodeId))
-                .collect(toImmutableList());
+        List<StorageNodeState> live = liveNodes(nodes);
         if (live.isEmpty()) {
             throw unavailable("No storage node is live");
         }
@@ -75,6 +73,45 @@ public final class PlacementPolicy
             placements.add(placeFile(live, nodeCredits, weights, totalWeight, replication));
         }
         return placements.build();
+    }
+
+    /**
+     * A node for one more replica of a file whose upload failed on a node: a live node outside
+     * {@code excluded} (the nodes already allocated the file) whose last reported free space holds
+     * the file. Chosen with the same credits as {@link #place}: every candidate earns its weight,
+     * the one with the most credit takes the replica and pays the candidates' total, so
+     * replacements spread by free space too and leave the credits balanced.
+     *
+     * @param sizeBytes the file's size; 0 when unknown
+     * @return empty when no live node qualifies
+     */
+    public synchronized Optional<StorageNodeState> placeReplacement(Set<String> excluded, long sizeBytes, Collection<StorageNodeState> nodes)
+    {
+        checkArgument(sizeBytes >= 0, "sizeBytes is negative");
+        List<StorageNodeState> live = liveNodes(nodes);
+        List<StorageNodeState> candidates = live.stream()
+                .filter(node -> !excluded.contains(node.nodeId()) && node.freeBytes() >= sizeBytes)
+                .collect(toImmutableList());
+        if (candidates.isEmpty()) {
+            return Optional.empty();
+        }
+        resetCreditsIfMembershipChanged(live);
+        double totalWeight = 0;
+        for (StorageNodeState candidate : candidates) {
+            credits.get(candidate.nodeId()).placement += weight(candidate);
+            totalWeight += weight(candidate);
+        }
+        StorageNodeState chosen = candidates.get(rankBy(candidates.size(), i -> credits.get(candidates.get(i).nodeId()).placement).getFirst());
+        credits.get(chosen.nodeId()).placement -= totalWeight;
+        return Optional.of(chosen);
+    }
+
+    private static List<StorageNodeState> liveNodes(Collection<StorageNodeState> nodes)
+    {
+        return nodes.stream()
+                .filter(StorageNodeState::acceptsReplicas)
+                .sorted(Comparator.comparing(StorageNodeState::nodeId))
+                .collect(toImmutableList());
     }
 
     private static List<StorageNodeState> placeFile(List<StorageNodeState> live, List<Credit> nodeCredits, double[] weights, double totalWeight, int replication)

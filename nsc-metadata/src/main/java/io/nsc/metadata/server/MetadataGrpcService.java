@@ -55,6 +55,7 @@ import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
+import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
@@ -99,6 +100,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAllocateFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getCommitFilesMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getReplaceReplicaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRegisterNodeMethod(), STORAGE)
             .allow(MetadataServiceGrpc.getHeartbeatMethod(), STORAGE)
             .allow(MetadataServiceGrpc.getFindOrphansMethod(), STORAGE)
@@ -266,6 +268,24 @@ public final class MetadataGrpcService
                 response.addFiles(file);
             }
             return response.build();
+        });
+    }
+
+    @Override
+    public void replaceReplica(ReplaceReplicaRequest request, StreamObserver<FileAllocation> observer)
+    {
+        respond("ReplaceReplica", observer, () -> {
+            FileAllocationResult replacement = allocator.replaceReplica(request.getFileId(), request.getFailedNodeIdsList(), request.getSizeBytes());
+            stats.replicaReplaced();
+            StorageNodeState node = replacement.replicas().getFirst();
+            // a replacement means a node failed a writer: worth a line even when all goes well
+            log.info("Replica of file %s placed on storage node %s (the upload failed on: %s)", replacement.fileId(), node.nodeId(),
+                    request.getFailedNodeIdsCount() == 0 ? "not said" : String.join(", ", request.getFailedNodeIdsList()));
+            return FileAllocation.newBuilder()
+                    .setFileId(replacement.fileId())
+                    .addReplicas(toStorageNode(node))
+                    .addGrants(grants.grant(replacement.fileId(), node.nodeId()))
+                    .build();
         });
     }
 

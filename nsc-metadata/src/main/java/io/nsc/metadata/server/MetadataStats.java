@@ -30,6 +30,7 @@ public final class MetadataStats
     private final CounterStat orphansReported = new CounterStat();
     private final CounterStat allocations = new CounterStat();
     private final CounterStat filesAllocated = new CounterStat();
+    private final CounterStat replicasReplaced = new CounterStat();
     private final CounterStat nodeRegistrations = new CounterStat();
     private final CounterStat rpcErrors = new CounterStat();
     private final CounterStat internalErrors = new CounterStat();
@@ -71,6 +72,12 @@ public final class MetadataStats
     {
         allocations.update(1);
         filesAllocated.update(fileCount);
+    }
+
+    /** A writer's upload failed on a node and the replica was placed on another. */
+    public void replicaReplaced()
+    {
+        replicasReplaced.update(1);
     }
 
     public void nodeRegistered()
@@ -152,6 +159,13 @@ public final class MetadataStats
 
     @Managed
     @Nested
+    public CounterStat getReplicasReplaced()
+    {
+        return replicasReplaced;
+    }
+
+    @Managed
+    @Nested
     public CounterStat getNodeRegistrations()
     {
         return nodeRegistrations;
@@ -197,6 +211,7 @@ public final class MetadataStats
                 .put("orphans_reported", orphansReported.getTotalCount())
                 .put("allocations", allocations.getTotalCount())
                 .put("files_allocated", filesAllocated.getTotalCount())
+                .put("replicas_replaced", replicasReplaced.getTotalCount())
                 .put("node_registrations", nodeRegistrations.getTotalCount())
                 .put("registered_nodes", getRegisteredNodes())
                 .put("live_nodes", getLiveNodes())

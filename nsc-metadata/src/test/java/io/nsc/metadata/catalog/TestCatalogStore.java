@@ -297,9 +297,67 @@ final class TestCatalogStore
         FileEntry unknownNode = new FileEntry(file.fileId(), 1, 10, 0, compactStats(10), List.of("node-a", "node-x"));
         assertStatus(() -> catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(unknownNode), OptionalLong.empty())), FAILED_PRECONDITION,
                 "File %s names replica node node-x, which is not a registered storage node".formatted(file.fileId()));
+        // node-b is registered, but was never allocated the file
+        FileEntry unallocatedNode = new FileEntry(file.fileId(), 1, 10, 0, compactStats(10), List.of("node-a", "node-b"));
+        assertStatus(() -> catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(unallocatedNode), OptionalLong.empty())), FAILED_PRECONDITION,
+                "File %s names replica node node-b, which was not allocated to hold it (allocated: node-a)".formatted(file.fileId()));
 
         assertNothingCommitted();
         assertThat(catalog.listAllocations()).hasSize(1);
+    }
+
+    @Test
+    void testAddReplicaLetsTheCommitNameTheNewNode()
+    {
+        catalog.registerNode(new NodeEntry("node-c", "127.0.0.1:7003", 1000, 900, 0, 1), List.of());
+        catalog.createSchema("tpch", false);
+        FileEntry allocated = file(10, "node-a", "node-b");
+        allocate(allocated);
+
+        // the chooser sees the allocated nodes, and its choice goes last
+        List<List<String>> seen = new ArrayList<>();
+        Allocation replaced = catalog.addReplica(allocated.fileId(), replicas -> {
+            seen.add(replicas);
+            return "node-c";
+        });
+        assertThat(seen).containsExactly(List.of("node-a", "node-b"));
+        assertThat(replaced.replicaNodeIds()).containsExactly("node-a", "node-b", "node-c");
+        assertThat(catalog.listAllocations()).extracting(Allocation::replicaNodeIds).containsExactly(List.of("node-a", "node-b", "node-c"));
+
+        // the writer commits the replicas that were written: node-b failed, node-c replaced it
+        FileEntry written = new FileEntry(allocated.fileId(), allocated.sizeBytes(), 10, allocated.crc32c(), allocated.compactStats(), List.of("node-a", "node-c"));
+        long tableId = catalog.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(written), OptionalLong.empty())).tableId();
+        assertThat(catalog.getTableFiles(tableId).orElseThrow().files()).extracting(FileEntry::replicaNodeIds).containsExactly(List.of("node-a", "node-c"));
+
+        // committed: its replicas no longer change
+        assertStatus(() -> catalog.addReplica(allocated.fileId(), _ -> "node-b"), NOT_FOUND,
+                "File %s has no open allocation: it is committed to table tpch.lineitem, and its replicas no longer change".formatted(allocated.fileId()));
+    }
+
+    @Test
+    void testAddReplicaRefusalsChangeNothing()
+    {
+        FileEntry allocated = file(10, "node-a");
+        allocate(allocated);
+
+        assertStatusContains(() -> catalog.addReplica("../etc", _ -> "node-b"), INVALID_ARGUMENT, "Invalid file id '../etc'");
+        String unknown = "%032x".formatted(999_999);
+        assertStatus(() -> catalog.addReplica(unknown, _ -> "node-b"), NOT_FOUND,
+                "File %s has no open allocation: its id was not issued by AllocateFiles, or its table was dropped".formatted(unknown));
+        // a chooser's refusal goes to the caller, and the allocation stays as it was
+        assertStatus(() -> catalog.addReplica(allocated.fileId(), _ -> {
+            throw io.grpc.Status.FAILED_PRECONDITION.withDescription("no node left").asRuntimeException();
+        }), FAILED_PRECONDITION, "no node left");
+        assertThatThrownBy(() -> catalog.addReplica(allocated.fileId(), _ -> "node-a"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("Node node-a already holds a replica of file %s".formatted(allocated.fileId()));
+        assertThat(catalog.listAllocations()).extracting(Allocation::replicaNodeIds).containsExactly(List.of("node-a"));
+
+        // expired: a node may have deleted its copy as an orphan
+        clock.advance(ALLOCATION_TIMEOUT.toMillis() + 1, MILLISECONDS);
+        assertStatus(() -> catalog.addReplica(allocated.fileId(), _ -> "node-b"), NOT_FOUND,
+                "File %s has no open allocation: it was allocated too long ago (allocation timeout 1h); write it again under a new id".formatted(allocated.fileId()));
+        assertThat(catalog.listAllocations()).extracting(Allocation::replicaNodeIds).containsExactly(List.of("node-a"));
     }
 
     @Test

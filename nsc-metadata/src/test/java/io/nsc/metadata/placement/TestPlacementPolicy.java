@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.IntStream;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.UNAVAILABLE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
@@ -159,6 +161,54 @@ final class TestPlacementPolicy
         Map<String, Integer> counts = replicaCounts(policy.place(30, 1, nodes(3, GIB)));
         assertThat(counts).containsOnlyKeys("node-0", "node-1", "node-2");
         counts.values().forEach(count -> assertThat(count).isEqualTo(10));
+    }
+
+    @Test
+    void testReplacementAvoidsAllocatedDeadAndFullNodes()
+    {
+        PlacementPolicy policy = new PlacementPolicy();
+        List<StorageNodeState> nodes = List.of(
+                node("allocated", 100 * GIB, true),
+                node("failed", 100 * GIB, true),
+                node("dead", 100 * GIB, false),
+                node("small", GIB, true),
+                node("roomy", 10 * GIB, true));
+        Set<String> allocated = Set.of("allocated", "failed");
+        // a 2 GiB file fits only on roomy
+        for (int i = 0; i < 10; i++) {
+            assertThat(policy.placeReplacement(allocated, 2 * GIB, nodes)).map(StorageNodeState::nodeId).hasValue("roomy");
+        }
+        // of unknown size, both live nodes outside the allocation take replacements, by free space
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 110; i++) {
+            counts.merge(policy.placeReplacement(allocated, 0, nodes).orElseThrow().nodeId(), 1, Integer::sum);
+        }
+        assertThat(counts).containsOnlyKeys("small", "roomy");
+        assertThat(counts.get("roomy")).isCloseTo(100, within(1));
+
+        assertThat(policy.placeReplacement(Set.of("allocated", "failed", "small", "roomy"), 0, nodes)).isEmpty();
+        assertThat(policy.placeReplacement(allocated, 11 * GIB, nodes)).isEmpty();
+        assertThat(policy.placeReplacement(Set.of(), 0, List.of(node("dead", GIB, false)))).isEmpty();
+    }
+
+    @Test
+    void testReplacementsKeepPlacementsEven()
+    {
+        PlacementPolicy policy = new PlacementPolicy();
+        List<StorageNodeState> nodes = nodes(4, 10 * GIB);
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 100; i++) {
+            List<StorageNodeState> replicas = policy.place(1, 2, nodes).getFirst();
+            replicas.forEach(node -> counts.merge(node.nodeId(), 1, Integer::sum));
+            // every file loses its first replica to a failure and gets a replacement
+            Set<String> allocated = replicas.stream().map(StorageNodeState::nodeId).collect(toImmutableSet());
+            StorageNodeState replacement = policy.placeReplacement(allocated, GIB, nodes).orElseThrow();
+            assertThat(allocated).doesNotContain(replacement.nodeId());
+            counts.merge(replacement.nodeId(), 1, Integer::sum);
+        }
+        // 300 replicas over 4 equal nodes: the credits keep the shares even
+        assertThat(counts).containsOnlyKeys("node-0", "node-1", "node-2", "node-3");
+        counts.values().forEach(count -> assertThat(count).isCloseTo(75, within(3)));
     }
 
     private static Map<String, Integer> replicaCounts(List<List<StorageNodeState>> placements)

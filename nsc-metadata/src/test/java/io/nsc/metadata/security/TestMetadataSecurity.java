@@ -26,6 +26,7 @@ import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RegisterNodeRequest;
+import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.UploadGrant;
 import io.nsc.protocol.security.ClusterCertificates;
@@ -209,6 +210,29 @@ final class TestMetadataSecurity
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"client:trino\"", "\"target\":\"secure.forged (1 files)\"", "\"outcome\":\"PERMISSION_DENIED\""));
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"storage:node-a\"", "\"method\":\"RegisterNode\""));
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"storage:node-b\"", "\"target\":\"node-a at 127.0.0.1:1\"", "\"outcome\":\"PERMISSION_DENIED\""));
+    }
+
+    @Test
+    void replacementIsGrantedUnderTheNewNodesKeyOnly()
+    {
+        GrantKey keyA = nodeA.registerNode(registration("node-a")).getGrantKey();
+        GrantKey keyB = nodeB.registerNode(registration("node-b")).getGrantKey();
+        FileAllocation allocation = client.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).setReplication(1).build()).getFiles(0);
+        String failed = allocation.getReplicas(0).getNodeId();
+        String other = failed.equals("node-a") ? "node-b" : "node-a";
+
+        FileAllocation replacement = client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(allocation.getFileId()).addFailedNodeIds(failed).build());
+        assertThat(replacement.getFileId()).isEqualTo(allocation.getFileId());
+        assertThat(replacement.getReplicasList()).extracting(StorageNode::getNodeId).containsExactly(other);
+        UploadGrant grant = replacement.getGrants(0);
+        assertThat(grant.getFileId()).isEqualTo(allocation.getFileId());
+        assertThat(grant.getNodeId()).isEqualTo(other);
+        assertThat(SignedMessages.isValidSignature(other.equals("node-a") ? keyA : keyB, grant)).isTrue();
+        assertThat(SignedMessages.isValidSignature(other.equals("node-a") ? keyB : keyA, grant)).isFalse();
+
+        // a storage node cannot get itself (or anyone) a replica
+        assertStatusContains(() -> nodeA.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(allocation.getFileId()).build()),
+                PERMISSION_DENIED, "storage:node-a may not call nsc.v1.MetadataService/ReplaceReplica (allowed: client)");
     }
 
     @Test

@@ -28,9 +28,11 @@ import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RegisterNodeRequest;
+import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.proto.UploadGrant;
 import io.nsc.protocol.security.TransportSecurity;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -392,6 +394,65 @@ final class TestMetadataServer
                 () -> client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addFiles(file).build()),
                 FAILED_PRECONDITION,
                 "Cannot commit: file id %s was allocated too long ago (allocation timeout 1s)".formatted(file.getFileId()));
+    }
+
+    @Test
+    void testReplaceReplica()
+            throws Exception
+    {
+        MetadataServer server = startServer();
+        MetadataServiceBlockingStub client = client(server);
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        client.registerNode(registration("node-b", "127.0.0.1:17002"));
+        // full: never chosen for a file of known size
+        client.registerNode(registration("node-full", "127.0.0.1:17009").toBuilder().setFreeBytes(0).build());
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+
+        FileAllocation allocation = client.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).setReplication(1).build()).getFiles(0);
+        String fileId = allocation.getFileId();
+        String failed = allocation.getReplicas(0).getNodeId();
+        assertThat(failed).isNotEqualTo("node-full");
+        String other = failed.equals("node-a") ? "node-b" : "node-a";
+
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).addFailedNodeIds(other).setSizeBytes(100).build()), INVALID_ARGUMENT,
+                "Storage node %s is not allocated to hold file %s (allocated: %s)".formatted(other, fileId, failed));
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).setSizeBytes(-1).build()), INVALID_ARGUMENT,
+                "File size must not be negative, got -1");
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).setSizeBytes(9L << 30).build()), FAILED_PRECONDITION,
+                "No storage node is left for another replica of file %s (allocated: %s): the other live storage nodes (%s) last reported less than %s bytes free".formatted(
+                        fileId, failed, failed.equals("node-a") ? "node-b, node-full" : "node-a, node-full", 9L << 30));
+
+        FileAllocation replacement = client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).addFailedNodeIds(failed).setSizeBytes(100).build());
+        assertThat(replacement.getFileId()).isEqualTo(fileId);
+        assertThat(replacement.getReplicasList()).extracting(StorageNode::getNodeId, StorageNode::getAddress, StorageNode::getAlive)
+                .containsExactly(tuple(other, other.equals("node-a") ? "127.0.0.1:17001" : "127.0.0.1:17002", true));
+        assertThat(replacement.getGrantsList()).extracting(UploadGrant::getNodeId, UploadGrant::getFileId).containsExactly(tuple(other, fileId));
+
+        // node-b (say) is allocated now, node-full has no room: nothing is left
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).addFailedNodeIds(other).setSizeBytes(100).build()), FAILED_PRECONDITION,
+                "No storage node is left for another replica of file %s (allocated: %s, %s): the other live storage nodes (node-full) last reported less than 100 bytes free".formatted(fileId, failed, other));
+        // of unknown size, the full node is still a candidate
+        FileAllocation last = client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).build());
+        assertThat(last.getReplicasList()).extracting(StorageNode::getNodeId).containsExactly("node-full");
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).build()), FAILED_PRECONDITION,
+                "No storage node is left for another replica of file %s (allocated: %s, %s, node-full): every live storage node is already allocated to hold it".formatted(fileId, failed, other));
+
+        // the commit may name the replacement, which the allocation now holds
+        DataFile file = DataFile.newBuilder()
+                .setFileId(fileId)
+                .setRowCount(5)
+                .setSizeBytes(100)
+                .addReplicaNodeIds(other)
+                .setCompactStats(compactStats(5))
+                .build();
+        assertThat(client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addFiles(file).build()).getTableCreated()).isTrue();
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId(fileId).build()), NOT_FOUND,
+                "File %s has no open allocation: it is committed to table s.t, and its replicas no longer change".formatted(fileId));
+        assertStatus(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId("0123456789abcdef0123456789abcdef").build()), NOT_FOUND,
+                "File 0123456789abcdef0123456789abcdef has no open allocation: its id was not issued by AllocateFiles, or its table was dropped");
+        assertStatusContains(() -> client.replaceReplica(ReplaceReplicaRequest.newBuilder().setFileId("nope").build()), INVALID_ARGUMENT, "Invalid file id 'nope'");
+
+        assertThat(httpGet(server, "/v1/metrics")).contains("replicas_replaced 2\n");
     }
 
     private static DataFile allocateAndDescribe(MetadataServiceBlockingStub client, long rows)

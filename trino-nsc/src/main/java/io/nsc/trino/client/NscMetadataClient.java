@@ -24,6 +24,7 @@ import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
@@ -241,6 +242,38 @@ public class NscMetadataClient
             throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s placed file %s on %s: %s distinct nodes were asked for".formatted(address, allocation.getFileId(), nodeIds, replication));
         }
         return allocation;
+    }
+
+    /**
+     * Another live storage node for a replica of an allocated file whose upload to
+     * {@code failedNodeId} failed, with its upload grant. The metadata service adds the node to
+     * the allocation, so that the commit may name it.
+     *
+     * @param sizeBytes the file's size: only nodes with that much free space are chosen
+     * @throws TrinoException NSC_NOT_ENOUGH_STORAGE_NODES when no live node is left for the file
+     */
+    public FileAllocation replaceReplica(String fileId, String failedNodeId, long sizeBytes)
+    {
+        ReplaceReplicaRequest request = ReplaceReplicaRequest.newBuilder()
+                .setFileId(fileId)
+                .addFailedNodeIds(failedNodeId)
+                .setSizeBytes(sizeBytes)
+                .build();
+        FileAllocation replacement;
+        try {
+            replacement = stub().replaceReplica(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case FAILED_PRECONDITION, UNAVAILABLE -> new TrinoException(NSC_NOT_ENOUGH_STORAGE_NODES, e.getStatus().getDescription(), e);
+                default -> metadataError("replace the replica of file %s on storage node %s".formatted(fileId, failedNodeId), e);
+            };
+        }
+        if (!replacement.getFileId().equals(fileId) || replacement.getReplicasCount() != 1 || replacement.getReplicas(0).getNodeId().equals(failedNodeId)) {
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s answered a replacement for the replica of file %s on %s with file %s on %s".formatted(
+                    address, fileId, failedNodeId, replacement.getFileId(), replacement.getReplicasList().stream().map(StorageNode::getNodeId).toList()));
+        }
+        return replacement;
     }
 
     /**

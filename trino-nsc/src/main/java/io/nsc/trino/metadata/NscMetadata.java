@@ -74,7 +74,6 @@ import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.trino.NscSessionProperties.getAggregationPushdownMaxGroups;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.trino.spi.type.BigintType.BIGINT;
-import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
 import static io.trino.spi.connector.RetryMode.NO_RETRIES;
@@ -503,11 +502,7 @@ public class NscMetadata
         for (NscColumnHandle column : table.columns()) {
             WriteTypes.checkSupported(column.name(), column.type());
         }
-        Map<String, Object> properties = NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties());
-        NscWriterSettings settings = new NscWriterSettings(
-                NscTableProperties.getSortedBy(properties),
-                NscTableProperties.getRowGroupSize(properties),
-                resolveReplication(NscTableProperties.getReplication(properties), false));
+        NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
         return new NscInsertTableHandle(table.schemaTableName(), table.tableId(), table.columns(), settings);
     }
 
@@ -579,35 +574,36 @@ public class NscMetadata
         }
 
         Map<String, Object> properties = tableMetadata.getProperties();
-        List<String> sortedBy = NscTableProperties.getSortedBy(properties);
-        NscTableProperties.checkSortedBy(sortedBy, columnMetadata.stream().map(ColumnMetadata::getName).collect(toImmutableList()));
-        NscWriterSettings settings = new NscWriterSettings(
-                sortedBy,
-                NscTableProperties.getRowGroupSize(properties),
-                resolveReplication(NscTableProperties.getReplication(properties), true));
-        return new NewTable(name, columns.build(), settings, NscTableProperties.toStored(properties));
+        NscTableProperties.checkSortedBy(NscTableProperties.getSortedBy(properties), columnMetadata.stream().map(ColumnMetadata::getName).collect(toImmutableList()));
+        return new NewTable(name, columns.build(), writerSettings(properties), NscTableProperties.toStored(properties));
+    }
+
+    /** How a write into a table with these properties writes its files; the properties must be valid, and enough storage nodes live. */
+    private NscWriterSettings writerSettings(Map<String, Object> properties)
+    {
+        Optional<Integer> explicitReplication = NscTableProperties.getReplication(properties);
+        int replication = explicitReplication.orElse(NscTableProperties.DEFAULT_REPLICATION);
+        int minReplicas = NscTableProperties.resolveMinReplicas(properties, replication);
+        // the properties are valid; whether the cluster can take the write is checked last
+        checkLiveNodes(replication, explicitReplication.isEmpty());
+        return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas);
     }
 
     /**
-     * The replicas each file of a write gets: the table's replication if it has one, which needs as
-     * many live storage nodes, else the default capped by the live nodes.
+     * A write places every file on {@code replication} distinct live storage nodes: with fewer
+     * live nodes it fails here, before anything is written. The replication is never lowered to
+     * fit the cluster, the default no more than an explicit value: a table would silently hold
+     * fewer copies than it says.
      *
-     * @param creating the table is being created, so an impossible replication is a bad property value
+     * @param isDefault the table does not set replication, so the connector's default applies
      */
-    private int resolveReplication(Optional<Integer> replication, boolean creating)
+    private void checkLiveNodes(int replication, boolean isDefault)
     {
         long live = client.listNodes().stream().filter(StorageNode::getAlive).count();
-        if (replication.isPresent()) {
-            if (replication.get() > live) {
-                throw new TrinoException(creating ? INVALID_TABLE_PROPERTY : NSC_NOT_ENOUGH_STORAGE_NODES, "%s %s needs %s live storage nodes, but %s".formatted(
-                        NscTableProperties.REPLICATION, replication.get(), replication.get(), liveNodes(live)));
-            }
-            return replication.get();
+        if (replication > live) {
+            throw new TrinoException(NSC_NOT_ENOUGH_STORAGE_NODES, "%s %s%s needs %s live storage nodes, but %s".formatted(
+                    NscTableProperties.REPLICATION, replication, isDefault ? " (the default)" : "", replication, liveNodes(live)));
         }
-        if (live == 0) {
-            throw new TrinoException(NSC_NOT_ENOUGH_STORAGE_NODES, "Cannot write to nsc: no storage node is live");
-        }
-        return (int) Math.min(NscTableProperties.DEFAULT_REPLICATION, live);
     }
 
     private static String liveNodes(long live)

@@ -30,7 +30,8 @@ import static java.util.Objects.requireNonNull;
  * Writes the pages one writer of a CREATE TABLE AS or INSERT receives. Pages are buffered up to
  * the configured size; each full buffer (and the rest at {@link #finish()}) becomes one Parquet
  * file: sorted by the table's {@code sorted_by} columns if it has any, written to a local
- * temporary file, uploaded to every replica the metadata service chose, and deleted locally. The
+ * temporary file, uploaded to the replicas the metadata service chose (another node taking the
+ * place of one that fails, see {@link ReplicaUploader}), and deleted locally. The
  * fragments {@link #finish()} returns name the uploaded files; only the coordinator's commit
  * makes them part of the table.
  */
@@ -150,7 +151,7 @@ public class NscPageSink
             bufferedBytes = 0;
             bufferedRows = 0;
 
-            NscWriteFragment fragment = uploader.upload(written, settings.replication()).withColumnSketches(sketches.serialize());
+            NscWriteFragment fragment = uploader.upload(written, settings.replication(), settings.minReplicas()).withColumnSketches(sketches.serialize());
             fragments.add(fragment.toSlice());
             completedBytes += written.sizeBytes() * fragment.replicaNodeIds().size();
         }

@@ -9,15 +9,17 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * What every page sink of one write needs to know beyond the columns: the sort order of each
- * file, the row-group size, and how many replicas each file gets (resolved on the coordinator
- * when the write began, against the storage nodes live then).
+ * file, the row-group size, how many replicas each file gets (checked on the coordinator when
+ * the write began against the storage nodes live then), and how many of them must be stored
+ * when storage nodes fail during the write.
  */
-public record NscWriterSettings(List<String> sortedBy, RowGroupSize rowGroupSize, int replication)
+public record NscWriterSettings(List<String> sortedBy, RowGroupSize rowGroupSize, int replication, int minReplicas)
 {
     public NscWriterSettings
     {
         sortedBy = ImmutableList.copyOf(requireNonNull(sortedBy, "sortedBy is null"));
         requireNonNull(rowGroupSize, "rowGroupSize is null");
         checkArgument(replication >= 1, "replication must be at least 1: %s", replication);
+        checkArgument(minReplicas >= 1 && minReplicas <= replication, "minReplicas must be between 1 and replication %s: %s", replication, minReplicas);
     }
 }

@@ -1,5 +1,6 @@
 package io.nsc.tools;
 
+import io.nsc.tools.backup.BackupCommand;
 import io.nsc.tools.certs.CertificatesCommand;
 import io.nsc.tools.info.TableInfoCommand;
 import io.nsc.tools.load.LoadCommand;
@@ -14,6 +15,7 @@ import java.util.List;
  * <pre>
  * nsc load --metadata host:port (--certificate F --key F --ca F | --insecure) [--replication N] [--no-verify] &lt;schema&gt;.&lt;table&gt; &lt;file-or-dir&gt;...
  * nsc certs --dir DIR role:name[:hosts]...
+ * nsc backup --metadata host:port (--certificate F --key F --ca F | --insecure) &lt;file&gt;
  * nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--tables a,b,...]
  * </pre>
  * Exit status: 0 success, 1 the command failed, 2 bad usage.
@@ -48,6 +50,7 @@ public final class NscTool
             case "tpch" -> TpchCommand.run(rest, out, err);
             case "info" -> TableInfoCommand.run(rest, out, err);
             case "certs" -> CertificatesCommand.run(rest, out, err);
+            case "backup" -> BackupCommand.run(rest, out, err);
             case "help", "--help", "-h" -> {
                 out.print(usage());
                 yield EXIT_OK;
@@ -62,6 +65,6 @@ public final class NscTool
 
     public static String usage()
     {
-        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n  " + CertificatesCommand.USAGE + "\n";
+        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n  " + CertificatesCommand.USAGE + "\n  " + BackupCommand.USAGE + "\n";
     }
 }

@@ -17,8 +17,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.util.Objects.requireNonNull;
@@ -205,7 +207,7 @@ public final class CatalogDatabase
         }
         catch (SQLException e) {
             if (e.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
-                throw new CatalogDatabaseException("The catalog database in %s is in use by another process (a running metadata service?)".formatted(directory), e);
+                throw new CatalogInUseException(directory, e);
             }
             throw new CatalogDatabaseException("Cannot open the catalog database in " + directory, e);
         }
@@ -221,6 +223,44 @@ public final class CatalogDatabase
             throw e;
         }
         return database;
+    }
+
+    /**
+     * The cluster id of the database in {@code dataDir}, read without changing the file (opened
+     * read-only, no migration); empty for a database from before cluster ids (schema version 3).
+     *
+     * @throws CatalogInUseException when another process (a running service) has it open
+     * @throws CatalogDatabaseException when there is no database or it cannot be read
+     */
+    public static Optional<String> readClusterId(Path dataDir)
+    {
+        Path directory = dataDir.toAbsolutePath();
+        if (!Files.exists(directory.resolve(DATABASE_FILE))) {
+            throw new CatalogDatabaseException("There is no catalog database in " + directory);
+        }
+        // IFEXISTS: never create one; ACCESS_MODE_DATA=r: read-only, and H2 then takes a shared
+        // lock, which fails while a service holds its exclusive one
+        String url = "jdbc:h2:file:" + directory.resolve(DATABASE_NAME) + ";IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
+        try (Connection connection = DriverManager.getConnection(url, "nsc", "")) {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'PUBLIC' AND table_name = 'CLUSTER'");
+                    ResultSet resultSet = statement.executeQuery()) {
+                resultSet.next();
+                if (resultSet.getLong(1) == 0) {
+                    return Optional.empty();
+                }
+            }
+            try (PreparedStatement statement = connection.prepareStatement("SELECT cluster_id FROM cluster");
+                    ResultSet resultSet = statement.executeQuery()) {
+                return resultSet.next() ? Optional.of(resultSet.getString(1)) : Optional.empty();
+            }
+        }
+        catch (SQLException e) {
+            if (e.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
+                throw new CatalogInUseException(directory, e);
+            }
+            throw new CatalogDatabaseException("Cannot read the catalog database in " + directory, e);
+        }
     }
 
     @FunctionalInterface
@@ -306,6 +346,24 @@ public final class CatalogDatabase
             exception.initCause(e);
             throw exception;
         }
+    }
+
+    /**
+     * Writes a copy of the database to {@code zipFile}, which must not exist: H2's {@code BACKUP},
+     * a zip holding the database file. It runs under the lock like a transaction, so the copy holds
+     * every commit acknowledged before it and nothing of a call still running; the catalog waits
+     * for the copy, which takes about as long as reading the file once.
+     */
+    public void backupTo(Path zipFile)
+    {
+        checkArgument(!Files.exists(zipFile), "%s exists", zipFile);
+        inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("BACKUP TO ?")) {
+                statement.setString(1, zipFile.toAbsolutePath().toString());
+                statement.executeUpdate();
+            }
+            return null;
+        });
     }
 
     @PreDestroy

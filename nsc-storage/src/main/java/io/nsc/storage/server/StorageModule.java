@@ -63,7 +63,7 @@ public class StorageModule
     @Singleton
     public static ParquetFileStore createFileStore(StorageConfig config)
     {
-        return ParquetFileStore.open(config.getDataDirPaths(), StorageLimits.parquet(config));
+        return ParquetFileStore.open(config.getDataDirPaths(), StorageLimits.parquet(config), config.getReservedSpace().toBytes());
     }
 
     @Provides

@@ -1,5 +1,6 @@
 package io.nsc.tools;
 
+import io.nsc.tools.backup.BackupCommand;
 import io.nsc.tools.certs.CertificatesCommand;
 import io.nsc.tools.cluster.DrainCommand;
 import io.nsc.tools.info.TableInfoCommand;
@@ -15,6 +16,7 @@ import java.util.List;
  * <pre>
  * nsc load --metadata host:port (--certificate F --key F --ca F | --insecure) [--replication N] [--no-verify] &lt;schema&gt;.&lt;table&gt; &lt;file-or-dir&gt;...
  * nsc certs --dir DIR role:name[:hosts]...
+ * nsc backup --metadata host:port (--certificate F --key F --ca F | --insecure) &lt;file&gt;
  * nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--tables a,b,...]
  * </pre>
  * Exit status: 0 success, 1 the command failed, 2 bad usage.
@@ -50,6 +52,7 @@ public final class NscTool
             case "info" -> TableInfoCommand.run(rest, out, err);
             case "certs" -> CertificatesCommand.run(rest, out, err);
             case "drain" -> DrainCommand.run(rest, out, err);
+            case "backup" -> BackupCommand.run(rest, out, err);
             case "help", "--help", "-h" -> {
                 out.print(usage());
                 yield EXIT_OK;
@@ -64,6 +67,6 @@ public final class NscTool
 
     public static String usage()
     {
-        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n  " + CertificatesCommand.USAGE + "\n  " + DrainCommand.USAGE + "\n";
+        return "usage:\n  " + LoadCommand.USAGE + "\n  " + TpchCommand.USAGE + "\n  " + TableInfoCommand.USAGE + "\n  " + CertificatesCommand.USAGE + "\n  " + DrainCommand.USAGE + "\n  " + BackupCommand.USAGE + "\n";
     }
 }

@@ -3,9 +3,11 @@ package io.nsc.metadata.catalog;
 import com.google.common.annotations.VisibleForTesting;
 import io.airlift.log.Logger;
 import jakarta.annotation.PreDestroy;
+import org.h2.api.ErrorCode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -15,9 +17,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
+import static java.nio.file.StandardOpenOption.READ;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -27,6 +32,14 @@ import static java.util.Objects.requireNonNull;
  * what makes the commit checks ("the allocation is still open", "the table is still at version
  * N") race-free without relying on the isolation level, and the catalog's work per call is small
  * enough that one connection is not the bottleneck of a cluster's metadata traffic.
+ *
+ * <p>Durability: a transaction that changed anything is on stable storage when
+ * {@link #inTransaction} returns. H2's MVStore with {@code WRITE_DELAY=0} writes each commit into
+ * the file before the commit returns, but only into the operating system's page cache: it calls
+ * {@code fsync} only when compacting or closing, so a power loss could take back a commit the
+ * service had acknowledged, and storage nodes would then reclaim its files as orphans. So after
+ * each commit that changed something, {@code CHECKPOINT SYNC} makes H2 write what is pending and
+ * {@code FileChannel.force} the file. Reads skip it (an {@code fsync} costs more than most reads).
  */
 public final class CatalogDatabase
         implements AutoCloseable
@@ -135,12 +148,19 @@ public final class CatalogDatabase
 
     public static final int SCHEMA_VERSION = MIGRATIONS.size();
 
+    // H2's name for the database file of DATABASE_NAME
+    public static final String DATABASE_FILE = DATABASE_NAME + ".mv.db";
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Connection connection;
+    private final boolean forceCommits;
+    // set when forcing a commit to disk failed: see forceToDisk
+    private String failure;
 
-    private CatalogDatabase(Connection connection)
+    private CatalogDatabase(Connection connection, boolean forceCommits)
     {
         this.connection = requireNonNull(connection, "connection is null");
+        this.forceCommits = forceCommits;
     }
 
     /**
@@ -149,7 +169,7 @@ public final class CatalogDatabase
      */
     public static CatalogDatabase open(Path dataDir)
     {
-        return open(dataDir, MIGRATIONS);
+        return open(dataDir, MIGRATIONS, "file:", true);
     }
 
     /**
@@ -159,10 +179,21 @@ public final class CatalogDatabase
     @VisibleForTesting
     static CatalogDatabase openAtSchemaVersion(Path dataDir, int schemaVersion)
     {
-        return open(dataDir, MIGRATIONS.subList(0, schemaVersion));
+        return open(dataDir, MIGRATIONS.subList(0, schemaVersion), "file:", true);
     }
 
-    private static CatalogDatabase open(Path dataDir, List<List<String>> migrations)
+    /**
+     * Opens the database through an H2 file system ({@code fileSystem} is its prefix, such as
+     * {@code "file:"}), and with or without forcing commits to disk: for tests that watch what
+     * reaches the disk, and for the benchmark that compares the two.
+     */
+    @VisibleForTesting
+    static CatalogDatabase open(Path dataDir, String fileSystem, boolean forceCommits)
+    {
+        return open(dataDir, MIGRATIONS, fileSystem, forceCommits);
+    }
+
+    private static CatalogDatabase open(Path dataDir, List<List<String>> migrations, String fileSystem, boolean forceCommits)
     {
         Path directory = dataDir.toAbsolutePath();
         try {
@@ -171,25 +202,70 @@ public final class CatalogDatabase
         catch (IOException e) {
             throw new UncheckedIOException("Cannot create data directory " + directory, e);
         }
-        // WRITE_DELAY=0: a commit the service acknowledged is on disk, not in a 500 ms buffer.
-        String url = "jdbc:h2:file:" + directory.resolve(DATABASE_NAME) + ";WRITE_DELAY=0";
+        // WRITE_DELAY=0: each commit is written to the file before it returns, not up to 500 ms
+        // later (H2's default); forceToDisk then makes it durable
+        String url = "jdbc:h2:" + fileSystem + directory.resolve(DATABASE_NAME) + ";WRITE_DELAY=0";
         Connection connection;
         try {
             connection = DriverManager.getConnection(url, "nsc", "");
             connection.setAutoCommit(false);
         }
         catch (SQLException e) {
+            if (e.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
+                throw new CatalogInUseException(directory, e);
+            }
             throw new CatalogDatabaseException("Cannot open the catalog database in " + directory, e);
         }
-        CatalogDatabase database = new CatalogDatabase(connection);
+        CatalogDatabase database = new CatalogDatabase(connection, forceCommits);
         try {
-            database.inTransaction(transaction -> migrate(transaction, migrations));
+            // DDL commits on its own in H2, so the migration forces whatever it did
+            database.inTransaction(transaction -> migrate(transaction, migrations), true);
+            // a new database file is durable only once the directory entry naming it is
+            fsyncDirectory(directory);
         }
         catch (RuntimeException e) {
             database.close();
             throw e;
         }
         return database;
+    }
+
+    /**
+     * The cluster id of the database in {@code dataDir}, read without changing the file (opened
+     * read-only, no migration); empty for a database from before cluster ids (schema version 3).
+     *
+     * @throws CatalogInUseException when another process (a running service) has it open
+     * @throws CatalogDatabaseException when there is no database or it cannot be read
+     */
+    public static Optional<String> readClusterId(Path dataDir)
+    {
+        Path directory = dataDir.toAbsolutePath();
+        if (!Files.exists(directory.resolve(DATABASE_FILE))) {
+            throw new CatalogDatabaseException("There is no catalog database in " + directory);
+        }
+        // IFEXISTS: never create one; ACCESS_MODE_DATA=r: read-only, and H2 then takes a shared
+        // lock, which fails while a service holds its exclusive one
+        String url = "jdbc:h2:file:" + directory.resolve(DATABASE_NAME) + ";IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
+        try (Connection connection = DriverManager.getConnection(url, "nsc", "")) {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'PUBLIC' AND table_name = 'CLUSTER'");
+                    ResultSet resultSet = statement.executeQuery()) {
+                resultSet.next();
+                if (resultSet.getLong(1) == 0) {
+                    return Optional.empty();
+                }
+            }
+            try (PreparedStatement statement = connection.prepareStatement("SELECT cluster_id FROM cluster");
+                    ResultSet resultSet = statement.executeQuery()) {
+                return resultSet.next() ? Optional.of(resultSet.getString(1)) : Optional.empty();
+            }
+        }
+        catch (SQLException e) {
+            if (e.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
+                throw new CatalogInUseException(directory, e);
+            }
+            throw new CatalogDatabaseException("Cannot read the catalog database in " + directory, e);
+        }
     }
 
     @FunctionalInterface
@@ -201,16 +277,27 @@ public final class CatalogDatabase
 
     /**
      * Runs {@code work} as one transaction: committed when it returns, rolled back when it throws
-     * anything, so a failed call leaves no trace.
+     * anything, so a failed call leaves no trace. When the work changed anything, the commit is
+     * on stable storage before this returns.
      */
     public <T> T inTransaction(Work<T> work)
+    {
+        return inTransaction(work, false);
+    }
+
+    private <T> T inTransaction(Work<T> work, boolean forceAlways)
     {
         checkState(!lock.isHeldByCurrentThread(), "Transactions do not nest");
         lock.lock();
         try {
+            if (failure != null) {
+                throw new CatalogDatabaseException(failure);
+            }
             T result;
+            boolean changed;
             try {
                 result = work.run(connection);
+                changed = forceAlways || containsUncommittedChanges();
                 connection.commit();
             }
             catch (SQLException e) {
@@ -221,11 +308,67 @@ public final class CatalogDatabase
                 rollback(e);
                 throw e;
             }
+            if (changed && forceCommits) {
+                forceToDisk();
+            }
             return result;
         }
         finally {
             lock.unlock();
         }
+    }
+
+    private boolean containsUncommittedChanges()
+            throws SQLException
+    {
+        // H2 tracks per session whether its transaction changed anything; this is that flag
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT contains_uncommitted FROM information_schema.sessions WHERE session_id = SESSION_ID()");
+                ResultSet resultSet = statement.executeQuery()) {
+            if (!resultSet.next()) {
+                throw new CatalogDatabaseException("The catalog database does not list its own session");
+            }
+            return resultSet.getBoolean(1);
+        }
+    }
+
+    /**
+     * Writes what H2 holds back and forces the file to disk. When that fails, the commit may or
+     * may not be durable, and after a failed {@code fsync} the page cache cannot be trusted to
+     * hold it either (Linux may drop the dirty pages), so a retry could report success for data
+     * that is gone. The database refuses all further work instead, so the failure surfaces in
+     * every call until an operator restarts the service, which then sees what the disk holds.
+     */
+    private void forceToDisk()
+    {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CHECKPOINT SYNC");
+        }
+        catch (SQLException e) {
+            failure = "The catalog database could not force a commit to disk and accepts no more work; restart the metadata service: " + e.getMessage();
+            log.error(e, "%s", failure);
+            CatalogDatabaseException exception = new CatalogDatabaseException(failure);
+            exception.initCause(e);
+            throw exception;
+        }
+    }
+
+    /**
+     * Writes a copy of the database to {@code zipFile}, which must not exist: H2's {@code BACKUP},
+     * a zip holding the database file. It runs under the lock like a transaction, so the copy holds
+     * every commit acknowledged before it and nothing of a call still running; the catalog waits
+     * for the copy, which takes about as long as reading the file once.
+     */
+    public void backupTo(Path zipFile)
+    {
+        checkArgument(!Files.exists(zipFile), "%s exists", zipFile);
+        inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("BACKUP TO ?")) {
+                statement.setString(1, zipFile.toAbsolutePath().toString());
+                statement.executeUpdate();
+            }
+            return null;
+        });
     }
 
     @PreDestroy
@@ -246,13 +389,23 @@ public final class CatalogDatabase
         }
     }
 
-    private void rollback(Throwable failure)
+    private void rollback(Throwable cause)
     {
         try {
             connection.rollback();
         }
         catch (SQLException e) {
-            failure.addSuppressed(e);
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static void fsyncDirectory(Path directory)
+    {
+        try (FileChannel channel = FileChannel.open(directory, READ)) {
+            channel.force(true);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Cannot sync data directory " + directory, e);
         }
     }
 

@@ -4,7 +4,9 @@ import com.google.inject.Inject;
 import io.airlift.log.Logger;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nsc.metadata.backup.CatalogBackups;
 import io.nsc.metadata.catalog.CatalogStore;
 import io.nsc.metadata.catalog.CommitRequest;
 import io.nsc.metadata.catalog.CommitResult;
@@ -22,6 +24,8 @@ import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.placement.FileAllocator.FileAllocationResult;
 import io.nsc.protocol.proto.AllocateFilesRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
+import io.nsc.protocol.proto.BackupCatalogRequest;
+import io.nsc.protocol.proto.BackupCatalogResponse;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
@@ -106,6 +110,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getFindOrphansMethod(), STORAGE)
             .allow(MetadataServiceGrpc.getDrainNodeMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetReplicationStatusMethod(), CLIENT, METADATA)
+            .allow(MetadataServiceGrpc.getBackupCatalogMethod(), CLIENT)
             .requireComplete(MetadataServiceGrpc.getServiceDescriptor())
             .build();
 
@@ -118,6 +123,7 @@ public final class MetadataGrpcService
     private final GrantAuthority grants;
     private final CatalogAuditLog audit;
     private final ReplicationMonitor replication;
+    private final CatalogBackups backups;
     // insecure services check no identity, so there is nobody whose attestations could be required
     private final boolean requireAttestations;
     private final long heartbeatIntervalMillis;
@@ -125,9 +131,10 @@ public final class MetadataGrpcService
     private final String clusterId;
 
     @Inject
-    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config, GrantAuthority grants, CatalogAuditLog audit, TransportSecurity security, ReplicationMonitor replication)
+    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config, GrantAuthority grants, CatalogAuditLog audit, TransportSecurity security, ReplicationMonitor replication, CatalogBackups backups)
     {
         this.replication = requireNonNull(replication, "replication is null");
+        this.backups = requireNonNull(backups, "backups is null");
         this.grants = requireNonNull(grants, "grants is null");
         this.audit = requireNonNull(audit, "audit is null");
         this.requireAttestations = !security.isInsecure();
@@ -408,6 +415,12 @@ public final class MetadataGrpcService
                     .setClusterId(clusterId)
                     .build();
         });
+    }
+
+    @Override
+    public void backupCatalog(BackupCatalogRequest request, StreamObserver<BackupCatalogResponse> observer)
+    {
+        new CatalogBackupCall(backups, audit, stats, (ServerCallStreamObserver<BackupCatalogResponse>) observer).start();
     }
 
     /** Runs one call that changes the catalog, and records who asked for what and how it ended. */

@@ -6,6 +6,7 @@ import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
+import io.nsc.metadata.backup.CatalogBackups;
 import io.nsc.metadata.catalog.CatalogDatabase;
 import io.nsc.metadata.catalog.CatalogStore;
 import io.nsc.metadata.catalog.ReplicaCatalog;
@@ -69,6 +70,13 @@ public class MetadataModule
     public static CatalogStore createCatalogStore(CatalogDatabase database, Clock clock, MetadataConfig config)
     {
         return new CatalogStore(database, clock, config.getAllocationTimeout());
+    }
+
+    @Provides
+    @Singleton
+    public static CatalogBackups createCatalogBackups(CatalogDatabase database, CatalogStore catalog, MetadataConfig config, Clock clock)
+    {
+        return new CatalogBackups(database, catalog.clusterId(), Path.of(config.getDataDir()), clock);
     }
 
     @Provides

@@ -117,6 +117,9 @@ public final class NodeStatistics
                 .put("bytes_copied", stats.getBytesCopied())
                 // 1 while the node refuses to reclaim files: worth an alert
                 .put("cluster_id_mismatch", stats.getClusterIdMismatch() ? 1L : 0L)
+                // not in GetNodeStatsResponse (heartbeats carry free_bytes): the room new files have, and what uploads in progress hold of it
+                .put("free_bytes", store.getFreeBytes())
+                .put("upload_reserved_bytes", store.getReservedBytes())
                 .buildOrThrow();
     }
 }

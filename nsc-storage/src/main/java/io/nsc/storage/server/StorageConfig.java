@@ -40,6 +40,7 @@ public class StorageConfig
     private DataSize maxResponseChunk = DataSize.of(1, MEGABYTE);
     private Duration orphanCheckInterval = new Duration(1, MINUTES);
     private Duration orphanMinAge = new Duration(1, HOURS);
+    private DataSize reservedSpace = DataSize.of(256, MEGABYTE);
     private int scanFooterCacheSize = 1000;
     private DataSize maxScanBatch = DataSize.of(4, DataSize.Unit.MEGABYTE);
     private DataSize maxRequestSize = DataSize.of(32, MEGABYTE);
@@ -247,6 +248,20 @@ public class StorageConfig
     public StorageConfig setOrphanMinAge(Duration orphanMinAge)
     {
         this.orphanMinAge = orphanMinAge;
+        return this;
+    }
+
+    @NotNull
+    public DataSize getReservedSpace()
+    {
+        return reservedSpace;
+    }
+
+    @Config("storage.reserved-space")
+    @ConfigDescription("Space no upload may take on each data directory, left for the system and everything else on the disk (like HDFS's dfs.datanode.du.reserved)")
+    public StorageConfig setReservedSpace(DataSize reservedSpace)
+    {
+        this.reservedSpace = reservedSpace;
         return this;
     }
 

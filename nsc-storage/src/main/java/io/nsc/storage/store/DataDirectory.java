@@ -38,9 +38,18 @@ public final class DataDirectory
     private final Path tmp;
     private final Path quarantine;
     private final Path clusterIdFile;
+    private final DiskSpace space;
+    // bytes that uploads in progress here have announced and not written yet; guarded by the store's placement lock
+    private long reservedBytes;
 
     public DataDirectory(Path root)
     {
+        this(root, DiskSpace.FILE_SYSTEM);
+    }
+
+    public DataDirectory(Path root, DiskSpace space)
+    {
+        this.space = requireNonNull(space, "space is null");
         this.root = requireNonNull(root, "root is null").toAbsolutePath().normalize();
         this.files = this.root.resolve("files");
         this.tmp = this.root.resolve("tmp");
@@ -138,7 +147,7 @@ public final class DataDirectory
     public long usableBytes()
     {
         try {
-            return Files.getFileStore(root).getUsableSpace();
+            return space.usableBytes(root);
         }
         catch (IOException e) {
             throw new UncheckedIOException("Cannot read free space of " + root, e);
@@ -148,11 +157,21 @@ public final class DataDirectory
     public long totalBytes()
     {
         try {
-            return Files.getFileStore(root).getTotalSpace();
+            return space.totalBytes(root);
         }
         catch (IOException e) {
             throw new UncheckedIOException("Cannot read capacity of " + root, e);
         }
+    }
+
+    long reservedBytes()
+    {
+        return reservedBytes;
+    }
+
+    void addReservedBytes(long bytes)
+    {
+        reservedBytes += bytes;
     }
 
     /** Makes a rename or creation inside {@code directory} durable. */

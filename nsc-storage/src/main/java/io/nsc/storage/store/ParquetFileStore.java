@@ -1,5 +1,6 @@
 package io.nsc.storage.store;
 
+import com.google.common.annotations.VisibleForTesting;
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
 import io.airlift.stats.CounterStat;
@@ -56,6 +57,10 @@ public final class ParquetFileStore
     private final ParquetLimits limits;
     private final int checksumBlockSize;
     private final boolean verifyChecksums;
+    // space kept free on every data directory for everything else on the disk (storage.reserved-space)
+    private final long systemReserveBytes;
+    // placement decisions and reservations change together, so two uploads never count the same free bytes
+    private final Object placementLock = new Object();
     private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
     // quarantined copies not yet reported to the metadata service, oldest first
     private final Queue<DamagedFile> damagedToReport = new ConcurrentLinkedQueue<>();
@@ -67,12 +72,14 @@ public final class ParquetFileStore
     private final CounterStat bytesDeleted = new CounterStat();
     private final CounterStat filesQuarantined = new CounterStat();
 
-    private ParquetFileStore(List<DataDirectory> directories, StoreOptions options)
+    private ParquetFileStore(List<DataDirectory> directories, StoreOptions options, long systemReserveBytes)
     {
+        checkArgument(systemReserveBytes >= 0, "systemReserveBytes is negative");
         this.directories = ImmutableList.copyOf(directories);
         this.limits = options.limits();
         this.checksumBlockSize = options.checksumBlockSize();
         this.verifyChecksums = options.verifyChecksums();
+        this.systemReserveBytes = systemReserveBytes;
     }
 
     /**
@@ -87,8 +94,48 @@ public final class ParquetFileStore
 
     public static ParquetFileStore open(List<Path> dataDirs, StoreOptions options)
     {
+        return open(dataDirs, options, 0);
+    }
+
+    public static ParquetFileStore open(List<Path> dataDirs, ParquetLimits limits)
+    {
+        return open(dataDirs, limits, 0);
+    }
+
+    /**
+     * @param limits what an uploaded file's footer and pages may declare; a file over them is refused
+     * @param systemReserveBytes space no upload may take on any data directory
+     */
+    public static ParquetFileStore open(List<Path> dataDirs, ParquetLimits limits, long systemReserveBytes)
+    {
+        return open(dataDirs, withLimits(limits), systemReserveBytes);
+    }
+
+    /**
+     * @param systemReserveBytes space no upload may take on any data directory
+     */
+    public static ParquetFileStore open(List<Path> dataDirs, StoreOptions options, long systemReserveBytes)
+    {
+        return openDirectories(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), options, systemReserveBytes);
+    }
+
+    @VisibleForTesting
+    static ParquetFileStore openDirectories(List<DataDirectory> dataDirs, ParquetLimits limits, long systemReserveBytes)
+    {
+        return openDirectories(dataDirs, withLimits(limits), systemReserveBytes);
+    }
+
+    private static StoreOptions withLimits(ParquetLimits limits)
+    {
+        return new StoreOptions(limits, StoreOptions.DEFAULT_CHECKSUM_BLOCK_SIZE, true);
+    }
+
+    /** Opens the store over directories whose {@link DiskSpace} a test may have replaced. */
+    @VisibleForTesting
+    static ParquetFileStore openDirectories(List<DataDirectory> dataDirs, StoreOptions options, long systemReserveBytes)
+    {
         checkArgument(!dataDirs.isEmpty(), "no data directories");
-        ParquetFileStore store = new ParquetFileStore(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), options);
+        ParquetFileStore store = new ParquetFileStore(dataDirs, options, systemReserveBytes);
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> scans = new ArrayList<>();
             for (DataDirectory directory : store.directories) {
@@ -275,10 +322,14 @@ public final class ParquetFileStore
     }
 
     /**
-     * Starts an upload into the data directory with the most free space.
+     * Starts an upload into the data directory with the most room, and reserves the announced
+     * size there until the upload ends, so concurrent uploads never count on the same free bytes.
+     * A directory's room is its usable space, less what uploads in progress there still have to
+     * write, less the space kept free for the system ({@code storage.reserved-space}).
      *
      * @throws io.grpc.StatusRuntimeException ALREADY_EXISTS when the id is taken by a different
-     * file or another upload of it is in progress, RESOURCE_EXHAUSTED when no disk has room
+     * file or another upload of it is in progress, RESOURCE_EXHAUSTED when no data directory has
+     * room for the file (the writer places the replica on another node)
      */
     public FileUpload beginUpload(FileId id, long sizeBytes, String displayName)
             throws IOException
@@ -291,29 +342,84 @@ public final class ParquetFileStore
         if (existing != null && existing.sizeBytes() != sizeBytes) {
             throw alreadyExists(id);
         }
-        DataDirectory directory = directories.getFirst();
-        long mostFree = -1;
-        for (DataDirectory candidate : directories) {
-            long free = candidate.usableBytes();
-            if (free > mostFree) {
-                directory = candidate;
-                mostFree = free;
-            }
-        }
-        if (mostFree < sizeBytes) {
-            throw Status.RESOURCE_EXHAUSTED
-                    .withDescription("No data directory has room for %s bytes (most free: %s bytes in %s)".formatted(sizeBytes, mostFree, directory))
-                    .asRuntimeException();
-        }
         if (!uploadsInProgress.add(id)) {
             throw Status.ALREADY_EXISTS.withDescription("Another upload of file %s is in progress".formatted(id)).asRuntimeException();
         }
+        UploadReservation reservation = null;
         try {
-            return new FileUpload(this, id, directory, sizeBytes, displayName(id, displayName));
+            reservation = reserve(id, sizeBytes);
+            return new FileUpload(this, id, reservation, sizeBytes, displayName(id, displayName));
         }
         catch (IOException | RuntimeException e) {
+            if (reservation != null) {
+                reservation.release();
+            }
             uploadsInProgress.remove(id);
             throw e;
+        }
+    }
+
+    private UploadReservation reserve(FileId id, long sizeBytes)
+    {
+        synchronized (placementLock) {
+            DataDirectory best = directories.getFirst();
+            long bestRoom = Long.MIN_VALUE;
+            for (DataDirectory candidate : directories) {
+                long room = room(candidate);
+                if (room > bestRoom) {
+                    best = candidate;
+                    bestRoom = room;
+                }
+            }
+            if (bestRoom < sizeBytes) {
+                throw Status.RESOURCE_EXHAUSTED
+                        .withDescription("No data directory has room for file %s of %s bytes: the most is %s bytes in %s (usable %s, still to be written by uploads in progress %s, kept free by storage.reserved-space %s)".formatted(
+                                id, sizeBytes, Math.max(bestRoom, 0), best, best.usableBytes(), best.reservedBytes(), systemReserveBytes))
+                        .asRuntimeException();
+            }
+            best.addReservedBytes(sizeBytes);
+            return new UploadReservation(best, sizeBytes);
+        }
+    }
+
+    // may be negative: the disk is fuller than the reserve allows
+    private long room(DataDirectory directory)
+    {
+        return directory.usableBytes() - directory.reservedBytes() - systemReserveBytes;
+    }
+
+    /**
+     * The bytes an upload announced and has not written yet, held on its data directory. Writing
+     * hands them over to the file system's own accounting; ending the upload returns the rest.
+     */
+    final class UploadReservation
+    {
+        private final DataDirectory directory;
+        private long remaining;
+
+        private UploadReservation(DataDirectory directory, long bytes)
+        {
+            this.directory = requireNonNull(directory, "directory is null");
+            this.remaining = bytes;
+        }
+
+        DataDirectory directory()
+        {
+            return directory;
+        }
+
+        void written(long bytes)
+        {
+            synchronized (placementLock) {
+                long released = Math.min(bytes, remaining);
+                remaining -= released;
+                directory.addReservedBytes(-released);
+            }
+        }
+
+        void release()
+        {
+            written(Long.MAX_VALUE);
         }
     }
 
@@ -366,10 +472,26 @@ public final class ParquetFileStore
         return directories.stream().mapToLong(DataDirectory::totalBytes).sum();
     }
 
+    /**
+     * The bytes new files may still take on this node: each data directory's room (usable, less
+     * what uploads in progress will still write, less the system reserve). What the node reports
+     * to the metadata service, which places files by it.
+     */
     @Managed
     public long getFreeBytes()
     {
-        return directories.stream().mapToLong(DataDirectory::usableBytes).sum();
+        synchronized (placementLock) {
+            return directories.stream().mapToLong(directory -> Math.max(room(directory), 0)).sum();
+        }
+    }
+
+    /** Bytes that uploads in progress announced and have not written yet. */
+    @Managed
+    public long getReservedBytes()
+    {
+        synchronized (placementLock) {
+            return directories.stream().mapToLong(DataDirectory::reservedBytes).sum();
+        }
     }
 
     @Managed

@@ -15,6 +15,7 @@ import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDe
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
 import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
 import static io.airlift.testing.ValidationAssertions.assertValidates;
+import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.DAYS;
@@ -40,6 +41,7 @@ final class TestStorageConfig
                 .setMaxResponseChunk(DataSize.of(1, MEGABYTE))
                 .setOrphanCheckInterval(new Duration(1, MINUTES))
                 .setOrphanMinAge(new Duration(1, HOURS))
+                .setReservedSpace(DataSize.of(256, MEGABYTE))
                 .setScanFooterCacheSize(1000)
                 .setMaxScanBatch(DataSize.of(4, MEGABYTE))
                 .setMaxRequestSize(DataSize.of(32, MEGABYTE))
@@ -73,6 +75,7 @@ final class TestStorageConfig
                 .put("storage.max-response-chunk", "4MB")
                 .put("storage.orphan-check-interval", "30s")
                 .put("storage.orphan-min-age", "2h")
+                .put("storage.reserved-space", "10GB")
                 .put("storage.scan-footer-cache-size", "10")
                 .put("storage.max-scan-batch", "8MB")
                 .put("storage.max-request-size", "1MB")
@@ -103,6 +106,7 @@ final class TestStorageConfig
                 .setMaxResponseChunk(DataSize.of(4, MEGABYTE))
                 .setOrphanCheckInterval(new Duration(30, SECONDS))
                 .setOrphanMinAge(new Duration(2, HOURS))
+                .setReservedSpace(DataSize.of(10, GIGABYTE))
                 .setScanFooterCacheSize(10)
                 .setMaxScanBatch(DataSize.of(8, MEGABYTE))
                 .setMaxRequestSize(DataSize.of(1, MEGABYTE))

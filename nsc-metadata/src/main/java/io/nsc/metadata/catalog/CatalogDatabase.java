@@ -243,8 +243,7 @@ public final class CatalogDatabase
         if (!Files.exists(directory.resolve(DATABASE_FILE))) {
             throw new CatalogDatabaseException("There is no catalog database in " + directory);
         }
-        // IFEXISTS: never create one; ACCESS_MODE_DATA=r: read-only, and H2 then takes a shared
-        // lock, which fails while a service holds its exclusive one
+        // IFEXISTS: never create one; ACCESS_MODE_DATA=r: change nothing, not even the schema version
         String url = "jdbc:h2:file:" + directory.resolve(DATABASE_NAME) + ";IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
         try (Connection connection = DriverManager.getConnection(url, "nsc", "")) {
             try (PreparedStatement statement = connection.prepareStatement(

@@ -50,7 +50,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  *     it pulls it from a live holder; the task rides on the target's next heartbeat, and the
  *     replica is committed when the node attests the copy;</li>
  * <li>a file with more replicas than wanted on live nodes (a lost node came back, or a drained
- *     node's copies were made) loses the surplus, drained nodes first, then the fullest nodes;
+ *     node's copies were made) loses the surplus, drained nodes first, then the newest copies;
  *     the nodes delete what the catalog no longer places on them (FindOrphans);</li>
  * <li>a damaged copy a node reports is forgotten at once, so that it is repaired.</li>
  * </ul>
@@ -199,8 +199,11 @@ public final class ReplicationMonitor
         if (surplus <= 0 || staying < file.replication()) {
             return;
         }
-        holders.stream()
-                .sorted(Comparator.comparing((StorageNodeState node) -> !node.draining()).thenComparingLong(StorageNodeState::freeBytes))
+        // draining nodes first, then the newest copies: a node that returns keeps its place, and
+        // the writer's spread and read order come back (a stable sort keeps newest-first)
+        List<StorageNodeState> newestFirst = new ArrayList<>(holders.reversed());
+        newestFirst.sort(Comparator.comparing((StorageNodeState node) -> !node.draining()));
+        newestFirst.stream()
                 .limit(surplus)
                 .forEach(node -> {
                     if (catalog.removeReplica(file.fileId(), node.nodeId())) {

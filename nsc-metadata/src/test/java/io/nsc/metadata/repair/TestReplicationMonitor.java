@@ -110,12 +110,13 @@ final class TestReplicationMonitor
         assertThat(monitor.status().getCopiesCompleted()).isEqualTo(1);
         assertThat(monitor.status().getBytesCopied()).isEqualTo(file.sizeBytes());
 
-        // node-b returns: three live replicas for two wanted; the fullest node loses its copy
+        // node-b returns: three live replicas for two wanted; the newest copy goes, so the
+        // writer's placement and read order come back
         heartbeat("node-a", "node-b", "node-c");
         monitor.check();
-        assertThat(replicaNodes(file)).containsExactly("node-b", "node-c");
+        assertThat(replicaNodes(file)).containsExactly("node-a", "node-b");
         assertThat(monitor.status().getReplicasTrimmed()).isEqualTo(1);
-        assertThat(catalog.findOrphans("node-a", List.of(file.fileId()))).containsExactly(file.fileId());
+        assertThat(catalog.findOrphans("node-c", List.of(file.fileId()))).containsExactly(file.fileId());
     }
 
     @Test

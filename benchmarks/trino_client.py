@@ -56,6 +56,11 @@ def stages(stage):
         yield from stages(child)
 
 
+def normalized(rows):
+    """Doubles summed in another order differ in their last digits."""
+    return [[float("%.9g" % field) if isinstance(field, float) else field for field in row] for row in rows]
+
+
 def write_csv(path, records):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", newline="") as out:

@@ -35,7 +35,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from trino_client import data_size_bytes, request, run_query, write_csv  # noqa: E402
+from trino_client import data_size_bytes, normalized, request, run_query, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUERY = "SELECT count(*), sum(l_extendedprice * (1 - l_discount)), max(length(l_comment)) FROM nsc.tpch.lineitem"
@@ -75,11 +75,6 @@ def metrics(name, component):
 def pid_of(name, component):
     with open(os.path.join(var_of(name), "cluster", "state", f"{component}.pid")) as file:
         return int(file.read().strip())
-
-
-def normalized(rows):
-    """Doubles summed in another order differ in their last digits."""
-    return [[float("%.9g" % field) if isinstance(field, float) else field for field in row] for row in rows]
 
 
 def scan_runs(args):

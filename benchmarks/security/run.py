@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from trino_client import data_size_bytes, request, run_query, write_csv  # noqa: E402
+from trino_client import data_size_bytes, normalized, request, run_query, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUERY = "SELECT count(*), sum(l_extendedprice * (1 - l_discount)), max(length(l_comment)) FROM nsc.tpch.lineitem"
@@ -45,11 +45,6 @@ def environment_of(transport):
 
 def nsc(transport, *args):
     subprocess.run([os.path.join(HOME, "nsc"), *args], env={**os.environ, **environment_of(transport)}, check=True)
-
-
-def normalized(rows):
-    """Doubles summed in another order differ in their last digits."""
-    return [[float("%.9g" % field) if isinstance(field, float) else field for field in row] for row in rows]
 
 
 def main():

@@ -9,6 +9,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Plain JDBC, the way a BI tool talks to the cluster.
  */
@@ -22,6 +24,20 @@ public final class Jdbc
             throws SQLException
     {
         return query(connection, sql).rows();
+    }
+
+    /**
+     * Runs each check, a query whose {@code %s} names a TPC-H schema, on {@code nsc.tpch} and on
+     * Trino's {@code tpch.tiny}, and asserts the same rows.
+     */
+    public static void assertChecksMatchTpch(Connection connection, List<String> checks)
+            throws SQLException
+    {
+        for (String check : checks) {
+            List<List<Object>> actual = rows(connection, check.replace("%s", "nsc.tpch"));
+            List<List<Object>> expected = rows(connection, check.replace("%s", "tpch.tiny"));
+            assertThat(sameRows(actual, expected)).as("%s%nnsc:  %s%ntpch: %s", check, actual, expected).isTrue();
+        }
     }
 
     public static QueryResult query(Connection connection, String sql)

@@ -65,11 +65,11 @@ final class TestComponentFailures
     {
         String victim = cluster.storageNodeIds().get(1);
         try (Connection connection = cluster.connect("nsc")) {
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
             long killed = System.nanoTime();
             cluster.kill(victim);
             // every query right after the kill still returns correct rows (reads fail over to the other replica)
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
 
             // Reads whose first replica is the dead node fail over to the next one until the
             // metadata service notices the node is gone and the coordinator's file list is refreshed.
@@ -93,7 +93,7 @@ final class TestComponentFailures
             cluster.startStopped();
         }
         try (Connection connection = cluster.connect("nsc")) {
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
         }
         assertThat(cluster.metrics("metadata")).containsEntry("live_nodes", 3L);
     }
@@ -209,17 +209,7 @@ final class TestComponentFailures
         try (Connection connection = cluster.connect("nsc")) {
             assertThat(Jdbc.rows(connection, "SELECT table_schema, table_name FROM nsc.information_schema.tables WHERE table_schema <> 'information_schema' ORDER BY 1, 2"))
                     .isEqualTo(tablesBefore);
-            assertChecksMatchTpch(connection);
-        }
-    }
-
-    private static void assertChecksMatchTpch(Connection connection)
-            throws SQLException
-    {
-        for (String check : CHECKS) {
-            List<List<Object>> actual = Jdbc.rows(connection, check.replace("%s", "nsc.tpch"));
-            List<List<Object>> expected = Jdbc.rows(connection, check.replace("%s", "tpch.tiny"));
-            assertThat(Jdbc.sameRows(actual, expected)).as("%s%nnsc:  %s%ntpch: %s", check, actual, expected).isTrue();
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
         }
     }
 

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -74,7 +73,7 @@ final class TestDurability
             Files.write(stored, bytes);
 
             // every query answers correctly: the node refuses the damaged bytes, readers fail over
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
             Map<String, Long> node = cluster.metrics(holder);
             assertThat(node.get("corrupt_reads") + node.get("corrupt_scans")).as("reads that met the damage on %s", holder).isPositive();
             assertThat(node.get("files_quarantined")).isPositive();
@@ -89,7 +88,7 @@ final class TestDurability
                         && replicasOf(metadata, "lineitem", file.getFileId()).size() == file.getReplicaNodeIdsCount();
             });
             assertThat(replicasOf(metadata, "lineitem", file.getFileId())).doesNotContain(holder);
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
         }
     }
 
@@ -114,7 +113,7 @@ final class TestDurability
             Duration repaired = null;
             long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
             while (repaired == null && System.nanoTime() < deadline) {
-                assertChecksMatchTpch(connection);
+                Jdbc.assertChecksMatchTpch(connection, CHECKS);
                 Map<String, Long> service = cluster.metrics("metadata");
                 // files of other tests' tables with one replica on the victim cannot be repaired (unavailable)
                 if (service.get("under_replicated_files").equals(service.get("unavailable_files"))
@@ -141,7 +140,7 @@ final class TestDurability
                     .flatMap(table -> tableFiles(metadata, table).stream())
                     .allMatch(file -> file.getReplicaNodeIdsCount() == 2));
             assertThat(cluster.metrics("metadata").get("replicas_trimmed")).isPositive();
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
         }
     }
 
@@ -166,7 +165,7 @@ final class TestDurability
                     assertThat(file.getReplicaNodeIdsList()).as("replicas of %s", file.getFileId()).hasSize(2).doesNotContain(drained);
                 }
             }
-            assertChecksMatchTpch(connection);
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
             // a write while one node drains lands on the others
             try (Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE nsc.tpch.while_draining AS SELECT * FROM tpch.tiny.orders");
@@ -243,16 +242,6 @@ final class TestDurability
                 .filter(Files::exists)
                 .findFirst();
         return found.orElseThrow(() -> new IllegalStateException("file %s is on no disk of %s".formatted(fileId, nodeId)));
-    }
-
-    private static void assertChecksMatchTpch(Connection connection)
-            throws SQLException
-    {
-        for (String check : CHECKS) {
-            List<List<Object>> actual = Jdbc.rows(connection, check.replace("%s", "nsc.tpch"));
-            List<List<Object>> expected = Jdbc.rows(connection, check.replace("%s", "tpch.tiny"));
-            assertThat(Jdbc.sameRows(actual, expected)).as("%s%nnsc:  %s%ntpch: %s", check, actual, expected).isTrue();
-        }
     }
 
     private static void awaitCondition(String description, Duration timeout, BooleanSupplier condition)

@@ -137,16 +137,7 @@ public final class ReplicaCatalog
     /** Replicas nodes stopped reporting, per node. */
     public Map<String, Long> missingReplicaCounts()
     {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT node_id, COUNT(*) FROM file_replicas WHERE missing GROUP BY node_id");
-                    ResultSet rows = statement.executeQuery()) {
-                ImmutableMap.Builder<String, Long> counts = ImmutableMap.builder();
-                while (rows.next()) {
-                    counts.put(rows.getString(1), rows.getLong(2));
-                }
-                return counts.buildOrThrow();
-            }
-        });
+        return replicaCountsPerNode(true);
     }
 
     /** False when the node is unknown. */
@@ -175,17 +166,24 @@ public final class ReplicaCatalog
         });
     }
 
-    /** Replicas of committed files per node. */
+    /** Replicas of committed files per node (those a node reports). */
     public Map<String, Long> replicaCounts()
     {
+        return replicaCountsPerNode(false);
+    }
+
+    private Map<String, Long> replicaCountsPerNode(boolean missing)
+    {
         return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT node_id, COUNT(*) FROM file_replicas WHERE NOT missing GROUP BY node_id");
-                    ResultSet rows = statement.executeQuery()) {
-                ImmutableMap.Builder<String, Long> counts = ImmutableMap.builder();
-                while (rows.next()) {
-                    counts.put(rows.getString(1), rows.getLong(2));
+            try (PreparedStatement statement = connection.prepareStatement("SELECT node_id, COUNT(*) FROM file_replicas WHERE missing = ? GROUP BY node_id")) {
+                statement.setBoolean(1, missing);
+                try (ResultSet rows = statement.executeQuery()) {
+                    ImmutableMap.Builder<String, Long> counts = ImmutableMap.builder();
+                    while (rows.next()) {
+                        counts.put(rows.getString(1), rows.getLong(2));
+                    }
+                    return counts.buildOrThrow();
                 }
-                return counts.buildOrThrow();
             }
         });
     }

@@ -143,13 +143,13 @@ public final class MembershipClient
 
     private Duration heartbeat()
     {
-        // what happened to this node's copies since the last beat; given back if the beat fails
+        // what happened to this node's copies since the last beat; given back unless the service took it
         List<DamagedFile> damaged = store.takeDamagedFiles();
         List<FileAttestation> copied = copier.takeCopied();
         List<FailedCopy> failed = copier.takeFailed();
-        HeartbeatResponse response;
+        boolean delivered = false;
         try {
-            response = metadata.withDeadlineAfter(CALL_TIMEOUT.toMillis(), MILLISECONDS)
+            HeartbeatResponse response = metadata.withDeadlineAfter(CALL_TIMEOUT.toMillis(), MILLISECONDS)
                     .heartbeat(HeartbeatRequest.newBuilder()
                             .setNodeId(nodeId)
                             .setFreeBytes(store.getFreeBytes())
@@ -161,25 +161,25 @@ public final class MembershipClient
                             .addAllCopiedReplicas(copied)
                             .addAllFailedCopies(failed)
                             .build());
+            if (!response.getKnown()) {
+                // the metadata service restarted and forgot us: register again right away
+                log.info("Metadata service at %s does not know node %s; registering again", metadataAddress, nodeId);
+                registered = false;
+                return Duration.ZERO;
+            }
+            delivered = true;
+            // a service restarted on another catalog that happens to know this node id answers known=true
+            identity.answered(metadataAddress, response.getClusterId());
+            keyring.keyReceived(response.getGrantKey());
+            copier.submit(response.getCopyTasksList());
+            return heartbeatInterval;
         }
-        catch (RuntimeException e) {
-            store.returnDamagedFiles(damaged);
-            copier.giveBack(copied, failed);
-            throw e;
+        finally {
+            if (!delivered) {
+                store.returnDamagedFiles(damaged);
+                copier.giveBack(copied, failed);
+            }
         }
-        if (!response.getKnown()) {
-            // the metadata service restarted and forgot us: register again right away
-            log.info("Metadata service at %s does not know node %s; registering again", metadataAddress, nodeId);
-            store.returnDamagedFiles(damaged);
-            copier.giveBack(copied, failed);
-            registered = false;
-            return Duration.ZERO;
-        }
-        // a service restarted on another catalog that happens to know this node id answers known=true
-        identity.answered(metadataAddress, response.getClusterId());
-        keyring.keyReceived(response.getGrantKey());
-        copier.submit(response.getCopyTasksList());
-        return heartbeatInterval;
     }
 
     @VisibleForTesting

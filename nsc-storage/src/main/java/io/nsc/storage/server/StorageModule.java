@@ -69,10 +69,11 @@ public class StorageModule
     @Singleton
     public static ParquetFileStore createFileStore(StorageConfig config)
     {
-        return ParquetFileStore.open(
-                config.getDataDirPaths(),
-                new StoreOptions(StorageLimits.parquet(config), toIntExact(config.getChecksumBlockSize().toBytes()), config.isVerifyChecksums()),
-                config.getReservedSpace().toBytes());
+        return ParquetFileStore.open(config.getDataDirPaths(), new StoreOptions(
+                StorageLimits.parquet(config),
+                toIntExact(config.getChecksumBlockSize().toBytes()),
+                config.isVerifyChecksums(),
+                config.getReservedSpace().toBytes()));
     }
 
     @Provides

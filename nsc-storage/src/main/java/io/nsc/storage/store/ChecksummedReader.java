@@ -100,15 +100,34 @@ public final class ChecksummedReader
         if (position + length > checksums.fileSize()) {
             throw new EOFException("Reading %s bytes at %s goes past the end of %s (%s bytes)".formatted(length, position, displayName, checksums.fileSize()));
         }
-        long start = readStart(position);
-        long end = readEnd(position + length);
-        if (start == position && end == position + length) {
-            readVerified(position, buffer, offset, length);
+        if (length == 0) {
             return;
         }
-        byte[] blocks = new byte[toIntExact(end - start)];
-        readVerified(start, blocks, 0, blocks.length);
-        System.arraycopy(blocks, toIntExact(position - start), buffer, offset, length);
+        long end = position + length;
+        // Whole blocks inside the read go straight into the caller's buffer; only a partial first
+        // and last block are read aside, checked and copied. (Without verification, every read
+        // is "whole blocks".) The last, short block of the file counts as whole.
+        long wholeStart = readEnd(position);
+        long wholeEnd = Math.max(wholeStart, end == checksums.fileSize() ? end : readStart(end));
+        if (position < wholeStart) {
+            readPartialBlock(position, Math.min(wholeStart, end), buffer, offset);
+        }
+        if (wholeStart < wholeEnd) {
+            readVerified(wholeStart, buffer, offset + toIntExact(wholeStart - position), toIntExact(wholeEnd - wholeStart));
+        }
+        if (wholeEnd < end) {
+            readPartialBlock(wholeEnd, end, buffer, offset + toIntExact(wholeEnd - position));
+        }
+    }
+
+    /** Copies {@code [from, to)}, which lies within one block, after checking that whole block. */
+    private void readPartialBlock(long from, long to, byte[] buffer, int offset)
+            throws IOException
+    {
+        long blockStart = readStart(from);
+        byte[] block = new byte[toIntExact(readEnd(to) - blockStart)];
+        readVerified(blockStart, block, 0, block.length);
+        System.arraycopy(block, toIntExact(from - blockStart), buffer, offset, toIntExact(to - from));
     }
 
     /**

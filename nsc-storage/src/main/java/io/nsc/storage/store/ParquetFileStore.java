@@ -72,14 +72,13 @@ public final class ParquetFileStore
     private final CounterStat bytesDeleted = new CounterStat();
     private final CounterStat filesQuarantined = new CounterStat();
 
-    private ParquetFileStore(List<DataDirectory> directories, StoreOptions options, long systemReserveBytes)
+    private ParquetFileStore(List<DataDirectory> directories, StoreOptions options)
     {
-        checkArgument(systemReserveBytes >= 0, "systemReserveBytes is negative");
         this.directories = ImmutableList.copyOf(directories);
         this.limits = options.limits();
         this.checksumBlockSize = options.checksumBlockSize();
         this.verifyChecksums = options.verifyChecksums();
-        this.systemReserveBytes = systemReserveBytes;
+        this.systemReserveBytes = options.reservedSpaceBytes();
     }
 
     /**
@@ -94,48 +93,15 @@ public final class ParquetFileStore
 
     public static ParquetFileStore open(List<Path> dataDirs, StoreOptions options)
     {
-        return open(dataDirs, options, 0);
-    }
-
-    public static ParquetFileStore open(List<Path> dataDirs, ParquetLimits limits)
-    {
-        return open(dataDirs, limits, 0);
-    }
-
-    /**
-     * @param limits what an uploaded file's footer and pages may declare; a file over them is refused
-     * @param systemReserveBytes space no upload may take on any data directory
-     */
-    public static ParquetFileStore open(List<Path> dataDirs, ParquetLimits limits, long systemReserveBytes)
-    {
-        return open(dataDirs, withLimits(limits), systemReserveBytes);
-    }
-
-    /**
-     * @param systemReserveBytes space no upload may take on any data directory
-     */
-    public static ParquetFileStore open(List<Path> dataDirs, StoreOptions options, long systemReserveBytes)
-    {
-        return openDirectories(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), options, systemReserveBytes);
-    }
-
-    @VisibleForTesting
-    static ParquetFileStore openDirectories(List<DataDirectory> dataDirs, ParquetLimits limits, long systemReserveBytes)
-    {
-        return openDirectories(dataDirs, withLimits(limits), systemReserveBytes);
-    }
-
-    private static StoreOptions withLimits(ParquetLimits limits)
-    {
-        return new StoreOptions(limits, StoreOptions.DEFAULT_CHECKSUM_BLOCK_SIZE, true);
+        return openDirectories(dataDirs.stream().map(DataDirectory::new).collect(toImmutableList()), options);
     }
 
     /** Opens the store over directories whose {@link DiskSpace} a test may have replaced. */
     @VisibleForTesting
-    static ParquetFileStore openDirectories(List<DataDirectory> dataDirs, StoreOptions options, long systemReserveBytes)
+    static ParquetFileStore openDirectories(List<DataDirectory> dataDirs, StoreOptions options)
     {
         checkArgument(!dataDirs.isEmpty(), "no data directories");
-        ParquetFileStore store = new ParquetFileStore(dataDirs, options, systemReserveBytes);
+        ParquetFileStore store = new ParquetFileStore(dataDirs, options);
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> scans = new ArrayList<>();
             for (DataDirectory directory : store.directories) {

@@ -5,7 +5,6 @@ import io.airlift.units.DataSize;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
-import io.nsc.protocol.parquet.ParquetLimits;
 import io.nsc.protocol.proto.ByteRange;
 import io.nsc.protocol.proto.ReadRangesResponse;
 import io.nsc.storage.store.DamagedFile;
@@ -49,7 +48,7 @@ final class TestRangeReader
     {
         data = fixture("all_types.parquet");
         // blocks of half a chunk: every read of whole chunks is whole blocks, so the counts below are exact
-        store = ParquetFileStore.open(List.of(directory), new StoreOptions(ParquetLimits.DEFAULT, CHUNK / 2, true));
+        store = ParquetFileStore.open(List.of(directory), StoreOptions.DEFAULT.withChecksumBlockSize(CHUNK / 2));
         try (FileUpload upload = store.beginUpload(new FileId("00112233445566778899aabbccddeeff"), data.length, "test")) {
             upload.write(ByteString.copyFrom(data));
             file = upload.finish().file();

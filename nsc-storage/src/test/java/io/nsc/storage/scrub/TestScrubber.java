@@ -3,7 +3,6 @@ package io.nsc.storage.scrub;
 import com.google.protobuf.ByteString;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
-import io.nsc.protocol.parquet.ParquetLimits;
 import io.nsc.storage.store.DamagedFile;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.FileUpload;
@@ -37,7 +36,7 @@ final class TestScrubber
     @BeforeEach
     void setUp()
     {
-        store = ParquetFileStore.open(List.of(directory), new StoreOptions(ParquetLimits.DEFAULT, BLOCK, true));
+        store = ParquetFileStore.open(List.of(directory), StoreOptions.DEFAULT.withChecksumBlockSize(BLOCK));
         data = fixture("all_types.parquet");
     }
 

@@ -3,7 +3,6 @@ package io.nsc.storage.store;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.nsc.protocol.parquet.ParquetLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -155,7 +154,7 @@ final class TestUploadReservations
 
     private static ParquetFileStore open(long systemReserveBytes, DataDirectory... directories)
     {
-        return ParquetFileStore.openDirectories(List.of(directories), ParquetLimits.DEFAULT, systemReserveBytes);
+        return ParquetFileStore.openDirectories(List.of(directories), StoreOptions.DEFAULT.withReservedSpace(systemReserveBytes));
     }
 
     private static FileId randomId()

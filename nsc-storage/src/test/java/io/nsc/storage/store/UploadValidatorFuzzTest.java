@@ -38,7 +38,7 @@ class UploadValidatorFuzzTest
             throws IOException
     {
         directory = Files.createTempDirectory("nsc-upload-fuzz");
-        store = ParquetFileStore.open(List.of(directory), new StoreOptions(LIMITS, StoreOptions.DEFAULT_CHECKSUM_BLOCK_SIZE, true));
+        store = ParquetFileStore.open(List.of(directory), StoreOptions.DEFAULT.withLimits(LIMITS));
     }
 
     @AfterAll

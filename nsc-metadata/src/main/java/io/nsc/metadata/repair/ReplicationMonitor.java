@@ -75,6 +75,8 @@ public final class ReplicationMonitor
 
     // guarded by this: file id -> target node -> copy
     private final Map<String, Map<String, Copy>> copies = new HashMap<>();
+    // guarded by this: file id -> nodes that quarantined a copy of it, until it is fully replicated
+    private final Map<String, Set<String>> damagedOn = new HashMap<>();
     private ReplicationStatus status = ReplicationStatus.NONE;
     private long copiesCompleted;
     private long bytesCopied;
@@ -121,6 +123,7 @@ public final class ReplicationMonitor
         long files = 0;
         long underReplicated = 0;
         long unavailable = 0;
+        Set<String> underReplicatedIds = new HashSet<>();
         for (FileReplicas file : catalog.fileReplicas()) {
             files++;
             List<String> counted = file.nodeIds().stream().filter(nodeId -> counts(byId.get(nodeId))).toList();
@@ -132,6 +135,7 @@ public final class ReplicationMonitor
                     .toList();
             if (counted.size() < file.replication()) {
                 underReplicated++;
+                underReplicatedIds.add(file.fileId());
                 if (sources.isEmpty()) {
                     unavailable++;
                     continue;
@@ -142,6 +146,7 @@ public final class ReplicationMonitor
                 trim(file, byId);
             }
         }
+        damagedOn.keySet().retainAll(underReplicatedIds);
         status = new ReplicationStatus(files, underReplicated, unavailable, catalog.missingReplicaCounts().values().stream().mapToLong(Long::longValue).sum());
         return status;
     }
@@ -163,12 +168,17 @@ public final class ReplicationMonitor
         }
         Set<String> excluded = new HashSet<>(file.nodeIds());
         excluded.addAll(planned.keySet());
+        Set<String> damaged = damagedOn.getOrDefault(file.fileId(), Set.of());
         List<StorageNodeState> targets = byId.values().stream()
                 .filter(StorageNodeState::acceptsReplicas)
                 .filter(node -> !excluded.contains(node.nodeId()))
                 .filter(node -> copiesPerTarget.getOrDefault(node.nodeId(), 0) < 2 * maxCopiesPerNode)
-                // the emptiest first, as placement weighs new files; ties by id, for a stable plan
-                .sorted(Comparator.comparingLong(StorageNodeState::freeBytes).reversed().thenComparing(StorageNodeState::nodeId))
+                // a node whose disk just damaged this file gets it back only when no other node can
+                // take it; otherwise the emptiest first, as placement weighs new files; ties by id,
+                // for a stable plan
+                .sorted(Comparator.<StorageNodeState, Boolean>comparing(node -> damaged.contains(node.nodeId()))
+                        .thenComparing(Comparator.comparingLong(StorageNodeState::freeBytes).reversed())
+                        .thenComparing(StorageNodeState::nodeId))
                 .limit(needed)
                 .toList();
         for (StorageNodeState target : targets) {
@@ -297,6 +307,7 @@ public final class ReplicationMonitor
     {
         damagedReported++;
         boolean removed = catalog.removeReplica(damaged.getFileId(), nodeId);
+        damagedOn.computeIfAbsent(damaged.getFileId(), _ -> new HashSet<>()).add(nodeId);
         log.warn("Node %s quarantined its copy of file %s%s: %s", nodeId, damaged.getFileId(), removed ? "" : " (not a committed replica)", damaged.getReason());
     }
 

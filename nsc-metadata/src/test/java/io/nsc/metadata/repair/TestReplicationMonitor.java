@@ -149,6 +149,33 @@ final class TestReplicationMonitor
     }
 
     @Test
+    void testDamagedCopyIsRepairedOnAnotherNodeWhenThereIsOne()
+    {
+        FileEntry file = commit("node-c", "node-a");
+        heartbeat("node-a", "node-b", "node-c");
+        // node-c is the emptiest, but its disk just damaged the file: node-b gets the copy
+        monitor.damaged("node-c", DamagedReplica.newBuilder().setFileId(file.fileId()).setReason("block 0 does not match").build());
+        monitor.check();
+        assertThat(monitor.tasksFor("node-c")).isEmpty();
+        assertThat(monitor.tasksFor("node-b")).extracting(CopyTask::getFileId).containsExactly(file.fileId());
+        monitor.copied("node-b", attestation("node-b", file));
+        assertThat(replicaNodes(file)).containsExactly("node-a", "node-b");
+
+    }
+
+    @Test
+    void testDamagedCopyGoesBackToItsNodeWhenNoOtherCanTakeIt()
+    {
+        FileEntry file = commit("node-a", "node-c");
+        heartbeat("node-a", "node-b", "node-c");
+        monitor.drain("node-b", true);
+        monitor.damaged("node-c", DamagedReplica.newBuilder().setFileId(file.fileId()).setReason("footer does not match").build());
+        monitor.check();
+        assertThat(monitor.tasksFor("node-b")).isEmpty();
+        assertThat(monitor.tasksFor("node-c")).extracting(CopyTask::getFileId).containsExactly(file.fileId());
+    }
+
+    @Test
     void testFileWithoutALiveReplicaIsUnavailable()
     {
         commit("node-a", "node-b");

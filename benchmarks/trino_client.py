@@ -9,19 +9,23 @@ import time
 import urllib.request
 
 
-def request(url, user, data=None, method="GET", session=None, timeout=3600):
+def request(url, user, data=None, method="GET", session=None, timeout=3600, catalog=None, schema=None):
     headers = {"X-Trino-User": user}
     if session:
         headers["X-Trino-Session"] = session
+    if catalog:
+        headers["X-Trino-Catalog"] = catalog
+    if schema:
+        headers["X-Trino-Schema"] = schema
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     with urllib.request.urlopen(req, timeout=timeout) as response:
         return json.loads(response.read())
 
 
-def run_query(server, user, sql, session=None):
+def run_query(server, user, sql, session=None, catalog=None, schema=None):
     """Runs a statement to completion; returns (query id, rows, wall seconds seen by the client)."""
     started = time.monotonic()
-    result = request(server + "/v1/statement", user, sql.encode(), "POST", session=session)
+    result = request(server + "/v1/statement", user, sql.encode(), "POST", session=session, catalog=catalog, schema=schema)
     rows = []
     while True:
         rows.extend(result.get("data", []))

@@ -20,7 +20,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc tpch}: writes TPC-H tables as Parquet files. */
 public final class TpchCommand
 {
-    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--tables a,b,...]";
+    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...]";
 
     private TpchCommand() {}
 
@@ -30,7 +30,7 @@ public final class TpchCommand
         Path output;
         TpchGeneratorOptions options;
         try {
-            Arguments arguments = Arguments.parse(args, Set.of("scale", "output", "rows-per-row-group", "rows-per-file", "tables"), Set.of());
+            Arguments arguments = Arguments.parse(args, Set.of("scale", "output", "rows-per-row-group", "rows-per-file", "sort-run-rows", "tables"), Set.of());
             if (!arguments.positionals().isEmpty()) {
                 throw new UsageException("unexpected argument '%s'".formatted(arguments.positionals().getFirst()));
             }
@@ -39,6 +39,7 @@ public final class TpchCommand
             options = TpchGeneratorOptions.defaults();
             options = options.withRowsPerRowGroup(toIntExact(arguments.longValue("rows-per-row-group", 1).orElse((long) options.rowsPerRowGroup())));
             options = options.withRowsPerFile(arguments.longValue("rows-per-file", 1).orElse(options.rowsPerFile()));
+            options = options.withSortRunRows(toIntExact(arguments.longValue("sort-run-rows", 1).orElse((long) options.sortRunRows())));
             if (arguments.value("tables").isPresent()) {
                 options = options.withTables(Splitter.on(',').trimResults().omitEmptyStrings().splitToList(arguments.value("tables").get()));
                 TpchParquetGenerator.resolveTables(options.tables());

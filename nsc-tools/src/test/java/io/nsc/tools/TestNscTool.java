@@ -117,6 +117,7 @@ final class TestNscTool
         assertThat(directory.resolve("nation/nation-000.parquet")).isRegularFile();
         assertThat(directory.resolve("region/region-000.parquet")).isRegularFile();
         assertThat(directory.resolve("lineitem")).doesNotExist();
+        assertThat(out()).containsPattern("peak memory: [0-9.]+ MB resident");
     }
 
     @Test

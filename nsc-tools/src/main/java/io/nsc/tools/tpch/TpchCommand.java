@@ -3,6 +3,7 @@ package io.nsc.tools.tpch;
 import com.google.common.base.Splitter;
 import com.google.common.base.Stopwatch;
 import io.nsc.tools.cli.Arguments;
+import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.UsageException;
 
 import java.io.IOException;
@@ -60,6 +61,7 @@ public final class TpchCommand
             return EXIT_FAILED;
         }
         out.printf("wrote TPC-H scale %s to %s in %.1f s%n", scale, output, stopwatch.elapsed(MILLISECONDS) / 1e3);
+        out.println(PeakMemory.describe());
         return EXIT_OK;
     }
 

@@ -80,23 +80,16 @@ final class SortedRowGroupSource
         checkArgument(mergeWidth >= 2, "mergeWidth must be at least 2: %s", mergeWidth);
         RunFiles runFiles = new RunFiles(workDirectory, "." + table.getTableName() + "-sort-runs-");
         try {
-            TpchRowBuffer<E> buffer = new TpchRowBuffer<>(table, (int) min(rowsPerRun, max(expectedRows, 0)));
-            RunCutter<E> cutter = new RunCutter<>(buffer, buffer.columnIndex(sortColumn), rowsPerRun, runFiles);
-            Optional<RowGroupSource> inMemory = cutter.cut(rows);
+            Spill spill = new Spill(runFiles);
+            Optional<RowGroupSource> inMemory = spill.cut(table, rows, sortColumn, rowsPerRun, expectedRows);
             if (inMemory.isPresent()) {
-                return new SortedRowGroupSource(inMemory.get(), runFiles, cutter.inMemoryStatistics());
+                return new SortedRowGroupSource(inMemory.get(), runFiles, spill.statistics());
             }
-            List<SortedRun> runs = cutter.runs();
-            long spilledBytes = cutter.spilledBytes();
-            int passes = 1;
+            // the sort buffer is garbage from here on: merging needs only the runs' read buffers
             List<Type> types = TpchColumns.types(table);
-            while (runs.size() > mergeWidth) {
-                runs = mergePass(runs, mergeWidth, types, runFiles);
-                spilledBytes += runs.stream().mapToLong(SortedRun::sizeBytes).sum();
-                passes++;
-            }
+            List<SortedRun> runs = spill.mergeDownTo(mergeWidth, types);
             RowGroupSource merged = new MergedPages(SortedRunMerger.open(runs, types), types);
-            return new SortedRowGroupSource(merged, runFiles, cutter.statistics(passes, spilledBytes));
+            return new SortedRowGroupSource(merged, runFiles, spill.statistics());
         }
         catch (IOException | RuntimeException e) {
             try {
@@ -130,56 +123,31 @@ final class SortedRowGroupSource
         }
     }
 
-    /** Merges consecutive runs into longer ones, so that at most {@code mergeWidth} are left; deletes the merged runs. */
-    private static List<SortedRun> mergePass(List<SortedRun> runs, int mergeWidth, List<Type> types, RunFiles runFiles)
-            throws IOException
+    /** One table's sorted runs on disk, and what making them took. */
+    private static final class Spill
     {
-        // runs stay in generator order (each merged run takes the place of the runs it holds), so the merge stays stable
-        // the smallest batches that leave few enough runs: fewer bytes rewritten than full-width batches
-        int batchSize = min(mergeWidth, max(2, (runs.size() + mergeWidth - 1) / mergeWidth));
-        List<SortedRun> merged = new ArrayList<>();
-        for (List<SortedRun> batch : Lists.partition(runs, batchSize)) {
-            if (batch.size() == 1) {
-                merged.add(batch.getFirst());
-                continue;
-            }
-            try (SortedRunMerger merger = SortedRunMerger.open(batch, types);
-                    SortedRunWriter writer = new SortedRunWriter(runFiles.newFile())) {
-                for (SortedRunReader group = merger.nextGroup(); group != null; group = merger.nextGroup()) {
-                    writer.copyGroup(group);
-                }
-                merged.add(writer.finish());
-            }
-            for (SortedRun run : batch) {
-                Files.delete(run.file());
-            }
-        }
-        return merged;
-    }
-
-    /** Cuts the generator's rows into sorted runs, one buffer at a time. */
-    private static final class RunCutter<E extends TpchEntity>
-    {
-        private final TpchRowBuffer<E> buffer;
-        private final int keyColumn;
-        private final int rowsPerRun;
         private final RunFiles runFiles;
-        private final List<SortedRun> runs = new ArrayList<>();
+        private List<SortedRun> runs = new ArrayList<>();
+        private int cutRuns;
+        private int mergePasses;
         private int peakRows;
         private long peakBytes;
+        private long spilledBytes;
 
-        RunCutter(TpchRowBuffer<E> buffer, int keyColumn, int rowsPerRun, RunFiles runFiles)
+        Spill(RunFiles runFiles)
         {
-            this.buffer = buffer;
-            this.keyColumn = keyColumn;
-            this.rowsPerRun = rowsPerRun;
             this.runFiles = runFiles;
         }
 
-        /** Takes every row; the rows served from memory if they fit in one run, else empty and the runs are on disk. */
-        Optional<RowGroupSource> cut(Iterator<E> rows)
+        /**
+         * Takes every row, a run at a time, into one buffer; returns the rows to serve from memory
+         * if they fit in one run, else empty with the runs written.
+         */
+        <E extends TpchEntity> Optional<RowGroupSource> cut(TpchTable<E> table, Iterator<E> rows, String sortColumn, int rowsPerRun, long expectedRows)
                 throws IOException
         {
+            TpchRowBuffer<E> buffer = new TpchRowBuffer<>(table, (int) min(rowsPerRun, max(expectedRows, 0)));
+            int keyColumn = buffer.columnIndex(sortColumn);
             do {
                 buffer.clear();
                 while (buffer.rowCount() < rowsPerRun && rows.hasNext()) {
@@ -189,15 +157,17 @@ final class SortedRowGroupSource
                 peakRows = max(peakRows, buffer.rowCount());
                 peakBytes = max(peakBytes, buffer.retainedBytes() + (long) order.length * Integer.BYTES);
                 if (runs.isEmpty() && !rows.hasNext()) {
+                    cutRuns = buffer.rowCount() == 0 ? 0 : 1;
                     return Optional.of(new BufferedPages(buffer, order));
                 }
-                runs.add(write(order));
+                runs.add(written(writeRun(buffer, keyColumn, order)));
             }
             while (rows.hasNext());
+            cutRuns = runs.size();
             return Optional.empty();
         }
 
-        private SortedRun write(int[] order)
+        private SortedRun writeRun(TpchRowBuffer<?> buffer, int keyColumn, int[] order)
                 throws IOException
         {
             try (SortedRunWriter writer = new SortedRunWriter(runFiles.newFile())) {
@@ -215,24 +185,54 @@ final class SortedRowGroupSource
             }
         }
 
-        List<SortedRun> runs()
+        /** Merges runs into longer ones until at most {@code mergeWidth} are left; the runs for the last merge. */
+        List<SortedRun> mergeDownTo(int mergeWidth, List<Type> types)
+                throws IOException
         {
+            while (runs.size() > mergeWidth) {
+                runs = mergePass(mergeWidth, types);
+                mergePasses++;
+            }
+            // the last merge is the one that hands out the rows
+            mergePasses++;
             return runs;
         }
 
-        long spilledBytes()
+        private List<SortedRun> mergePass(int mergeWidth, List<Type> types)
+                throws IOException
         {
-            return runs.stream().mapToLong(SortedRun::sizeBytes).sum();
+            // the smallest batches that leave few enough runs: fewer bytes rewritten than full-width
+            // batches. Consecutive runs only, each merged run in their place: the order stays stable
+            int batchSize = min(mergeWidth, max(2, (runs.size() + mergeWidth - 1) / mergeWidth));
+            List<SortedRun> merged = new ArrayList<>();
+            for (List<SortedRun> batch : Lists.partition(runs, batchSize)) {
+                if (batch.size() == 1) {
+                    merged.add(batch.getFirst());
+                    continue;
+                }
+                try (SortedRunMerger merger = SortedRunMerger.open(batch, types);
+                        SortedRunWriter writer = new SortedRunWriter(runFiles.newFile())) {
+                    for (SortedRunReader group = merger.nextGroup(); group != null; group = merger.nextGroup()) {
+                        writer.copyGroup(group);
+                    }
+                    merged.add(written(writer.finish()));
+                }
+                for (SortedRun run : batch) {
+                    Files.delete(run.file());
+                }
+            }
+            return merged;
         }
 
-        SortStatistics inMemoryStatistics()
+        private SortedRun written(SortedRun run)
         {
-            return new SortStatistics(peakRows == 0 ? 0 : 1, 0, peakRows, peakBytes, 0);
+            spilledBytes += run.sizeBytes();
+            return run;
         }
 
-        SortStatistics statistics(int mergePasses, long spilledBytes)
+        SortStatistics statistics()
         {
-            return new SortStatistics(runs.size(), mergePasses, peakRows, peakBytes, spilledBytes);
+            return new SortStatistics(cutRuns, mergePasses, peakRows, peakBytes, spilledBytes);
         }
     }
 

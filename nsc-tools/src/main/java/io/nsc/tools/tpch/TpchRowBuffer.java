@@ -28,8 +28,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Rows of one TPC-H table held column by column in primitive arrays (strings as UTF-8 bytes in
  * one array per column), several times more compact than row objects: one sorted run of
- * {@link SortedRowGroupSource} lives here (lineitem takes about 150 bytes a row), and a table
- * with fewer rows than a run is served from here directly.
+ * {@link SortedRowGroupSource} lives here (lineitem takes 165 bytes a row, sort order included),
+ * and a table with fewer rows than a run is served from here directly.
  */
 final class TpchRowBuffer<E extends TpchEntity>
 {

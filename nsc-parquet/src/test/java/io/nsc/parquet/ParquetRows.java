@@ -77,14 +77,7 @@ public final class ParquetRows
                     Optional.empty(),
                     Optional.empty())) {
                 for (SourcePage page = reader.nextPage(); page != null; page = reader.nextPage()) {
-                    Page loaded = page.getPage();
-                    for (int position = 0; position < loaded.getPositionCount(); position++) {
-                        List<Object> row = new ArrayList<>(types.size());
-                        for (int channel = 0; channel < types.size(); channel++) {
-                            row.add(value(types.get(channel), loaded.getBlock(channel), position));
-                        }
-                        rows.add(row);
-                    }
+                    rows.addAll(rows(page.getPage(), types));
                 }
             }
             return rows;
@@ -92,6 +85,20 @@ public final class ParquetRows
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Every row of a page as Java values, typed as {@link #readRows} returns them. */
+    public static List<List<Object>> rows(Page page, List<Type> types)
+    {
+        List<List<Object>> rows = new ArrayList<>(page.getPositionCount());
+        for (int position = 0; position < page.getPositionCount(); position++) {
+            List<Object> row = new ArrayList<>(types.size());
+            for (int channel = 0; channel < types.size(); channel++) {
+                row.add(value(types.get(channel), page.getBlock(channel), position));
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 
     private static Object value(Type type, Block block, int position)

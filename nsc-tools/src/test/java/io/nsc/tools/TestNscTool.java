@@ -117,6 +117,17 @@ final class TestNscTool
         assertThat(directory.resolve("nation/nation-000.parquet")).isRegularFile();
         assertThat(directory.resolve("region/region-000.parquet")).isRegularFile();
         assertThat(directory.resolve("lineitem")).doesNotExist();
+        assertThat(out()).containsPattern("peak memory: [0-9.]+ MB resident");
+    }
+
+    @Test
+    void tpchCommandSortsInRunsOfTheGivenSize(@TempDir Path directory)
+    {
+        assertThat(run("tpch", "--scale", "0.01", "--output", directory.toString(), "--tables", "orders", "--sort-run-rows", "4000")).isEqualTo(0);
+        assertThat(out()).contains("orders: 15000 rows in 1 file").contains("sorted in 4 runs of at most 4000 rows");
+        reset();
+        assertThat(run("tpch", "--scale", "0.01", "--output", directory.toString(), "--sort-run-rows", "0")).isEqualTo(2);
+        assertThat(err()).contains("--sort-run-rows");
     }
 
     private int run(String... args)

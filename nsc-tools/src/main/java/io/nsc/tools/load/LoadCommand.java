@@ -5,6 +5,7 @@ import com.google.common.base.Stopwatch;
 import com.google.common.collect.Sets;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.tools.cli.Arguments;
+import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.TlsOptions;
 import io.nsc.tools.cli.UsageException;
 
@@ -91,6 +92,7 @@ public final class LoadCommand
                 result.tableVersion(),
                 result.tableCreated() ? ", table created" : "",
                 stopwatch.elapsed(MILLISECONDS) / 1e3);
+        out.println(PeakMemory.describe());
         return EXIT_OK;
     }
 }

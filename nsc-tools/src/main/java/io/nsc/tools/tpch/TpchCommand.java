@@ -3,6 +3,7 @@ package io.nsc.tools.tpch;
 import com.google.common.base.Splitter;
 import com.google.common.base.Stopwatch;
 import io.nsc.tools.cli.Arguments;
+import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.UsageException;
 
 import java.io.IOException;
@@ -20,7 +21,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc tpch}: writes TPC-H tables as Parquet files. */
 public final class TpchCommand
 {
-    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--tables a,b,...]";
+    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...]";
 
     private TpchCommand() {}
 
@@ -30,7 +31,7 @@ public final class TpchCommand
         Path output;
         TpchGeneratorOptions options;
         try {
-            Arguments arguments = Arguments.parse(args, Set.of("scale", "output", "rows-per-row-group", "rows-per-file", "tables"), Set.of());
+            Arguments arguments = Arguments.parse(args, Set.of("scale", "output", "rows-per-row-group", "rows-per-file", "sort-run-rows", "tables"), Set.of());
             if (!arguments.positionals().isEmpty()) {
                 throw new UsageException("unexpected argument '%s'".formatted(arguments.positionals().getFirst()));
             }
@@ -39,6 +40,7 @@ public final class TpchCommand
             options = TpchGeneratorOptions.defaults();
             options = options.withRowsPerRowGroup(toIntExact(arguments.longValue("rows-per-row-group", 1).orElse((long) options.rowsPerRowGroup())));
             options = options.withRowsPerFile(arguments.longValue("rows-per-file", 1).orElse(options.rowsPerFile()));
+            options = options.withSortRunRows(toIntExact(arguments.longValue("sort-run-rows", 1).orElse((long) options.sortRunRows())));
             if (arguments.value("tables").isPresent()) {
                 options = options.withTables(Splitter.on(',').trimResults().omitEmptyStrings().splitToList(arguments.value("tables").get()));
                 TpchParquetGenerator.resolveTables(options.tables());
@@ -59,6 +61,7 @@ public final class TpchCommand
             return EXIT_FAILED;
         }
         out.printf("wrote TPC-H scale %s to %s in %.1f s%n", scale, output, stopwatch.elapsed(MILLISECONDS) / 1e3);
+        out.println(PeakMemory.describe());
         return EXIT_OK;
     }
 

@@ -23,7 +23,6 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
 import static java.lang.Math.min;
 import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * Writes the TPC-H tables as Parquet files nsc can load: {@code DIR/<table>/<table>-NNN.parquet}.
@@ -33,10 +32,13 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * (see {@link TpchColumns}), so nsc and the {@code tpch} catalog answer queries identically.
  * lineitem is sorted by {@code l_shipdate} and orders by {@code o_orderdate} (stable, so rows of
  * one day stay in generator order), which gives their row groups narrow date ranges to prune on.
+ * Memory does not grow with the scale: other tables stream a row group at a time, and the sorted
+ * ones hold at most {@link TpchGeneratorOptions#sortRunRows()} rows, spilling sorted runs to a
+ * hidden directory under the output directory and merging them ({@link SortedRowGroupSource}).
  */
 public final class TpchParquetGenerator
 {
-    // Row counts at scale 1, to size the in-memory buffers of the sorted tables up front
+    // Row counts at scale 1, to size the sort buffers of small tables up front
     private static final long LINEITEM_ROWS_SF1 = 6_001_215;
     private static final long ORDERS_ROWS_SF1 = 1_500_000;
     private static final int MAX_STREAMING_BUFFER_ROWS = 1 << 20;
@@ -54,7 +56,8 @@ public final class TpchParquetGenerator
         this.progress = requireNonNull(progress, "progress is null");
     }
 
-    public void generate(double scale, Path outputDir, TpchGeneratorOptions options)
+    /** Writes the tables in the order of {@link TpchGeneratorOptions#tables()} (all eight if empty). */
+    public List<GeneratedTable> generate(double scale, Path outputDir, TpchGeneratorOptions options)
             throws IOException
     {
         checkArgument(scale > 0 && Double.isFinite(scale), "scale must be a positive number: %s", scale);
@@ -66,9 +69,11 @@ public final class TpchParquetGenerator
         for (TpchTable<?> table : tables) {
             checkNoParquetFiles(outputDir.resolve(table.getTableName()));
         }
+        ImmutableList.Builder<GeneratedTable> generated = ImmutableList.builder();
         for (TpchTable<?> table : tables) {
-            generateTable(table, scale, outputDir.resolve(table.getTableName()), options);
+            generated.add(generateTable(table, scale, outputDir, options));
         }
+        return generated.build();
     }
 
     static List<TpchTable<?>> resolveTables(List<String> names)
@@ -106,22 +111,25 @@ public final class TpchParquetGenerator
         }
     }
 
-    private <E extends TpchEntity> void generateTable(TpchTable<E> table, double scale, Path tableDir, TpchGeneratorOptions options)
+    private <E extends TpchEntity> GeneratedTable generateTable(TpchTable<E> table, double scale, Path outputDir, TpchGeneratorOptions options)
             throws IOException
     {
         Stopwatch stopwatch = Stopwatch.createStarted();
+        Path tableDir = outputDir.resolve(table.getTableName());
         Files.createDirectories(tableDir);
-        RowGroupSource source = TpchColumns.sortColumn(table)
-                .map(column -> sortedSource(table, scale, column))
-                .orElseGet(() -> streamingSource(table, scale, options.rowsPerRowGroup()));
-
+        Optional<String> sortColumn = TpchColumns.sortColumn(table);
+        Iterator<E> rows = table.createGenerator(scale, 1, 1).iterator();
         List<String> names = TpchColumns.names(table);
         List<Type> types = TpchColumns.types(table);
         FixedRowGroupParquetWriter writer = null;
         int files = 0;
-        long rows = 0;
+        long rowCount = 0;
         long bytes = 0;
-        try {
+        // sorting takes every row before the first is written; it deletes its run files if it fails
+        Optional<SortedRowGroupSource> sorted = sortColumn.isEmpty()
+                ? Optional.empty()
+                : Optional.of(SortedRowGroupSource.sort(table, rows, sortColumn.get(), options.sortRunRows(), SortedRowGroupSource.DEFAULT_MERGE_WIDTH, outputDir, expectedRows(table, scale)));
+        try (RowGroupSource source = sorted.isPresent() ? sorted.get() : streamingSource(table, rows, options.rowsPerRowGroup())) {
             while (true) {
                 if (writer != null && writer.rowCount() == options.rowsPerFile()) {
                     writer.close();
@@ -138,7 +146,7 @@ public final class TpchParquetGenerator
                     files++;
                 }
                 writer.writeRowGroup(page);
-                rows += page.getPositionCount();
+                rowCount += page.getPositionCount();
             }
             if (writer != null) {
                 writer.close();
@@ -147,12 +155,33 @@ public final class TpchParquetGenerator
         }
         catch (IOException | RuntimeException e) {
             if (writer != null) {
-                writer.abort();
+                try {
+                    writer.abort();
+                }
+                catch (IOException | RuntimeException abortFailure) {
+                    e.addSuppressed(abortFailure);
+                }
             }
             throw e;
         }
-        progress.accept("%s: %s rows in %s file%s, %.1f MB, %.1f s".formatted(
-                table.getTableName(), rows, files, files == 1 ? "" : "s", bytes / 1e6, stopwatch.elapsed(MILLISECONDS) / 1e3));
+        GeneratedTable generated = new GeneratedTable(table.getTableName(), rowCount, files, bytes, stopwatch.elapsed(), sorted.map(SortedRowGroupSource::statistics));
+        progress.accept(describe(generated));
+        return generated;
+    }
+
+    private static String describe(GeneratedTable table)
+    {
+        String line = "%s: %s rows in %s file%s, %.1f MB, %.1f s".formatted(
+                table.table(), table.rows(), table.files(), table.files() == 1 ? "" : "s", table.bytes() / 1e6, table.elapsed().toMillis() / 1e3);
+        if (table.sort().isEmpty()) {
+            return line;
+        }
+        SortStatistics sort = table.sort().get();
+        if (sort.mergePasses() == 0) {
+            return line + "; sorted in memory (%.1f MB)".formatted(sort.peakBufferBytes() / 1e6);
+        }
+        return line + "; sorted in %s runs of at most %s rows (%.1f MB in memory), %.1f MB spilled, %s merge pass%s".formatted(
+                sort.runs(), sort.peakBufferedRows(), sort.peakBufferBytes() / 1e6, sort.spilledBytes() / 1e6, sort.mergePasses(), sort.mergePasses() == 1 ? "" : "es");
     }
 
     private static Path fileName(Path tableDir, TpchTable<?> table, int index)
@@ -160,16 +189,8 @@ public final class TpchParquetGenerator
         return tableDir.resolve("%s-%03d.parquet".formatted(table.getTableName(), index));
     }
 
-    /** Hands out the table's rows, one row group at a time. */
-    private interface RowGroupSource
+    private static <E extends TpchEntity> RowGroupSource streamingSource(TpchTable<E> table, Iterator<E> rows, int rowsPerRowGroup)
     {
-        /** The next at most {@code maxRows} rows, or null when there are none left. */
-        Page next(int maxRows);
-    }
-
-    private static <E extends TpchEntity> RowGroupSource streamingSource(TpchTable<E> table, double scale, int rowsPerRowGroup)
-    {
-        Iterator<E> rows = table.createGenerator(scale, 1, 1).iterator();
         TpchRowBuffer<E> buffer = new TpchRowBuffer<>(table, min(rowsPerRowGroup, MAX_STREAMING_BUFFER_ROWS));
         return maxRows -> {
             buffer.clear();
@@ -180,32 +201,7 @@ public final class TpchParquetGenerator
         };
     }
 
-    private static <E extends TpchEntity> RowGroupSource sortedSource(TpchTable<E> table, double scale, String sortColumn)
-    {
-        TpchRowBuffer<E> buffer = new TpchRowBuffer<>(table, expectedRows(table, scale));
-        for (E row : table.createGenerator(scale, 1, 1)) {
-            buffer.append(row);
-        }
-        int[] order = buffer.stableOrderBy(sortColumn);
-        return new RowGroupSource()
-        {
-            private int next;
-
-            @Override
-            public Page next(int maxRows)
-            {
-                if (next == order.length) {
-                    return null;
-                }
-                int end = min(order.length, next + maxRows);
-                Page page = buffer.page(order, next, end);
-                next = end;
-                return page;
-            }
-        };
-    }
-
-    private static int expectedRows(TpchTable<?> table, double scale)
+    private static long expectedRows(TpchTable<?> table, double scale)
     {
         long rowsAtScaleOne = switch (table.getTableName()) {
             case "lineitem" -> LINEITEM_ROWS_SF1;
@@ -213,6 +209,6 @@ public final class TpchParquetGenerator
             default -> 0;
         };
         // a little slack: lineitem's count is only proportional to the scale on average
-        return (int) min(Integer.MAX_VALUE - 8, (long) Math.ceil(rowsAtScaleOne * scale * 1.01));
+        return (long) Math.ceil(rowsAtScaleOne * scale * 1.01);
     }
 }

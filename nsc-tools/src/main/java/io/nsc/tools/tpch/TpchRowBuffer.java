@@ -1,6 +1,7 @@
 package io.nsc.tools.tpch;
 
 import io.airlift.slice.Slice;
+import io.airlift.slice.SliceOutput;
 import io.airlift.slice.Slices;
 import io.trino.spi.Page;
 import io.trino.spi.block.Block;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkElementIndex;
 import static com.google.common.base.Preconditions.checkPositionIndexes;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.tpch.TpchColumnType.Base.DATE;
@@ -25,8 +27,9 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Rows of one TPC-H table held column by column in primitive arrays (strings as UTF-8 bytes in
- * one array per column), so that a whole table can be sorted in memory: sf1 lineitem (6M rows)
- * takes about 0.8 GB this way, several times less than as row objects.
+ * one array per column), several times more compact than row objects: one sorted run of
+ * {@link SortedRowGroupSource} lives here (lineitem takes 165 bytes a row, sort order included),
+ * and a table with fewer rows than a run is served from here directly.
  */
 final class TpchRowBuffer<E extends TpchEntity>
 {
@@ -61,6 +64,32 @@ final class TpchRowBuffer<E extends TpchEntity>
         return rowCount;
     }
 
+    /** Bytes of the arrays held, whether filled or not: what this buffer costs the heap. */
+    long retainedBytes()
+    {
+        long bytes = 0;
+        for (ColumnValues<E> column : values) {
+            bytes += column.retainedBytes();
+        }
+        return bytes;
+    }
+
+    /** The value of a date or integer column in one row. */
+    int intValue(int column, int row)
+    {
+        checkElementIndex(row, rowCount);
+        return intValues(column).values[row];
+    }
+
+    /** Appends one row in the layout {@link SortedRunReader} reads: see {@link SortedRunWriter}. */
+    void writeRow(int row, SliceOutput output)
+    {
+        checkElementIndex(row, rowCount);
+        for (ColumnValues<E> column : values) {
+            column.write(row, output);
+        }
+    }
+
     void clear()
     {
         rowCount = 0;
@@ -73,12 +102,9 @@ final class TpchRowBuffer<E extends TpchEntity>
      * Row positions ordered by the named date or integer column; rows with equal keys keep their
      * generator order. A counting sort: TPC-H dates span only 2,557 days.
      */
-    int[] stableOrderBy(String columnName)
+    int[] stableOrderBy(int column)
     {
-        int index = columnIndex(columnName);
-        if (!(values[index] instanceof IntValues<E> keys)) {
-            throw new IllegalArgumentException("Column %s is not a date or integer column".formatted(columnName));
-        }
+        IntValues<E> keys = intValues(column);
         int[] order = new int[rowCount];
         if (rowCount == 0) {
             return order;
@@ -89,7 +115,7 @@ final class TpchRowBuffer<E extends TpchEntity>
             min = Math.min(min, keys.values[row]);
             max = Math.max(max, keys.values[row]);
         }
-        checkArgument((long) max - min < 1_000_000, "Key range of %s too wide for a counting sort", columnName);
+        checkArgument((long) max - min < 1_000_000, "Key range of %s too wide for a counting sort", columns.get(column).getColumnName());
         int[] starts = new int[max - min + 2];
         for (int row = 0; row < rowCount; row++) {
             starts[keys.values[row] - min + 1]++;
@@ -114,7 +140,15 @@ final class TpchRowBuffer<E extends TpchEntity>
         return new Page(to - from, blocks);
     }
 
-    private int columnIndex(String columnName)
+    private IntValues<E> intValues(int column)
+    {
+        if (!(values[column] instanceof IntValues<E> ints)) {
+            throw new IllegalArgumentException("Column %s is not a date or integer column".formatted(columns.get(column).getColumnName()));
+        }
+        return ints;
+    }
+
+    int columnIndex(String columnName)
     {
         for (int i = 0; i < columns.size(); i++) {
             if (columns.get(i).getColumnName().equals(columnName)) {
@@ -132,10 +166,10 @@ final class TpchRowBuffer<E extends TpchEntity>
     private static int grow(int current, int needed)
     {
         long grown = Math.max(needed, current + (current >> 1));
-        // arrays cannot exceed this size; a table that needs more cannot be sorted in memory anyway
+        // arrays cannot exceed this size; a buffer that needs more holds too many rows anyway
         if (grown > Integer.MAX_VALUE - 8) {
             if (needed > Integer.MAX_VALUE - 8) {
-                throw new IllegalStateException("Table too large to hold in memory: a column exceeds 2 GB");
+                throw new IllegalStateException("Too many rows to buffer: a column exceeds 2 GB; sort in smaller runs");
             }
             return Integer.MAX_VALUE - 8;
         }
@@ -160,6 +194,10 @@ final class TpchRowBuffer<E extends TpchEntity>
         default void clear() {}
 
         Block toBlock(int[] order, int from, int to);
+
+        void write(int position, SliceOutput output);
+
+        long retainedBytes();
     }
 
     private static final class LongValues<E extends TpchEntity>
@@ -191,6 +229,18 @@ final class TpchRowBuffer<E extends TpchEntity>
                 block[i - from] = values[position(order, i)];
             }
             return new LongArrayBlock(block.length, Optional.empty(), block);
+        }
+
+        @Override
+        public void write(int position, SliceOutput output)
+        {
+            output.writeLong(values[position]);
+        }
+
+        @Override
+        public long retainedBytes()
+        {
+            return (long) values.length * Long.BYTES;
         }
     }
 
@@ -227,6 +277,18 @@ final class TpchRowBuffer<E extends TpchEntity>
             }
             return new IntArrayBlock(block.length, Optional.empty(), block);
         }
+
+        @Override
+        public void write(int position, SliceOutput output)
+        {
+            output.writeInt(values[position]);
+        }
+
+        @Override
+        public long retainedBytes()
+        {
+            return (long) values.length * Integer.BYTES;
+        }
     }
 
     private static final class DoubleValues<E extends TpchEntity>
@@ -259,6 +321,18 @@ final class TpchRowBuffer<E extends TpchEntity>
             }
             return builder.build();
         }
+
+        @Override
+        public void write(int position, SliceOutput output)
+        {
+            output.writeDouble(values[position]);
+        }
+
+        @Override
+        public long retainedBytes()
+        {
+            return (long) values.length * Double.BYTES;
+        }
     }
 
     private static final class StringValues<E extends TpchEntity>
@@ -290,7 +364,7 @@ final class TpchRowBuffer<E extends TpchEntity>
             long end = (long) start + value.length;
             if (end > bytes.length) {
                 if (end > Integer.MAX_VALUE - 8) {
-                    throw new IllegalStateException("Table too large to hold in memory: column %s exceeds 2 GB".formatted(column.getColumnName()));
+                    throw new IllegalStateException("Too many rows to buffer: column %s exceeds 2 GB; sort in smaller runs".formatted(column.getColumnName()));
                 }
                 bytes = Arrays.copyOf(bytes, grow(bytes.length, (int) end));
             }
@@ -308,6 +382,20 @@ final class TpchRowBuffer<E extends TpchEntity>
                 type.writeSlice(builder, data, offsets[row], offsets[row + 1] - offsets[row]);
             }
             return builder.build();
+        }
+
+        @Override
+        public void write(int position, SliceOutput output)
+        {
+            int length = offsets[position + 1] - offsets[position];
+            SortedRunWriter.writeLength(output, length);
+            output.writeBytes(bytes, offsets[position], length);
+        }
+
+        @Override
+        public long retainedBytes()
+        {
+            return bytes.length + (long) offsets.length * Integer.BYTES;
         }
     }
 }

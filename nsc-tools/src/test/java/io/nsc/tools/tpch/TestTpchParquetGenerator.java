@@ -1,13 +1,10 @@
 package io.nsc.tools.tpch;
 
-import com.google.common.collect.ImmutableList;
 import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.parquet.ParquetRows;
-import io.trino.tpch.TpchColumn;
-import io.trino.tpch.TpchEntity;
 import io.trino.tpch.TpchTable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,12 +14,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,15 +42,20 @@ final class TestTpchParquetGenerator
     static Path outputDir;
 
     private static final List<String> progress = new ArrayList<>();
+    private static List<GeneratedTable> generated;
 
     @BeforeAll
     static void generate()
             throws IOException
     {
-        TpchGeneratorOptions options = TpchGeneratorOptions.defaults()
+        generated = new TpchParquetGenerator(progress::add).generate(SCALE, outputDir, options());
+    }
+
+    private static TpchGeneratorOptions options()
+    {
+        return TpchGeneratorOptions.defaults()
                 .withRowsPerRowGroup(ROWS_PER_ROW_GROUP)
                 .withRowsPerFile(ROWS_PER_FILE);
-        new TpchParquetGenerator(progress::add).generate(SCALE, outputDir, options);
     }
 
     @Test
@@ -157,6 +159,63 @@ final class TestTpchParquetGenerator
     }
 
     @Test
+    void sortedTablesFitInOneRunAtTheDefaultRunSize()
+    {
+        Map<String, GeneratedTable> byName = generated.stream().collect(toImmutableMap(GeneratedTable::table, table -> table));
+        assertThat(byName.get("lineitem").sort()).contains(new SortStatistics(1, 0, 60_175, byName.get("lineitem").sort().orElseThrow().peakBufferBytes(), 0));
+        assertThat(byName.get("orders").sort().orElseThrow().mergePasses()).isZero();
+        assertThat(byName.get("customer").sort()).isEmpty();
+        assertThat(progress).anyMatch(line -> line.startsWith("lineitem: 60175 rows in 3 files") && line.contains("sorted in memory"));
+    }
+
+    @Test
+    void sortingInRunsWritesTheSameFilesAsSortingInMemory(@TempDir Path spilledDir)
+            throws IOException
+    {
+        List<String> lines = new ArrayList<>();
+        List<GeneratedTable> spilled = new TpchParquetGenerator(lines::add)
+                .generate(SCALE, spilledDir, options().withTables(List.of("lineitem", "orders")).withSortRunRows(5_000));
+
+        // 60,175 lineitem rows in runs of 5,000, 15,000 orders
+        assertThat(spilled).extracting(table -> table.sort().orElseThrow().runs()).containsExactly(13, 3);
+        assertThat(lines.getFirst()).contains("sorted in 13 runs of at most 5000 rows");
+        for (GeneratedTable table : spilled) {
+            SortStatistics sort = table.sort().orElseThrow();
+            SortStatistics inMemory = generated.stream().filter(other -> other.table().equals(table.table())).findFirst().orElseThrow().sort().orElseThrow();
+            assertThat(sort.peakBufferedRows()).isEqualTo(5_000);
+            assertThat(sort.peakBufferBytes()).isLessThan(inMemory.peakBufferBytes());
+            assertThat(sort.mergePasses()).isEqualTo(1);
+            assertThat(sort.spilledBytes()).isPositive();
+
+            List<Path> expectedFiles = files(outputDir, table.table());
+            List<Path> actualFiles = files(spilledDir, table.table());
+            assertThat(actualFiles).extracting(Path::getFileName).isEqualTo(expectedFiles.stream().map(Path::getFileName).toList());
+            for (int i = 0; i < expectedFiles.size(); i++) {
+                // byte for byte: the same rows in the same order, cut into the same row groups
+                assertThat(Files.mismatch(expectedFiles.get(i), actualFiles.get(i))).as(actualFiles.get(i).toString()).isEqualTo(-1);
+            }
+        }
+        try (Stream<Path> entries = Files.list(spilledDir)) {
+            assertThat(entries.map(entry -> entry.getFileName().toString())).containsExactlyInAnyOrder("lineitem", "orders");
+        }
+    }
+
+    @Test
+    void failedSortedTableLeavesNoRunFiles(@TempDir Path failingDir)
+            throws IOException
+    {
+        // the writer's temporary name for the second lineitem file is a directory: writing it fails mid-merge
+        Files.createDirectories(failingDir.resolve("lineitem/.lineitem-001.parquet.tmp"));
+        TpchGeneratorOptions options = options().withTables(List.of("lineitem")).withSortRunRows(5_000);
+        assertThatThrownBy(() -> new TpchParquetGenerator().generate(SCALE, failingDir, options))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(".lineitem-001.parquet.tmp");
+        try (Stream<Path> entries = Files.list(failingDir)) {
+            assertThat(entries.map(entry -> entry.getFileName().toString())).containsExactly("lineitem");
+        }
+    }
+
+    @Test
     void refusesToMixWithExistingFiles()
     {
         TpchGeneratorOptions options = TpchGeneratorOptions.defaults().withTables(List.of("nation"));
@@ -172,12 +231,9 @@ final class TestTpchParquetGenerator
                 .hasMessageContaining("Unknown TPC-H table 'lineitems'");
     }
 
-    private <E extends TpchEntity> void assertSameRows(TpchTable<E> table, String sortColumn)
+    private void assertSameRows(TpchTable<?> table, String sortColumn)
     {
-        List<List<Object>> expected = new ArrayList<>(expectedRows(table));
-        int key = TpchColumns.names(table).indexOf(sortColumn);
-        // List.sort is stable: rows of one day keep their generator order, as the generator promises
-        expected.sort(Comparator.comparing(row -> (Integer) row.get(key)));
+        List<List<Object>> expected = TpchRows.stableSorted(table, expectedRows(table), sortColumn);
         List<List<Object>> actual = readTable(table);
         assertThat(actual).hasSameSizeAs(expected);
         for (int index : List.of(0, 1, 2, 777, 12_345, actual.size() / 2, actual.size() - 1)) {
@@ -186,23 +242,9 @@ final class TestTpchParquetGenerator
         assertThat(actual).isEqualTo(expected);
     }
 
-    private static <E extends TpchEntity> List<List<Object>> expectedRows(TpchTable<E> table)
+    private static List<List<Object>> expectedRows(TpchTable<?> table)
     {
-        ImmutableList.Builder<List<Object>> rows = ImmutableList.builder();
-        for (E entity : table.createGenerator(SCALE, 1, 1)) {
-            List<Object> row = new ArrayList<>();
-            for (TpchColumn<E> column : table.getColumns()) {
-                row.add(switch (column.getType().getBase()) {
-                    case IDENTIFIER -> column.getIdentifier(entity);
-                    case INTEGER -> column.getInteger(entity);
-                    case DATE -> column.getDate(entity);
-                    case DOUBLE -> column.getDouble(entity);
-                    case VARCHAR -> column.getString(entity);
-                });
-            }
-            rows.add(row);
-        }
-        return rows.build();
+        return TpchRows.generatorRows(table, SCALE);
     }
 
     private List<List<Object>> readTable(TpchTable<?> table)
@@ -214,9 +256,14 @@ final class TestTpchParquetGenerator
         return rows;
     }
 
-    private List<Path> files(String table)
+    private static List<Path> files(String table)
     {
-        try (Stream<Path> files = Files.list(outputDir.resolve(table))) {
+        return files(outputDir, table);
+    }
+
+    private static List<Path> files(Path directory, String table)
+    {
+        try (Stream<Path> files = Files.list(directory.resolve(table))) {
             return files.sorted().collect(toImmutableList());
         }
         catch (IOException e) {

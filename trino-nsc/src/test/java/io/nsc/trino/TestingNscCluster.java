@@ -63,6 +63,15 @@ public final class TestingNscCluster
      */
     public static TestingNscCluster start(int storageNodeCount, Map<String, String> metadataProperties)
     {
+        return start(storageNodeCount, metadataProperties, Map.of());
+    }
+
+    /**
+     * @param storageProperties more properties of every storage node, over the defaults here
+     *        (such as a small {@code storage.scan-memory-limit})
+     */
+    public static TestingNscCluster start(int storageNodeCount, Map<String, String> metadataProperties, Map<String, String> storageProperties)
+    {
         try {
             Path root = Files.createTempDirectory("nsc-cluster");
             ClusterCertificates certificates = ClusterCertificates.openOrCreate(root.resolve("tls"));
@@ -84,7 +93,8 @@ public final class TestingNscCluster
                         .put("storage.http-port", "0")
                         .put("storage.metadata-address", "127.0.0.1:" + metadata.grpcPort())
                         .putAll(certificates.issue(ComponentRole.STORAGE, "storage-" + i, List.of()).toProperties("storage"))
-                        .buildOrThrow()));
+                        .putAll(storageProperties)
+                        .buildKeepingLast()));
             }
             TlsFiles clientFiles = certificates.issue(ComponentRole.CLIENT, "trino", List.of());
             TestingNscCluster cluster = new TestingNscCluster(root, metadata, storageNodes.build(), clientFiles);

@@ -11,11 +11,13 @@ import io.trino.spi.type.Type;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
 import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 import static java.util.Objects.requireNonNull;
@@ -29,8 +31,11 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * Groups are boxed native values, which suits the small group counts aggregation pushdown is
  * accepted for (the coordinator bounds them from distinct counts). That bound is an estimate,
- * so each new group reserves its size in the memory budget first: a scan with far more groups
- * than expected fails on its own rather than exhausting the node's heap.
+ * so each new group reserves its size in the memory budget first, and the groups may be given a
+ * limit of their own: {@link #addInput(Page, int[], int[], int)} stops before a row that would
+ * need a new group past it, so that a storage node can send the partial states it holds
+ * ({@link #takePartialPage}) and go on with empty groups. Partial states of the same group sent
+ * twice merge like those of two files, so the result is the same, with more rows sent.
  */
 public final class GroupedAggregation
 {
@@ -38,6 +43,9 @@ public final class GroupedAggregation
     private final List<AggregateSpec> aggregates;
     private final Map<List<Object>, Accumulator[]> groups = new LinkedHashMap<>();
     private final MemoryBudget budget;
+    private final long groupLimitBytes;
+    // what the groups held now reserved in the budget
+    private long groupBytes;
 
     public GroupedAggregation(List<Type> groupTypes, List<AggregateSpec> aggregates)
     {
@@ -49,12 +57,25 @@ public final class GroupedAggregation
      */
     public GroupedAggregation(List<Type> groupTypes, List<AggregateSpec> aggregates, MemoryBudget budget)
     {
+        this(groupTypes, aggregates, budget, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param budget where each new group reserves what it retains
+     * @param groupLimitBytes the most the groups may retain before {@link #addInput(Page, int[], int[], int)}
+     * stops for their partial states to be taken (one group always fits)
+     */
+    public GroupedAggregation(List<Type> groupTypes, List<AggregateSpec> aggregates, MemoryBudget budget, long groupLimitBytes)
+    {
         this.groupTypes = ImmutableList.copyOf(groupTypes);
         this.aggregates = ImmutableList.copyOf(aggregates);
         this.budget = requireNonNull(budget, "budget is null");
+        checkArgument(groupLimitBytes > 0, "groupLimitBytes must be positive");
+        this.groupLimitBytes = groupLimitBytes;
         groupTypes.forEach(type -> checkArgument(AggregateSpec.isGroupable(type), "cannot group by %s", type));
         if (groupTypes.isEmpty()) {
-            groups.put(List.of(), accumulators());
+            // one row even over no input, as SQL requires
+            newGroup(List.of());
         }
     }
 
@@ -79,25 +100,51 @@ public final class GroupedAggregation
         return groups.size();
     }
 
+    /** What the groups held now retain, as reserved in the budget. */
+    public long retainedBytes()
+    {
+        return groupBytes;
+    }
+
     /**
+     * Adds every row of the page; without a group limit of its own, past the budget it fails.
+     *
      * @param groupChannels the page's channel of each group key
      * @param inputChannels the page's channel of each aggregate's input (ignored for COUNT_ALL)
+     * @throws io.nsc.parquet.memory.MemoryLimitExceededException when the groups pass the budget
      */
     public void addInput(Page page, int[] groupChannels, int[] inputChannels)
     {
+        int end = addInput(page, groupChannels, inputChannels, 0);
+        checkState(end == page.getPositionCount(), "the groups reached their limit of %s bytes", groupLimitBytes);
+    }
+
+    /**
+     * Adds the page's rows from {@code start} on, until a row would need a new group that takes
+     * the groups past their limit.
+     *
+     * @return the position of the first row not added: the page's position count when all were
+     */
+    public int addInput(Page page, int[] groupChannels, int[] inputChannels, int start)
+    {
         checkArgument(groupChannels.length == groupTypes.size(), "%s group channels for %s keys", groupChannels.length, groupTypes.size());
         checkArgument(inputChannels.length == aggregates.size(), "%s input channels for %s aggregates", inputChannels.length, aggregates.size());
+        checkArgument(start >= 0 && start <= page.getPositionCount(), "start %s outside a page of %s rows", start, page.getPositionCount());
         Block[] keys = blocks(page, groupChannels);
         Block[] inputs = new Block[aggregates.size()];
         for (int aggregate = 0; aggregate < inputs.length; aggregate++) {
             inputs[aggregate] = aggregates.get(aggregate).kind() == AggregateKind.COUNT_ALL ? null : page.getBlock(inputChannels[aggregate]);
         }
-        for (int position = 0; position < page.getPositionCount(); position++) {
-            Accumulator[] accumulators = group(keys, position);
+        for (int position = start; position < page.getPositionCount(); position++) {
+            Accumulator[] accumulators = groupWithin(keys, position);
+            if (accumulators == null) {
+                return position;
+            }
             for (int aggregate = 0; aggregate < accumulators.length; aggregate++) {
                 accumulators[aggregate].addInput(inputs[aggregate], position);
             }
         }
+        return page.getPositionCount();
     }
 
     /** Merges a page of partial states laid out as {@link #partialTypes()}. */
@@ -112,7 +159,7 @@ public final class GroupedAggregation
             states[channel] = page.getBlock(channel);
         }
         for (int position = 0; position < page.getPositionCount(); position++) {
-            Accumulator[] accumulators = group(keys, position);
+            Accumulator[] accumulators = group(key(keys, position));
             int first = groupTypes.size();
             for (int aggregate = 0; aggregate < accumulators.length; aggregate++) {
                 accumulators[aggregate].addPartial(states, first, position);
@@ -121,24 +168,53 @@ public final class GroupedAggregation
         }
     }
 
+    /** The partial state of every group, which stay held. */
     public Page partialPage()
     {
-        List<Type> types = partialTypes();
-        PageBuilder page = new PageBuilder(groups.size(), types);
-        BlockBuilder[] builders = new BlockBuilder[types.size()];
-        for (int channel = 0; channel < builders.length; channel++) {
-            builders[channel] = page.getBlockBuilder(channel);
-        }
-        for (Map.Entry<List<Object>, Accumulator[]> group : groups.entrySet()) {
-            page.declarePosition();
-            writeKeys(page, group.getKey());
-            int first = groupTypes.size();
-            for (int aggregate = 0; aggregate < aggregates.size(); aggregate++) {
-                group.getValue()[aggregate].writePartial(builders, first);
-                first += aggregates.get(aggregate).partialTypes().size();
-            }
+        PageBuilder page = new PageBuilder(groups.size(), partialTypes());
+        BlockBuilder[] builders = builders(page);
+        groups.entrySet().forEach(group -> writePartial(page, builders, group));
+        return page.build();
+    }
+
+    /**
+     * Removes up to {@code maxGroups} groups, the oldest first, and returns their partial states,
+     * giving back what they reserved. Once no group is left, more input starts new groups (for a
+     * global aggregation, its one group anew).
+     */
+    public Page takePartialPage(int maxGroups)
+    {
+        checkArgument(maxGroups > 0, "maxGroups must be positive");
+        PageBuilder page = new PageBuilder(Math.min(maxGroups, groups.size()), partialTypes());
+        BlockBuilder[] builders = builders(page);
+        Iterator<Map.Entry<List<Object>, Accumulator[]>> iterator = groups.entrySet().iterator();
+        for (int taken = 0; taken < maxGroups && iterator.hasNext(); taken++) {
+            Map.Entry<List<Object>, Accumulator[]> group = iterator.next();
+            writePartial(page, builders, group);
+            iterator.remove();
+            long bytes = groupBytes(group.getKey());
+            groupBytes -= bytes;
+            budget.release(bytes);
         }
         return page.build();
+    }
+
+    private BlockBuilder[] builders(PageBuilder page)
+    {
+        BlockBuilder[] builders = new BlockBuilder[partialTypes().size()];
+        Arrays.setAll(builders, page::getBlockBuilder);
+        return builders;
+    }
+
+    private void writePartial(PageBuilder page, BlockBuilder[] builders, Map.Entry<List<Object>, Accumulator[]> group)
+    {
+        page.declarePosition();
+        writeKeys(page, group.getKey());
+        int first = groupTypes.size();
+        for (int aggregate = 0; aggregate < aggregates.size(); aggregate++) {
+            group.getValue()[aggregate].writePartial(builders, first);
+            first += aggregates.get(aggregate).partialTypes().size();
+        }
     }
 
     public Page finalPage()
@@ -161,21 +237,45 @@ public final class GroupedAggregation
         }
     }
 
-    private Accumulator[] group(Block[] keys, int position)
+    private List<Object> key(Block[] keys, int position)
     {
         if (keys.length == 0) {
-            return groups.get(List.of());
+            return List.of();
         }
         List<Object> key = new ArrayList<>(keys.length);
         for (int channel = 0; channel < keys.length; channel++) {
             key.add(readNativeValue(groupTypes.get(channel), keys[channel], position));
         }
+        return key;
+    }
+
+    private Accumulator[] group(List<Object> key)
+    {
         Accumulator[] accumulators = groups.get(key);
-        if (accumulators == null) {
-            budget.reserve(groupBytes(key), "the groups of an aggregation");
-            accumulators = accumulators();
-            groups.put(key, accumulators);
+        return accumulators == null ? newGroup(key) : accumulators;
+    }
+
+    /** The row's group, or null when it would be a new one past the group limit. */
+    private Accumulator[] groupWithin(Block[] keys, int position)
+    {
+        List<Object> key = key(keys, position);
+        Accumulator[] accumulators = groups.get(key);
+        if (accumulators != null) {
+            return accumulators;
         }
+        if (!groups.isEmpty() && groupBytes(key) > groupLimitBytes - groupBytes) {
+            return null;
+        }
+        return newGroup(key);
+    }
+
+    private Accumulator[] newGroup(List<Object> key)
+    {
+        long bytes = groupBytes(key);
+        budget.reserve(bytes, "the groups of an aggregation");
+        groupBytes += bytes;
+        Accumulator[] accumulators = accumulators();
+        groups.put(key, accumulators);
         return accumulators;
     }
 

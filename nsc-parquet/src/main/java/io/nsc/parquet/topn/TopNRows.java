@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
 import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 import static java.util.Objects.requireNonNull;
@@ -24,6 +25,11 @@ import static java.util.Objects.requireNonNull;
  * worst row kept: a storage node returns only these, and Trino's own top-N merges the splits'.
  * A row's sort keys are read first; the whole row only when it makes it into the heap. Rows in
  * the heap hold a reservation in the memory budget: n rows of long strings can be large.
+ * <p>
+ * The rows may be given a limit of their own: {@link #add(Page, int)} stops before a row that
+ * would take them past it, so that a storage node can send the rows it holds ({@link #takeRows})
+ * and go on with an empty heap. Trino's top-N over the splits picks the first n rows of all
+ * sent, so the result is the same, with more rows sent.
  */
 public final class TopNRows
 {
@@ -33,6 +39,12 @@ public final class TopNRows
     private final Comparator<Object[]> order;
     private final PriorityQueue<Row> heap;
     private final MemoryBudget budget;
+    private final long rowLimitBytes;
+    // what the rows held now (in the heap, or sorted and being taken) reserve in the budget
+    private long rowBytes;
+    // the heap's rows best first, while takeRows hands them out
+    private List<Row> sorted = List.of();
+    private int taken;
 
     private record Row(Object[] keys, Object[] values, long retainedBytes)
     {
@@ -52,6 +64,18 @@ public final class TopNRows
      */
     public TopNRows(List<Type> types, List<SortKey> keys, int n, MemoryBudget budget)
     {
+        this(types, keys, n, budget, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param budget where the rows kept reserve what they retain
+     * @param rowLimitBytes the most the rows kept may retain before {@link #add(Page, int)} stops
+     * for them to be taken (one row always fits)
+     */
+    public TopNRows(List<Type> types, List<SortKey> keys, int n, MemoryBudget budget, long rowLimitBytes)
+    {
+        checkArgument(rowLimitBytes > 0, "rowLimitBytes must be positive");
+        this.rowLimitBytes = rowLimitBytes;
         this.budget = requireNonNull(budget, "budget is null");
         this.types = ImmutableList.copyOf(types);
         this.keys = ImmutableList.copyOf(keys);
@@ -72,36 +96,123 @@ public final class TopNRows
         return NativeValues.isOrderable(type);
     }
 
+    /**
+     * Adds every row of the page; without a row limit of its own, past the budget it fails.
+     *
+     * @throws io.nsc.parquet.memory.MemoryLimitExceededException when the rows pass the budget
+     */
     public void add(Page page)
     {
+        int end = add(page, 0);
+        checkState(end == page.getPositionCount(), "the rows reached their limit of %s bytes", rowLimitBytes);
+    }
+
+    /**
+     * Adds the page's rows from {@code start} on, until keeping a row would take the rows kept
+     * past their limit.
+     *
+     * @return the position of the first row not added: the page's position count when all were
+     */
+    public int add(Page page, int start)
+    {
         checkArgument(page.getChannelCount() == types.size(), "page of %s channels, expected %s", page.getChannelCount(), types.size());
-        for (int position = 0; position < page.getPositionCount(); position++) {
+        checkArgument(start >= 0 && start <= page.getPositionCount(), "start %s outside a page of %s rows", start, page.getPositionCount());
+        checkState(taken == sorted.size(), "rows are being taken");
+        for (int position = start; position < page.getPositionCount(); position++) {
             Object[] rowKeys = new Object[keys.size()];
             for (int key = 0; key < rowKeys.length; key++) {
                 int channel = keys.get(key).channel();
                 rowKeys[key] = readNativeValue(types.get(channel), page.getBlock(channel), position);
             }
             if (heap.size() < n) {
-                keep(new Row(rowKeys, values(page, position)));
+                Row row = new Row(rowKeys, values(page, position));
+                if (!heap.isEmpty() && row.retainedBytes() > rowLimitBytes - rowBytes) {
+                    return position;
+                }
+                keep(row);
             }
             else if (order.compare(rowKeys, heap.peek().keys()) < 0) {
-                budget.release(heap.poll().retainedBytes());
-                keep(new Row(rowKeys, values(page, position)));
+                Row row = new Row(rowKeys, values(page, position));
+                Row worst = heap.peek();
+                if (row.retainedBytes() - worst.retainedBytes() > rowLimitBytes - rowBytes) {
+                    return position;
+                }
+                heap.poll();
+                release(worst);
+                keep(row);
             }
         }
+        return page.getPositionCount();
     }
 
     private void keep(Row row)
     {
         budget.reserve(row.retainedBytes(), "the rows of a top-N");
+        rowBytes += row.retainedBytes();
         heap.add(row);
     }
 
-    /** The rows kept, best first. */
+    private void release(Row row)
+    {
+        rowBytes -= row.retainedBytes();
+        budget.release(row.retainedBytes());
+    }
+
+    /** Whether rows are held, to be taken. */
+    public boolean hasRows()
+    {
+        return !heap.isEmpty() || taken < sorted.size();
+    }
+
+    /** What the rows held now retain, as reserved in the budget. */
+    public long retainedBytes()
+    {
+        return rowBytes;
+    }
+
+    /**
+     * Removes up to {@code maxRows} of the rows kept, best first, and returns them, giving back
+     * what they reserved. Once all are taken, more input starts a new heap.
+     */
+    public Page takeRows(int maxRows)
+    {
+        checkArgument(maxRows > 0, "maxRows must be positive");
+        if (taken == sorted.size()) {
+            sorted = sortedRows();
+            taken = 0;
+            heap.clear();
+        }
+        int end = Math.min(sorted.size(), taken + maxRows);
+        Page page = page(sorted.subList(taken, end));
+        for (int row = taken; row < end; row++) {
+            release(sorted.get(row));
+            // the page holds the values now
+            sorted.set(row, null);
+        }
+        taken = end;
+        if (taken == sorted.size()) {
+            sorted = List.of();
+            taken = 0;
+        }
+        return page;
+    }
+
+    /** The rows kept, best first; they stay held. */
     public Page result()
+    {
+        checkState(taken == sorted.size(), "rows are being taken");
+        return page(sortedRows());
+    }
+
+    private List<Row> sortedRows()
     {
         List<Row> rows = new ArrayList<>(heap);
         rows.sort((left, right) -> order.compare(left.keys(), right.keys()));
+        return rows;
+    }
+
+    private Page page(List<Row> rows)
+    {
         PageBuilder page = new PageBuilder(rows.size(), types);
         for (Row row : rows) {
             page.declarePosition();

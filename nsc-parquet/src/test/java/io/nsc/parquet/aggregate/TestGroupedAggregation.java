@@ -1,5 +1,6 @@
 package io.nsc.parquet.aggregate;
 
+import io.nsc.parquet.memory.MemoryBudget;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
@@ -89,7 +90,74 @@ final class TestGroupedAggregation
     }
 
     @Test
-    void testGlobalAggregationOverNothingHasOneRow()
+    void testGroupLimitSendsPartialStatesEarlyAndMergesToTheSameResult()
+    {
+        Random random = new Random(3);
+        List<Page> pages = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            pages.add(randomPage(random, 500, 300));
+        }
+        GroupedAggregation single = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+        pages.forEach(page -> single.addInput(page, new int[] {0}, INPUTS));
+
+        // 1 byte: every new group sends the one held; 8kB: a few dozen groups at a time
+        for (long limit : new long[] {1, 8 * 1024}) {
+            MemoryBudget budget = new MemoryBudget("Scan of file f", 1 << 20);
+            GroupedAggregation limited = new GroupedAggregation(List.of(VARCHAR), AGGREGATES, budget, limit);
+            GroupedAggregation merged = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+            int flushes = 0;
+            long highWater = 0;
+            for (Page page : pages) {
+                for (int position = 0; position < page.getPositionCount(); ) {
+                    position = limited.addInput(page, new int[] {0}, INPUTS, position);
+                    highWater = Math.max(highWater, limited.retainedBytes());
+                    if (position < page.getPositionCount()) {
+                        flushes++;
+                        drain(limited, merged);
+                    }
+                }
+            }
+            drain(limited, merged);
+            assertSameRows(merged.finalPage(), single.finalPage(), single.finalTypes());
+            assertThat(flushes).as("limit %s", limit).isGreaterThan(50);
+            // one group always fits, however small the limit
+            assertThat(highWater).isLessThanOrEqualTo(Math.max(limit, 1024));
+            assertThat(budget.peakBytes()).isEqualTo(highWater);
+            assertThat(budget.reservedBytes()).isZero();
+            assertThat(limited.retainedBytes()).isZero();
+        }
+    }
+
+    @Test
+    void testGlobalAggregationTakenStartsAgain()
+    {
+        GroupedAggregation global = new GroupedAggregation(List.of(), AGGREGATES, MemoryBudget.unlimited(), 1);
+        GroupedAggregation merged = new GroupedAggregation(List.of(), AGGREGATES);
+        Random random = new Random(5);
+        Page first = randomPage(random, 100);
+        Page second = randomPage(random, 100);
+        // one group never fills up: every row goes in
+        assertThat(global.addInput(first, new int[0], INPUTS, 0)).isEqualTo(100);
+        merged.addPartial(global.takePartialPage(10));
+        assertThat(global.groupCount()).isZero();
+        assertThat(global.addInput(second, new int[0], INPUTS, 0)).isEqualTo(100);
+        merged.addPartial(global.takePartialPage(10));
+
+        GroupedAggregation single = new GroupedAggregation(List.of(), AGGREGATES);
+        single.addInput(first, new int[0], INPUTS);
+        single.addInput(second, new int[0], INPUTS);
+        assertSameRows(merged.finalPage(), single.finalPage(), single.finalTypes());
+        assertThat(merged.finalPage().getPositionCount()).isEqualTo(1);
+    }
+
+    private static void drain(GroupedAggregation from, GroupedAggregation into)
+    {
+        while (from.groupCount() > 0) {
+            into.addPartial(from.takePartialPage(7));
+        }
+    }
+
+
     {
         GroupedAggregation global = new GroupedAggregation(List.of(), AGGREGATES);
         GroupedAggregation merged = new GroupedAggregation(List.of(), AGGREGATES);
@@ -153,15 +221,21 @@ final class TestGroupedAggregation
 
     private static Page randomPage(Random random, int rows)
     {
+        return randomPage(random, rows, 6);
+    }
+
+    /** Rows of {@code groups} groups, one of them the NULL key. */
+    private static Page randomPage(Random random, int rows, int groups)
+    {
         BlockBuilder keys = VARCHAR.createBlockBuilder(null, rows);
         BlockBuilder longs = BIGINT.createBlockBuilder(null, rows);
         BlockBuilder doubles = DOUBLE.createBlockBuilder(null, rows);
         BlockBuilder decimals = DECIMAL.createBlockBuilder(null, rows);
         BlockBuilder strings = VARCHAR.createBlockBuilder(null, rows);
         for (int row = 0; row < rows; row++) {
-            // group "null" is a NULL key
-            int group = random.nextInt(6);
-            writeNativeValue(VARCHAR, keys, group == 5 ? null : utf8Slice("g" + group));
+            // the last group is a NULL key
+            int group = random.nextInt(groups);
+            writeNativeValue(VARCHAR, keys, group == groups - 1 ? null : utf8Slice("g" + group));
             writeNativeValue(BIGINT, longs, random.nextInt(5) == 0 ? null : (long) random.nextInt(1000) - 500);
             writeNativeValue(DOUBLE, doubles, random.nextInt(5) == 0 ? null : random.nextInt(1000) / 4.0);
             writeNativeValue(DECIMAL, decimals, random.nextInt(5) == 0 ? null : Int128.valueOf(random.nextLong() >> 4));

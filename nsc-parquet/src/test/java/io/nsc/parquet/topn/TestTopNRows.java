@@ -1,5 +1,6 @@
 package io.nsc.parquet.topn;
 
+import io.nsc.parquet.memory.MemoryBudget;
 import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.Page;
 import io.trino.spi.block.BlockBuilder;
@@ -56,6 +57,61 @@ final class TestTopNRows
             }
             assertThat(actual).as("trial %s, keys %s, n %s", trial, keys, n).isEqualTo(expected);
         }
+    }
+
+    @Test
+    void testRowLimitSendsRowsEarlyAndTheirTopNIsTheSame()
+    {
+        Random random = new Random(13);
+        for (int trial = 0; trial < 100; trial++) {
+            List<Object[]> rows = new ArrayList<>();
+            List<Page> pages = new ArrayList<>();
+            for (int page = random.nextInt(6); page >= 0; page--) {
+                pages.add(randomPage(random, random.nextInt(80), rows));
+            }
+            List<SortKey> keys = List.of(new SortKey(random.nextInt(2), random.nextBoolean(), random.nextBoolean()), new SortKey(2, true, false));
+            int n = 1 + random.nextInt(60);
+            // from about one row to a dozen
+            long limit = 400 + random.nextInt(4000);
+            MemoryBudget budget = new MemoryBudget("Scan of file f", 1 << 20);
+            TopNRows topN = new TopNRows(TYPES, keys, n, budget, limit);
+            List<Object> sent = new ArrayList<>();
+            int flushes = 0;
+            for (Page page : pages) {
+                for (int position = 0; position < page.getPositionCount(); ) {
+                    position = topN.add(page, position);
+                    assertThat(topN.retainedBytes()).isLessThanOrEqualTo(limit);
+                    if (position < page.getPositionCount()) {
+                        flushes++;
+                        takeAll(random, topN, sent);
+                    }
+                }
+            }
+            takeAll(random, topN, sent);
+            assertThat(budget.reservedBytes()).isZero();
+            assertThat(budget.peakBytes()).isLessThanOrEqualTo(limit);
+
+            // what Trino's top-N over everything sent keeps
+            rows.sort(comparator(keys));
+            List<Object[]> sentRows = rows.stream().filter(row -> sent.contains(row[2])).toList();
+            List<Object> expected = rows.subList(0, Math.min(n, rows.size())).stream().map(row -> row[2]).toList();
+            assertThat(sentRows.subList(0, Math.min(n, sentRows.size())).stream().map(row -> row[2]).toList())
+                    .as("trial %s, keys %s, n %s, limit %s, flushes %s", trial, keys, n, limit, flushes)
+                    .isEqualTo(expected);
+            assertThat(sent).doesNotHaveDuplicates();
+        }
+    }
+
+    private static void takeAll(Random random, TopNRows topN, List<Object> ids)
+    {
+        while (topN.hasRows()) {
+            Page page = topN.takeRows(1 + random.nextInt(10));
+            assertThat(page.getPositionCount()).isPositive();
+            for (int position = 0; position < page.getPositionCount(); position++) {
+                ids.add(readNativeValue(BIGINT, page.getBlock(2), position));
+            }
+        }
+        assertThat(topN.retainedBytes()).isZero();
     }
 
     @Test

@@ -14,8 +14,9 @@ import static java.util.Objects.requireNonNull;
  * The statistics nsc keeps per Parquet file: row counts and offsets per row group, and per
  * column chunk its compressed size, null count and min/max as {@link StatsKeys stats keys}.
  * <p>
- * A storage node holds one of these per file for every file it serves, so the whole thing is a
- * single {@code byte[]} read with absolute offsets: no object per row group or column chunk.
+ * The metadata service and the coordinator hold one of these per file of a table, so the whole
+ * thing is a single {@code byte[]} read with absolute offsets: no object per row group or column
+ * chunk.
  * The same bytes travel in {@code DataFile.compact_stats}. Layout (version 1, little-endian):
  * <pre>
  * header      magic "NSCS" (4), version (1), column count (int), row group count (int),
@@ -99,7 +100,7 @@ public final class CompactFileStats
     }
 
     /**
-     * Bytes of the encoding, which is all a storage node keeps per file besides this small wrapper.
+     * Bytes of the encoding, which is all this holds besides a small wrapper.
      */
     public int sizeInBytes()
     {

@@ -15,6 +15,7 @@ import io.nsc.protocol.proto.FileAttestation;
 import io.nsc.protocol.proto.ReadRangesRequest;
 import io.nsc.protocol.proto.ReadRangesResponse;
 import io.nsc.protocol.proto.StorageNode;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.security.GrantKeyring;
@@ -22,6 +23,7 @@ import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.FileUpload;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
+import io.nsc.storage.store.UploadedFile;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
@@ -146,16 +148,21 @@ public final class ReplicaCopier
         Optional<StoredFile> held = store.find(id);
         if (held.isPresent() && held.get().sizeBytes() == task.getSizeBytes() && held.get().crc32c() == task.getCrc32C()) {
             // already here (an earlier copy whose report was lost): just say so again
-            succeed(held.get());
+            try {
+                succeed(held.get(), store.stats(held.get()));
+            }
+            catch (StatusRuntimeException e) {
+                fail(task, "cannot read the copy held here: " + e.getStatus().getDescription());
+            }
             return;
         }
         List<String> failures = new ArrayList<>();
         for (StorageNode source : task.getSourcesList()) {
             try {
-                StoredFile stored = copyFrom(source, id, task);
-                bytesCopied.update(stored.sizeBytes());
-                log.info("Copied file %s (%s bytes) from node %s", id, stored.sizeBytes(), source.getNodeId());
-                succeed(stored);
+                UploadedFile stored = copyFrom(source, id, task);
+                bytesCopied.update(stored.file().sizeBytes());
+                log.info("Copied file %s (%s bytes) from node %s", id, stored.file().sizeBytes(), source.getNodeId());
+                succeed(stored.file(), stored.stats());
                 return;
             }
             catch (StatusRuntimeException | IOException e) {
@@ -165,7 +172,7 @@ public final class ReplicaCopier
         fail(task, failures.isEmpty() ? "no source node" : String.join("; ", failures));
     }
 
-    private StoredFile copyFrom(StorageNode source, FileId id, CopyTask task)
+    private UploadedFile copyFrom(StorageNode source, FileId id, CopyTask task)
             throws IOException
     {
         ManagedChannel channel = channels.computeIfAbsent(source.getAddress(), address -> GrpcChannels.forAddress(address, security));
@@ -193,14 +200,14 @@ public final class ReplicaCopier
                 call.detach(previous);
                 call.cancel(null);
             }
-            return upload.finish().file();
+            return upload.finish();
         }
     }
 
-    private void succeed(StoredFile file)
+    private void succeed(StoredFile file, CompactFileStats stats)
     {
         copiesCompleted.update(1);
-        copied.add(keyring.attest(file).orElseGet(() -> keyring.describe(file)));
+        copied.add(keyring.attest(file, stats).orElseGet(() -> keyring.describe(file, stats)));
     }
 
     private void fail(CopyTask task, String reason)

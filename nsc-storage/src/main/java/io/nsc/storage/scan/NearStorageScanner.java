@@ -1,16 +1,15 @@
 package io.nsc.storage.scan;
 
-import com.google.common.cache.Cache;
-import com.google.common.cache.CacheBuilder;
 import io.airlift.stats.CounterStat;
 import io.airlift.units.DataSize;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.storage.cache.BoundedMetadataCache;
+import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.trino.parquet.ParquetReaderOptions;
-import io.trino.parquet.metadata.ParquetMetadata;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
@@ -37,21 +36,38 @@ public final class NearStorageScanner
             CounterStat cpuNanos,
             CounterStat refusedInvalid,
             CounterStat refusedMemory,
-            CounterStat corruptScans) {}
+            CounterStat corruptScans,
+            CounterStat earlyFlushes,
+            AtomicLong peakMemoryBytes) {}
 
     private final ParquetFileStore store;
     private final int maxBatchBytes;
     private final ScanLimits limits;
-    private final Cache<String, ParquetMetadata> footers;
+    private final BoundedMetadataCache<FileId, ParsedFooter> footers;
     private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
-    private final Counters counters = new Counters(new AtomicLong(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat(), new CounterStat());
+    private final Counters counters = new Counters(
+            new AtomicLong(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new CounterStat(),
+            new AtomicLong());
 
-    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, int footerCacheSize, ScanLimits limits)
+    /**
+     * @param footerCacheSize memory for the parsed footers of files recently scanned
+     */
+    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, ScanLimits limits)
     {
         this.store = requireNonNull(store, "store is null");
         this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
         this.limits = requireNonNull(limits, "limits is null");
-        this.footers = CacheBuilder.newBuilder().maximumSize(footerCacheSize).build();
+        this.footers = new BoundedMetadataCache<>(footerCacheSize, ParsedFooter::retainedBytes);
     }
 
     /**
@@ -124,6 +140,31 @@ public final class NearStorageScanner
     public CounterStat getScansRefusedInvalid()
     {
         return counters.refusedInvalid();
+    }
+
+    /**
+     * Times an aggregation's groups or a top-N's rows filled their share of a scan's budget and
+     * were sent early (the scan went on with empty ones).
+     */
+    @Managed
+    @Nested
+    public CounterStat getEarlyFlushes()
+    {
+        return counters.earlyFlushes();
+    }
+
+    /** The most any one scan held in its memory budget since the node started. */
+    @Managed
+    public long getPeakScanMemoryBytes()
+    {
+        return counters.peakMemoryBytes().get();
+    }
+
+    @Managed
+    @Nested
+    public BoundedMetadataCache<?, ?> getFooterCache()
+    {
+        return footers;
     }
 
     /** Scans stopped at their memory budget (RESOURCE_EXHAUSTED). */

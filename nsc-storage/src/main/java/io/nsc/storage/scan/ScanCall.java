@@ -1,6 +1,5 @@
 package io.nsc.storage.scan;
 
-import com.google.common.cache.Cache;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.airlift.log.Logger;
 import io.grpc.Status;
@@ -31,8 +30,10 @@ import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.storage.cache.BoundedMetadataCache;
 import io.nsc.storage.store.CorruptBlockException;
 import io.nsc.storage.store.DamagedCopies;
+import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.trino.parquet.ParquetReaderOptions;
@@ -51,7 +52,6 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -72,6 +72,12 @@ import static java.util.Objects.requireNonNull;
  * values are checked before they are decoded (INVALID_ARGUMENT), and what the scan holds (decoded
  * values, group maps, top-N heaps, the reader's buffers, the batch in the making) is reserved in
  * its memory budget (RESOURCE_EXHAUSTED past it), so that no request can take the node's heap.
+ * <p>
+ * An aggregation's groups or a top-N's rows may take half of the budget. When they would take
+ * more, the scan sends what they hold (partial states, or the best rows so far) and goes on with
+ * empty ones: the worker merges partial states of one group sent twice, and Trino's top-N picks
+ * the first rows of all sent, so a scan of more groups than expected costs rows sent, not the
+ * query.
  */
 final class ScanCall
 {
@@ -81,6 +87,9 @@ final class ScanCall
     // the most rows a top-N scan keeps: what the connector pushes is bounded the same way
     private static final long MAX_TOP_N = 100_000;
     private static final int RESULT_PAGE_ROWS = 8192;
+    // the share of the budget an aggregation's groups or a top-N's rows may hold: the rest is for
+    // the reader's buffers and the batch in the making
+    private static final int FOLD_SHARE_DIVISOR = 2;
 
     private final ParquetFileStore store;
     private final StoredFile file;
@@ -92,7 +101,7 @@ final class ScanCall
     // what is reserved for the reader's buffers and the batch in the making, as last charged
     private long readerReserved;
     private long batchReserved;
-    private final Cache<String, ParquetMetadata> footers;
+    private final BoundedMetadataCache<FileId, ParsedFooter> footers;
     private final ParquetReaderOptions readerOptions;
     private final ServerCallStreamObserver<ScanResponse> call;
     private final NearStorageScanner.Counters counters;
@@ -101,8 +110,13 @@ final class ScanCall
     private FilteredScan scan;
     private Optional<Aggregation> aggregation = Optional.empty();
     private Optional<TopNRows> topN = Optional.empty();
-    // pages of a finished aggregation or top-N, waiting to be sent
-    private Iterator<Page> results;
+    // an input page an aggregation or top-N has taken rows of up to pendingPosition, before it filled up
+    private Page pending;
+    private int pendingPosition;
+    // an aggregation or top-N hands out what it holds: it filled up, or the input ended
+    private boolean draining;
+    private boolean inputEnded;
+    private long earlyFlushes;
     private PageCodec codec;
     private long bytesSent;
     // rows in the pages sent: the filtered rows, or the groups of an aggregation
@@ -119,7 +133,7 @@ final class ScanCall
             ScanRequest request,
             int maxBatchBytes,
             ScanLimits limits,
-            Cache<String, ParquetMetadata> footers,
+            BoundedMetadataCache<FileId, ParsedFooter> footers,
             ParquetReaderOptions readerOptions,
             ServerCallStreamObserver<ScanResponse> call,
             NearStorageScanner.Counters counters)
@@ -272,7 +286,7 @@ final class ScanCall
             List<SortKey> keys = request.getOrderList().stream()
                     .map(key -> new SortKey(key.getColumn(), key.getAscending(), key.getNullsFirst()))
                     .collect(toImmutableList());
-            return new TopNRows(outputTypes, keys, (int) request.getTopN(), memory);
+            return new TopNRows(outputTypes, keys, (int) request.getTopN(), memory, foldLimitBytes());
         }
         catch (IllegalArgumentException e) {
             throw invalid("Scan of file %s has a bad top-N order: %s".formatted(file.id(), e.getMessage()));
@@ -295,11 +309,16 @@ final class ScanCall
                 inputChannels[i] = aggregate.getInput();
                 specs.add(new AggregateSpec(kind, kind == AggregateKind.COUNT_ALL ? Optional.empty() : Optional.of(types.get(outputChannels[aggregate.getInput()]))));
             }
-            return new Aggregation(new GroupedAggregation(groupTypes, specs, memory), groupChannels, inputChannels);
+            return new Aggregation(new GroupedAggregation(groupTypes, specs, memory, foldLimitBytes()), groupChannels, inputChannels);
         }
         catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw invalid("Scan of file %s has a bad aggregation: %s".formatted(file.id(), e.getMessage()));
         }
+    }
+
+    private long foldLimitBytes()
+    {
+        return limits.memoryBytes() / FOLD_SHARE_DIVISOR;
     }
 
     private void checkInFile(ParquetMetadata footer, List<FileColumn> columns)
@@ -334,7 +353,7 @@ final class ScanCall
     private ParquetMetadata footer()
     {
         try {
-            return footers.get(file.id().value(), () -> MetadataReader.readFooter(dataSource, Optional.empty()));
+            return footers.get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty()), file.footerLength())).metadata();
         }
         catch (ExecutionException | UncheckedExecutionException e) {
             throw badData(e.getCause());
@@ -430,31 +449,65 @@ final class ScanCall
         }
     }
 
-    /** The next page to send: filtered rows, or, once the whole scan is read, an aggregation's or top-N's result. */
+    /** The next page to send: filtered rows, or what an aggregation or top-N holds once it filled up or the input ended. */
     private Page nextOutputPage()
             throws IOException
     {
         if (aggregation.isEmpty() && topN.isEmpty()) {
             return nextScanPage();
         }
-        if (results == null) {
-            // the whole scan folds into partial states or the best rows, however many rows it reads
-            for (Page page = nextScanPage(); page != null && !call.isCancelled(); page = nextScanPage()) {
-                if (aggregation.isPresent()) {
-                    aggregation.get().groups().addInput(page, aggregation.get().groupChannels(), aggregation.get().inputChannels());
+        while (true) {
+            if (draining) {
+                Optional<Page> held = takeHeld();
+                if (held.isPresent()) {
+                    return held.get();
                 }
-                else {
-                    topN.get().add(page);
+                if (inputEnded) {
+                    return null;
                 }
+                draining = false;
             }
-            Page result = aggregation.isPresent() ? aggregation.get().groups().partialPage() : topN.get().result();
-            List<Page> regions = new ArrayList<>();
-            for (int offset = 0; offset < result.getPositionCount(); offset += RESULT_PAGE_ROWS) {
-                regions.add(result.getRegion(offset, Math.min(RESULT_PAGE_ROWS, result.getPositionCount() - offset)));
-            }
-            results = regions.iterator();
+            fold();
         }
-        return results.hasNext() ? results.next() : null;
+    }
+
+    /** Folds input rows into the groups or the heap until they fill up or the input ends. */
+    private void fold()
+            throws IOException
+    {
+        while (!draining) {
+            if (pending == null) {
+                Page page = call.isCancelled() ? null : nextScanPage();
+                if (page == null) {
+                    inputEnded = true;
+                    draining = true;
+                    return;
+                }
+                pending = page;
+                pendingPosition = 0;
+            }
+            pendingPosition = aggregation.isPresent()
+                    ? aggregation.get().groups().addInput(pending, aggregation.get().groupChannels(), aggregation.get().inputChannels(), pendingPosition)
+                    : topN.get().add(pending, pendingPosition);
+            if (pendingPosition == pending.getPositionCount()) {
+                pending = null;
+            }
+            else {
+                // full: send what is held, then go on with the rest of this page
+                earlyFlushes++;
+                draining = true;
+            }
+        }
+    }
+
+    /** A page of what the aggregation or top-N holds, which gives those rows up; empty once nothing is held. */
+    private Optional<Page> takeHeld()
+    {
+        if (aggregation.isPresent()) {
+            GroupedAggregation groups = aggregation.get().groups();
+            return groups.groupCount() == 0 ? Optional.empty() : Optional.of(groups.takePartialPage(RESULT_PAGE_ROWS));
+        }
+        return topN.get().hasRows() ? Optional.of(topN.get().takeRows(RESULT_PAGE_ROWS)) : Optional.empty();
     }
 
     private Page nextScanPage()
@@ -495,6 +548,8 @@ final class ScanCall
                 .setBytesReadFromDisk(dataSource.diskBytesRead())
                 .setBytesSent(bytesSent)
                 .setCpuNanos(cpuNanos)
+                .setEarlyFlushes(earlyFlushes)
+                .setPeakMemoryBytes(memory.peakBytes())
                 .build();
     }
 
@@ -573,6 +628,8 @@ final class ScanCall
         }
         chargeCpu();
         counters.cpuNanos().update(cpuNanos);
+        counters.earlyFlushes().update(earlyFlushes);
+        counters.peakMemoryBytes().accumulateAndGet(memory.peakBytes(), Math::max);
         try {
             if (scan != null) {
                 scan.close();

@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.nsc.protocol.proto.FileAttestation;
 import io.nsc.protocol.proto.GrantKey;
 import io.nsc.protocol.proto.UploadGrant;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.security.SignedMessages;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.StoredFile;
@@ -88,30 +89,30 @@ public final class GrantKeyring
     }
 
     /** This node's signed statement of what it stored, or empty before it has a key. */
-    public Optional<FileAttestation> attest(StoredFile file)
+    public Optional<FileAttestation> attest(StoredFile file, CompactFileStats stats)
     {
         GrantKey key = current;
         if (key == null) {
             return Optional.empty();
         }
-        return Optional.of(SignedMessages.signAttestation(key, describe(nodeId, file)));
+        return Optional.of(SignedMessages.signAttestation(key, describe(nodeId, file, stats)));
     }
 
     /** What this node stored, unsigned: all a node without TLS (and so without a key) can say. */
-    public FileAttestation describe(StoredFile file)
+    public FileAttestation describe(StoredFile file, CompactFileStats stats)
     {
-        return describe(nodeId, file);
+        return describe(nodeId, file, stats);
     }
 
-    private static FileAttestation describe(String nodeId, StoredFile file)
+    private static FileAttestation describe(String nodeId, StoredFile file, CompactFileStats stats)
     {
         return FileAttestation.newBuilder()
                 .setFileId(file.id().value())
                 .setNodeId(nodeId)
                 .setSizeBytes(file.sizeBytes())
-                .setRowCount(file.rowCount())
+                .setRowCount(stats.rowCount())
                 .setCrc32C(file.crc32c())
-                .setCompactStatsSha256(ByteString.copyFrom(SignedMessages.sha256(file.stats().encoded())))
+                .setCompactStatsSha256(ByteString.copyFrom(SignedMessages.sha256(stats.encoded())))
                 .build();
     }
 

@@ -120,6 +120,14 @@ public final class NodeStatistics
                 // not in GetNodeStatsResponse (heartbeats carry free_bytes): the room new files have, and what uploads in progress hold of it
                 .put("free_bytes", store.getFreeBytes())
                 .put("upload_reserved_bytes", store.getReservedBytes())
+                // what the node holds in memory for its files: a constant per file, and two caches bounded in bytes
+                .put("file_metadata_bytes", store.getFileMetadataBytes())
+                .put("file_stats_cache_entries", store.getStatsCache().getEntries())
+                .put("scan_footer_cache_bytes", scanner.getFooterCache().getRetainedBytes())
+                .put("scan_footer_cache_entries", scanner.getFooterCache().getEntries())
+                // scans whose aggregation or top-N filled its share of the budget and sent early, and the most one scan held
+                .put("scan_early_flushes", scanner.getEarlyFlushes().getTotalCount())
+                .put("scan_peak_memory_bytes", scanner.getPeakScanMemoryBytes())
                 .buildOrThrow();
     }
 }

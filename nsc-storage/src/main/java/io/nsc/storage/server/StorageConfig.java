@@ -41,7 +41,8 @@ public class StorageConfig
     private Duration orphanCheckInterval = new Duration(1, MINUTES);
     private Duration orphanMinAge = new Duration(1, HOURS);
     private DataSize reservedSpace = DataSize.of(256, MEGABYTE);
-    private int scanFooterCacheSize = 1000;
+    private DataSize scanFooterCacheSize = DataSize.of(64, MEGABYTE);
+    private DataSize fileStatsCacheSize = DataSize.of(16, MEGABYTE);
     private DataSize maxScanBatch = DataSize.of(4, DataSize.Unit.MEGABYTE);
     private DataSize maxRequestSize = DataSize.of(32, MEGABYTE);
     private int maxScanRowGroups = 10_000;
@@ -265,17 +266,33 @@ public class StorageConfig
         return this;
     }
 
-    @Min(0)
-    public int getScanFooterCacheSize()
+    @NotNull
+    @MaxDataSize("16GB")
+    public DataSize getScanFooterCacheSize()
     {
         return scanFooterCacheSize;
     }
 
     @Config("storage.scan-footer-cache-size")
-    @ConfigDescription("Parsed Parquet footers the node keeps for near-storage scans (files are immutable, so entries never go stale)")
-    public StorageConfig setScanFooterCacheSize(int scanFooterCacheSize)
+    @ConfigDescription("Memory for the parsed Parquet footers of files recently scanned (estimated retained bytes; 0B keeps none); evicted footers are read again from the file")
+    public StorageConfig setScanFooterCacheSize(DataSize scanFooterCacheSize)
     {
         this.scanFooterCacheSize = scanFooterCacheSize;
+        return this;
+    }
+
+    @NotNull
+    @MaxDataSize("16GB")
+    public DataSize getFileStatsCacheSize()
+    {
+        return fileStatsCacheSize;
+    }
+
+    @Config("storage.file-stats-cache-size")
+    @ConfigDescription("Memory for the compact stats of files recently asked about (GetFileInfo, repair copies; 0B keeps none); the node keeps no stats per file otherwise and reads them from the footer")
+    public StorageConfig setFileStatsCacheSize(DataSize fileStatsCacheSize)
+    {
+        this.fileStatsCacheSize = fileStatsCacheSize;
         return this;
     }
 

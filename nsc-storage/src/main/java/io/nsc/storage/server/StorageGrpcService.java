@@ -19,6 +19,7 @@ import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
 import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.scan.NearStorageScanner;
 import io.nsc.storage.security.GrantKeyring;
@@ -106,12 +107,13 @@ public final class StorageGrpcService
     {
         try {
             StoredFile file = store.require(FileId.fromClient(request.getFileId()));
+            CompactFileStats stats = store.stats(file);
             responseObserver.onNext(GetFileInfoResponse.newBuilder()
                     .setFileId(file.id().value())
                     .setSizeBytes(file.sizeBytes())
-                    .setRowCount(file.rowCount())
+                    .setRowCount(stats.rowCount())
                     // the encoded stats are never modified, so the message may share them
-                    .setCompactStats(unsafeWrap(file.stats().encoded()))
+                    .setCompactStats(unsafeWrap(stats.encoded()))
                     .setCrc32C(file.crc32c())
                     .build());
             responseObserver.onCompleted();
@@ -134,13 +136,13 @@ public final class StorageGrpcService
         UploadResponse.Builder response = UploadResponse.newBuilder()
                 .setFileId(file.id().value())
                 .setSizeBytes(file.sizeBytes())
-                .setRowCount(file.rowCount())
-                .setCompactStats(unsafeWrap(file.stats().encoded()))
+                .setRowCount(uploaded.stats().rowCount())
+                .setCompactStats(unsafeWrap(uploaded.stats().encoded()))
                 .setCrc32C(file.crc32c());
         uploaded.columns().forEach(column -> response.addColumns(Column.newBuilder()
                 .setName(column.name())
                 .setType(column.type())));
-        keyring.attest(file).ifPresent(response::setAttestation);
+        keyring.attest(file, uploaded.stats()).ifPresent(response::setAttestation);
         return response.build();
     }
 

@@ -73,7 +73,8 @@ public class StorageModule
                 StorageLimits.parquet(config),
                 toIntExact(config.getChecksumBlockSize().toBytes()),
                 config.isVerifyChecksums(),
-                config.getReservedSpace().toBytes()));
+                config.getReservedSpace().toBytes(),
+                config.getFileStatsCacheSize()));
     }
 
     @Provides

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.airlift.slice.SizeOf.instanceSize;
 import static java.lang.Math.toIntExact;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
@@ -35,6 +36,7 @@ public final class BlockChecksums
 {
     static final int MAGIC = 0x4E534331;
     static final int HEADER_BYTES = 24;
+    static final long INSTANCE_BYTES = instanceSize(BlockChecksums.class);
     private static final int ENTRY_BYTES = Integer.BYTES;
 
     private final int blockSize;

@@ -2,6 +2,8 @@ package io.nsc.storage.store;
 
 import io.grpc.Status;
 
+import static io.airlift.slice.SizeOf.estimatedSizeOf;
+import static io.airlift.slice.SizeOf.instanceSize;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -12,6 +14,9 @@ import static java.util.Objects.requireNonNull;
 public record FileId(String value)
 {
     private static final int LENGTH = 32;
+
+    /** What an id retains: the record and its string of 32 characters. */
+    static final long RETAINED_BYTES = instanceSize(FileId.class) + estimatedSizeOf("0".repeat(LENGTH));
 
     public FileId
     {

@@ -2,6 +2,7 @@ package io.nsc.storage.store;
 
 import com.google.common.annotations.VisibleForTesting;
 import com.google.common.collect.ImmutableList;
+import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.airlift.log.Logger;
 import io.airlift.stats.CounterStat;
 import io.grpc.Status;
@@ -10,6 +11,8 @@ import io.nsc.protocol.parquet.InvalidParquetFileException;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.parquet.ParquetLimits;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.storage.cache.BoundedMetadataCache;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
@@ -17,6 +20,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,10 +35,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Throwables.throwIfUnchecked;
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static io.airlift.slice.SizeOf.instanceSize;
+import static io.airlift.slice.SizeOf.sizeOfByteArray;
 import static io.nsc.storage.store.DataDirectory.CRC_SUFFIX;
 import static io.nsc.storage.store.DataDirectory.PARQUET_SUFFIX;
 import static io.nsc.storage.store.DataDirectory.fsyncDirectory;
@@ -43,15 +50,17 @@ import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The Parquet files of this node over its data directories, and the compact metadata of each
- * file in memory. Files are immutable: a file appears (atomically) when its upload completes
- * and is never modified; it disappears only when the metadata service reports that no commit
- * claims it (see {@link #delete}).
+ * The Parquet files of this node over its data directories. In memory it keeps a few dozen bytes
+ * per file ({@link StoredFile}), whatever the files hold; their compact stats are read from the
+ * footer when asked for and kept in a cache bounded in bytes. Files are immutable: a file appears
+ * (atomically) when its upload completes and is never modified; it disappears only when the
+ * metadata service reports that no commit claims it (see {@link #delete}).
  */
 public final class ParquetFileStore
 {
     private static final Logger log = Logger.get(ParquetFileStore.class);
     private static final int MAX_DISPLAY_NAME_LENGTH = 200;
+    private static final long STATS_INSTANCE_BYTES = instanceSize(CompactFileStats.class);
 
     private final List<DataDirectory> directories;
     private final ParquetLimits limits;
@@ -62,6 +71,9 @@ public final class ParquetFileStore
     // placement decisions and reservations change together, so two uploads never count the same free bytes
     private final Object placementLock = new Object();
     private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
+    // the column chunks of the files in the map, kept as they come and go rather than summed per request
+    private final AtomicLong columnChunks = new AtomicLong();
+    private final BoundedMetadataCache<FileId, CompactFileStats> statsCache;
     // quarantined copies not yet reported to the metadata service, oldest first
     private final Queue<DamagedFile> damagedToReport = new ConcurrentLinkedQueue<>();
     // at most one upload per id at a time, so that the final rename never races with another;
@@ -79,6 +91,7 @@ public final class ParquetFileStore
         this.checksumBlockSize = options.checksumBlockSize();
         this.verifyChecksums = options.verifyChecksums();
         this.systemReserveBytes = options.reservedSpaceBytes();
+        this.statsCache = new BoundedMetadataCache<>(options.statsCacheSize(), ParquetFileStore::retainedBytes);
     }
 
     /**
@@ -160,10 +173,10 @@ public final class ParquetFileStore
             return false;
         }
         try {
-            if (!files.remove(file.id(), file)) {
+            if (!remove(file)) {
                 return false;
             }
-            DataDirectory directory = directoryOf(file);
+            DataDirectory directory = file.directory();
             try {
                 moveToQuarantine(directory, file.id(), reason);
             }
@@ -207,13 +220,51 @@ public final class ParquetFileStore
         return Optional.ofNullable(files.get(id));
     }
 
-    private DataDirectory directoryOf(StoredFile file)
+    /**
+     * The file's compact stats, read from its footer (every byte checked against its block
+     * checksums) unless a recent request left them in the cache.
+     *
+     * @throws io.grpc.StatusRuntimeException DATA_LOSS when the copy's bytes are damaged (it is
+     * quarantined), NOT_FOUND when it was deleted meanwhile, INTERNAL when it cannot be read
+     */
+    public CompactFileStats stats(StoredFile file)
     {
-        Path filesDirectory = file.path().getParent().getParent();
-        return directories.stream()
-                .filter(directory -> directory.filesDirectory().equals(filesDirectory))
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("File %s is in no data directory".formatted(file.path())));
+        try {
+            return statsCache.get(file.id(), () -> readStats(file));
+        }
+        catch (ExecutionException | UncheckedExecutionException e) {
+            throw statsFailure(file, e.getCause());
+        }
+    }
+
+    private static long retainedBytes(CompactFileStats stats)
+    {
+        return STATS_INSTANCE_BYTES + sizeOfByteArray(stats.sizeInBytes());
+    }
+
+    private CompactFileStats readStats(StoredFile file)
+            throws IOException, InvalidParquetFileException
+    {
+        try (ChecksummedReader reader = openReader(file)) {
+            return ParquetFooterParser.parse(reader, file.sizeBytes(), "file " + file.id()).stats();
+        }
+    }
+
+    private StatusRuntimeException statsFailure(StoredFile file, Throwable failure)
+    {
+        Optional<CorruptBlockException> corruption = DamagedCopies.findCorruption(failure);
+        if (corruption.isPresent()) {
+            quarantine(file, corruption.get().getMessage());
+            return DamagedCopies.dataLoss(file, corruption.get());
+        }
+        if (failure instanceof NoSuchFileException) {
+            return Status.NOT_FOUND.withDescription("File %s not found on this node".formatted(file.id())).asRuntimeException();
+        }
+        if (failure instanceof InvalidParquetFileException) {
+            // it parsed when it arrived and its bytes still match their checksums: not the file's fault
+            log.error(failure, "Footer of file %s no longer parses", file.id());
+        }
+        return Status.INTERNAL.withDescription("Cannot read the footer of file %s: %s".formatted(file.id(), failure.getMessage())).withCause(failure).asRuntimeException();
     }
 
     public List<FileId> fileIds()
@@ -258,15 +309,15 @@ public final class ParquetFileStore
             return false;
         }
         try {
-            StoredFile file = files.remove(id);
-            if (file == null) {
+            StoredFile file = files.get(id);
+            if (file == null || !remove(file)) {
                 return false;
             }
             try {
                 Files.deleteIfExists(file.path());
             }
             catch (IOException e) {
-                files.put(id, file);
+                add(file);
                 throw e;
             }
             // the checksum second: after a crash in between, start-up deletes the lone .crc
@@ -397,7 +448,7 @@ public final class ParquetFileStore
         if (existing != null) {
             if (existing.sizeBytes() == checksum.size() && existing.crc32c() == checksum.fileCrc32c()) {
                 // identical bytes: the earlier upload stands; the caller deletes the temporary file
-                return new UploadedFile(existing, summary.columns());
+                return new UploadedFile(existing, summary.stats(), summary.columns());
             }
             throw alreadyExists(id);
         }
@@ -408,9 +459,9 @@ public final class ParquetFileStore
         Files.move(tempPath, target, ATOMIC_MOVE);
         fsyncDirectory(target.getParent());
 
-        StoredFile file = new StoredFile(id, target, checksums, summary.stats());
-        files.put(id, file);
-        return new UploadedFile(file, summary.columns());
+        StoredFile file = storedFile(directory, id, checksums, summary);
+        add(file);
+        return new UploadedFile(file, summary.stats(), summary.columns());
     }
 
     ParquetLimits limits()
@@ -466,16 +517,31 @@ public final class ParquetFileStore
         return files.size();
     }
 
+    /** The compact stats held in memory: those in the cache, with its entries. */
     @Managed
     public long getCompactStatsBytes()
     {
-        return files.values().stream().mapToLong(file -> file.stats().sizeInBytes()).sum();
+        return statsCache.getRetainedBytes();
+    }
+
+    /** What the per-file metadata of the files served retains: a constant per file. */
+    @Managed
+    public long getFileMetadataBytes()
+    {
+        return files.size() * StoredFile.RETAINED_BYTES_PER_FILE;
+    }
+
+    @Managed
+    @Nested
+    public BoundedMetadataCache<FileId, CompactFileStats> getStatsCache()
+    {
+        return statsCache;
     }
 
     @Managed
     public long getColumnChunkCount()
     {
-        return files.values().stream().mapToLong(StoredFile::columnChunkCount).sum();
+        return columnChunks.get();
     }
 
     @Managed
@@ -604,10 +670,36 @@ public final class ParquetFileStore
             log.error(e, "Cannot read %s; it will not be served", path);
             return;
         }
-        StoredFile previous = files.putIfAbsent(id, new StoredFile(id, path, checksums, summary.stats()));
+        StoredFile file = storedFile(directory, id, checksums, summary);
+        StoredFile previous = files.putIfAbsent(id, file);
         if (previous != null) {
             log.warn("File %s is in two data directories: serving %s, ignoring %s", id, previous.path(), path);
+            return;
         }
+        columnChunks.addAndGet(file.columnChunkCount());
+    }
+
+    private static StoredFile storedFile(DataDirectory directory, FileId id, BlockChecksums checksums, ParquetFileSummary summary)
+    {
+        CompactFileStats stats = summary.stats();
+        return new StoredFile(id, directory, checksums, stats.footerLength(), stats.columnChunkCount());
+    }
+
+    private void add(StoredFile file)
+    {
+        files.put(file.id(), file);
+        columnChunks.addAndGet(file.columnChunkCount());
+    }
+
+    /** Stops serving the file if it is still this copy; its stats leave the cache with it. */
+    private boolean remove(StoredFile file)
+    {
+        if (!files.remove(file.id(), file)) {
+            return false;
+        }
+        columnChunks.addAndGet(-file.columnChunkCount());
+        statsCache.invalidate(file.id());
+        return true;
     }
 
     /**

@@ -15,6 +15,7 @@ import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDe
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
 import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
 import static io.airlift.testing.ValidationAssertions.assertValidates;
+import static io.airlift.units.DataSize.Unit.BYTE;
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
@@ -42,7 +43,8 @@ final class TestStorageConfig
                 .setOrphanCheckInterval(new Duration(1, MINUTES))
                 .setOrphanMinAge(new Duration(1, HOURS))
                 .setReservedSpace(DataSize.of(256, MEGABYTE))
-                .setScanFooterCacheSize(1000)
+                .setScanFooterCacheSize(DataSize.of(64, MEGABYTE))
+                .setFileStatsCacheSize(DataSize.of(16, MEGABYTE))
                 .setMaxScanBatch(DataSize.of(4, MEGABYTE))
                 .setMaxRequestSize(DataSize.of(32, MEGABYTE))
                 .setMaxScanRowGroups(10_000)
@@ -76,7 +78,8 @@ final class TestStorageConfig
                 .put("storage.orphan-check-interval", "30s")
                 .put("storage.orphan-min-age", "2h")
                 .put("storage.reserved-space", "10GB")
-                .put("storage.scan-footer-cache-size", "10")
+                .put("storage.scan-footer-cache-size", "10MB")
+                .put("storage.file-stats-cache-size", "0B")
                 .put("storage.max-scan-batch", "8MB")
                 .put("storage.max-request-size", "1MB")
                 .put("storage.max-scan-row-groups", "50")
@@ -107,7 +110,8 @@ final class TestStorageConfig
                 .setOrphanCheckInterval(new Duration(30, SECONDS))
                 .setOrphanMinAge(new Duration(2, HOURS))
                 .setReservedSpace(DataSize.of(10, GIGABYTE))
-                .setScanFooterCacheSize(10)
+                .setScanFooterCacheSize(DataSize.of(10, MEGABYTE))
+                .setFileStatsCacheSize(DataSize.of(0, BYTE))
                 .setMaxScanBatch(DataSize.of(8, MEGABYTE))
                 .setMaxRequestSize(DataSize.of(1, MEGABYTE))
                 .setMaxScanRowGroups(50)

@@ -27,6 +27,8 @@ import io.nsc.protocol.proto.ScanLike;
 import io.nsc.protocol.proto.ScanPredicate;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.protocol.proto.ScanSortKey;
+import io.nsc.protocol.proto.ScanSummary;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
 import io.trino.spi.Page;
@@ -44,9 +46,13 @@ import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.nsc.storage.server.StorageTesting.channel;
@@ -54,6 +60,7 @@ import static io.nsc.storage.server.StorageTesting.fixture;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
+import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -205,7 +212,7 @@ final class TestStorageRequestLimits
     }
 
     @Test
-    void testGroupByPastTheMemoryBudget()
+    void testGroupByPastItsShareOfTheBudgetSendsPartialStatesEarly()
     {
         ScanColumn key = ScanColumn.newBuilder().setOrdinal(0).setType("varchar").setOutput(true).build();
         ScanRequest groupBy = ScanRequest.newBuilder()
@@ -217,15 +224,59 @@ final class TestStorageRequestLimits
                 .addAggregates(ScanAggregate.newBuilder().setFunction(AggregateFunction.AGGREGATE_FUNCTION_COUNT_ALL))
                 .setCompression(PageCompression.PAGE_COMPRESSION_LZ4)
                 .build();
-        long before = counter("ScansRefusedMemory");
-        assertRefused(scan(groupBy), Status.Code.RESOURCE_EXHAUSTED, "exceeds its memory limit of 16MB: the groups of an aggregation");
-        assertThat(counter("ScansRefusedMemory")).isEqualTo(before + 1);
-        // a top-N of as many long rows
-        assertRefused(scan(groupBy.toBuilder().setAggregate(false).clearGroupBy().clearAggregates().setTopN(100_000)
-                .addOrder(io.nsc.protocol.proto.ScanSortKey.newBuilder().setColumn(0).setAscending(true)).build()),
-                Status.Code.RESOURCE_EXHAUSTED, "the rows of a top-N");
-        // the same file scanned plainly streams within the budget
+        long refusedBefore = counter("ScansRefusedMemory");
+        long flushesBefore = counter("EarlyFlushes");
+        // 100,000 groups of 40-character keys take about 24MB; half of the 16MB budget holds a third of them
+        ScanResult result = runScan(groupBy);
+        assertThat(result.summary().getEarlyFlushes()).isBetween(2L, 5L);
+        assertThat(result.summary().getPeakMemoryBytes()).isPositive().isLessThanOrEqualTo(16L << 20);
+        assertThat(counter("EarlyFlushes")).isEqualTo(flushesBefore + result.summary().getEarlyFlushes());
+        assertThat(counter("ScansRefusedMemory")).isEqualTo(refusedBefore);
+        // every key once (each is in one flush only), each counted once
+        Map<String, Long> counts = new HashMap<>();
+        for (Page page : result.pages()) {
+            for (int position = 0; position < page.getPositionCount(); position++) {
+                counts.merge(VARCHAR.getSlice(page.getBlock(0), position).toStringUtf8(), BIGINT.getLong(page.getBlock(1), position), Long::sum);
+            }
+        }
+        assertThat(counts).hasSize(100_000);
+        assertThat(counts.values()).containsOnly(1L);
+        assertThat(result.summary().getRowsReturned()).isEqualTo(100_000);
+        assertThat(peakScanMemory()).isLessThanOrEqualTo(16L << 20);
+        // the same file scanned plainly streams within the budget too
         assertThat(scan(groupBy.toBuilder().setAggregate(false).clearGroupBy().clearAggregates().build()).run()).isEqualTo(100_000);
+        assertServes();
+    }
+
+    @Test
+    void testTopNPastItsShareOfTheBudgetSendsItsRowsEarly()
+    {
+        // the last 50,000 keys: a heap of them takes about 14MB, more than half of the 16MB budget
+        ScanRequest topN = ScanRequest.newBuilder()
+                .setFileId(manyGroups)
+                .addRowGroups(0)
+                .addColumns(ScanColumn.newBuilder().setOrdinal(0).setType("varchar").setOutput(true))
+                .setTopN(50_000)
+                .addOrder(ScanSortKey.newBuilder().setColumn(0).setAscending(false))
+                .setCompression(PageCompression.PAGE_COMPRESSION_LZ4)
+                .build();
+        ScanResult result = runScan(topN);
+        assertThat(result.summary().getEarlyFlushes()).isPositive();
+        assertThat(result.summary().getPeakMemoryBytes()).isLessThanOrEqualTo(16L << 20);
+        assertThat(result.summary().getRowsReturned()).isGreaterThan(50_000);
+        // what Trino's own top-N over the rows sent keeps: the 50,000 greatest keys
+        List<String> keys = new ArrayList<>();
+        for (Page page : result.pages()) {
+            for (int position = 0; position < page.getPositionCount(); position++) {
+                keys.add(VARCHAR.getSlice(page.getBlock(0), position).toStringUtf8());
+            }
+        }
+        keys.sort(Comparator.reverseOrder());
+        List<String> expected = new ArrayList<>();
+        for (int row = 99_999; row >= 50_000; row--) {
+            expected.add("%040d".formatted(row));
+        }
+        assertThat(keys.subList(0, 50_000)).isEqualTo(expected);
         assertServes();
     }
 
@@ -279,6 +330,37 @@ final class TestStorageRequestLimits
             }
             return rows;
         };
+    }
+
+    private record ScanResult(List<Page> pages, ScanSummary summary) {}
+
+    private ScanResult runScan(ScanRequest request)
+    {
+        PageCodec codec = new PageCodec(request.getCompression());
+        List<Page> pages = new ArrayList<>();
+        ScanSummary summary = null;
+        Iterator<ScanResponse> responses = storage.scan(request);
+        while (responses.hasNext()) {
+            ScanResponse response = responses.next();
+            if (response.hasBatch()) {
+                pages.addAll(codec.decode(response.getBatch()));
+            }
+            else {
+                summary = response.getSummary();
+            }
+        }
+        assertThat(summary).isNotNull();
+        return new ScanResult(pages, summary);
+    }
+
+    private static long peakScanMemory()
+    {
+        try {
+            return (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName("io.nsc.storage.scan:name=NearStorageScanner,node=" + NODE_ID), "PeakScanMemoryBytes");
+        }
+        catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static void assertRefused(ScanRun scan, Status.Code code, String message)

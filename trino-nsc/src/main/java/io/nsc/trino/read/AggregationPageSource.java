@@ -16,44 +16,71 @@ import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metrics;
 import io.trino.spi.type.Type;
 
-import java.util.ArrayList;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ExecutionException;
+import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static com.google.common.base.Throwables.throwIfUnchecked;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
-import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 import static java.util.Objects.requireNonNull;
 
 /**
  * The merging split of a pushed-down aggregation: every part is scanned by a storage node that
- * returns partial states per group (in parallel, on the fan-out threads), and this merges them
- * into one page with each group once, its columns in the order the engine asked for.
+ * returns partial states per group (in parallel, on the fan-out threads), and the driver merges
+ * their pages as they arrive into one page with each group once, its columns in the order the
+ * engine asked for. The driver never waits on the network: {@link #isBlocked} says when pages
+ * arrived or the parts ended.
+ * <p>
+ * What it holds is reported to Trino ({@link #getMemoryUsage}), which enforces the query's memory
+ * limits on it as on its own aggregation: the merged groups (one per group of the result, which
+ * the coordinator accepted pushdown for because distinct counts bound them) and at most
+ * {@value #QUEUED_PAGES} pages waiting to be merged; a part's thread waits while the queue is
+ * full. A storage node whose groups fill their share of its scan budget sends partial states
+ * early and goes on, so one part may send a group more than once: merged like two parts' states.
  */
 public class AggregationPageSource
         implements ConnectorPageSource
 {
-    /** A part's scan, given the request template, the file and the row groups. */
+    // pages of partial states waiting for the driver: a few per fan-out thread at most
+    static final int QUEUED_PAGES = 16;
+
+    /** A part's scan by a storage node (a {@link StorageScanPageSource}): its pages are partial states. */
     public interface PartScan
     {
-        StorageScanPageSource open(NscSplit part);
+        ConnectorPageSource open(NscSplit part);
     }
 
     private final List<NscSplit> parts;
     private final Optional<StatsAnswer> statsAnswer;
     private final PartScan partScan;
-    private final List<Type> groupTypes;
     private final List<AggregateSpec> aggregates;
     private final int[] outputChannels;
     private final ExecutorService executor;
+    private final GroupedAggregation merged;
+    private final BlockingQueue<Page> arrived = new ArrayBlockingQueue<>(QUEUED_PAGES);
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicInteger partsRunning = new AtomicInteger();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+    private final Queue<Metrics> partMetrics = new ConcurrentLinkedQueue<>();
+    // completed when a page arrives or a part ends; replaced by the driver when it waits again
+    private CompletableFuture<Void> progress = CompletableFuture.completedFuture(null);
+    private List<Future<?>> scans;
     private Metrics metrics = Metrics.EMPTY;
-    private long bytesReceived;
     private long readTimeNanos;
+    private long pagesMerged;
     private boolean finished;
 
     /**
@@ -64,8 +91,8 @@ public class AggregationPageSource
         this.parts = ImmutableList.copyOf(parts);
         this.statsAnswer = requireNonNull(statsAnswer, "statsAnswer is null");
         this.partScan = requireNonNull(partScan, "partScan is null");
-        this.groupTypes = ImmutableList.copyOf(groupTypes);
         this.aggregates = ImmutableList.copyOf(aggregates);
+        this.merged = new GroupedAggregation(groupTypes, aggregates);
         this.outputChannels = outputChannels.clone();
         this.executor = requireNonNull(executor, "executor is null");
     }
@@ -76,41 +103,81 @@ public class AggregationPageSource
         if (finished) {
             return null;
         }
-        finished = true;
         long start = System.nanoTime();
-        List<Future<PartResult>> results = new ArrayList<>();
-        for (NscSplit part : parts) {
-            results.add(executor.submit(() -> scan(part)));
-        }
-        GroupedAggregation merged = new GroupedAggregation(groupTypes, aggregates);
-        statsAnswer.ifPresent(answer -> merged.addPartial(partialPage(answer)));
         try {
-            for (Future<PartResult> result : results) {
-                PartResult part = result.get();
-                part.pages().forEach(merged::addPartial);
-                metrics = metrics.mergeWith(part.metrics());
-                bytesReceived += part.bytesReceived();
+            if (scans == null) {
+                start();
             }
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            results.forEach(result -> result.cancel(true));
-            throw new TrinoException(NSC_STORAGE_ERROR, "Interrupted while waiting for storage-side aggregation", e);
-        }
-        catch (ExecutionException e) {
-            results.forEach(result -> result.cancel(true));
-            throwIfUnchecked(e.getCause());
-            throw new TrinoException(GENERIC_INTERNAL_ERROR, "Storage-side aggregation failed: " + e.getCause(), e.getCause());
+            mergeArrived();
+            failOnFailedPart();
+            if (partsRunning.get() > 0) {
+                return null;
+            }
+            // pages put before the last part ended
+            mergeArrived();
+            failOnFailedPart();
+            partMetrics.forEach(part -> metrics = metrics.mergeWith(part));
+            finished = true;
+            return SourcePage.create(finalPage());
         }
         finally {
             readTimeNanos += System.nanoTime() - start;
         }
+    }
+
+    private void start()
+    {
+        statsAnswer.ifPresent(answer -> merged.addPartial(partialPage(answer)));
+        partsRunning.set(parts.size());
+        ImmutableList.Builder<Future<?>> started = ImmutableList.builder();
+        for (NscSplit part : parts) {
+            started.add(executor.submit(() -> {
+                try {
+                    scan(part);
+                }
+                catch (Throwable e) {
+                    // whatever ends a part early, its groups are missing: the split must fail
+                    firstFailure.compareAndSet(null, e);
+                }
+                finally {
+                    // after the part's last page and metrics, so that the driver sees them once no part runs
+                    partsRunning.decrementAndGet();
+                    signalProgress();
+                }
+            }));
+        }
+        scans = started.build();
+    }
+
+    private void mergeArrived()
+    {
+        for (Page page = arrived.poll(); page != null; page = arrived.poll()) {
+            merged.addPartial(page);
+            queuedBytes.addAndGet(-page.getRetainedSizeInBytes());
+            pagesMerged++;
+        }
+    }
+
+    /** A failed part fails the split at once: the other parts' results would be in vain. */
+    private void failOnFailedPart()
+    {
+        Throwable failure = firstFailure.get();
+        if (failure == null) {
+            return;
+        }
+        scans.forEach(scan -> scan.cancel(true));
+        throwIfUnchecked(failure);
+        throw new TrinoException(NSC_STORAGE_ERROR, "Storage-side aggregation failed: " + failure, failure);
+    }
+
+    private Page finalPage()
+    {
         Page page = merged.finalPage();
         Block[] blocks = new Block[outputChannels.length];
         for (int i = 0; i < blocks.length; i++) {
             blocks[i] = page.getBlock(outputChannels[i]);
         }
-        return SourcePage.create(new Page(page.getPositionCount(), blocks));
+        return new Page(page.getPositionCount(), blocks);
     }
 
     /** The stats' answer as a partial state row: counts, and min/max values whose exact key is the value. */
@@ -126,27 +193,48 @@ public class AggregationPageSource
         return new Page(1, blocks);
     }
 
-    private record PartResult(List<Page> pages, Metrics metrics, long bytesReceived) {}
-
-    private PartResult scan(NscSplit part)
+    /** On a fan-out thread: hands each page of the part to the driver, waiting while the queue is full. */
+    private void scan(NscSplit part)
+            throws InterruptedException, IOException
     {
-        StorageScanPageSource source = partScan.open(part);
-        try {
-            ImmutableList.Builder<Page> pages = ImmutableList.builder();
+        try (ConnectorPageSource source = partScan.open(part)) {
             for (SourcePage page = source.getNextSourcePage(); page != null; page = source.getNextSourcePage()) {
-                pages.add(page.getPage());
+                Page partial = page.getPage();
+                queuedBytes.addAndGet(partial.getRetainedSizeInBytes());
+                arrived.put(partial);
+                signalProgress();
             }
-            return new PartResult(pages.build(), source.getMetrics(), source.getCompletedBytes());
+            bytesReceived.addAndGet(source.getCompletedBytes());
+            partMetrics.add(source.getMetrics());
         }
-        finally {
-            source.close();
+    }
+
+    private synchronized void signalProgress()
+    {
+        progress.complete(null);
+    }
+
+    @Override
+    public CompletableFuture<?> isBlocked()
+    {
+        CompletableFuture<Void> next;
+        synchronized (this) {
+            // a fresh future before looking: a page or an end after the look completes it
+            if (progress.isDone()) {
+                progress = new CompletableFuture<>();
+            }
+            next = progress;
         }
+        if (finished || scans == null || !arrived.isEmpty() || partsRunning.get() == 0) {
+            return NOT_BLOCKED;
+        }
+        return next;
     }
 
     @Override
     public long getCompletedBytes()
     {
-        return bytesReceived;
+        return bytesReceived.get();
     }
 
     @Override
@@ -167,10 +255,11 @@ public class AggregationPageSource
         return finished;
     }
 
+    /** The merged groups and the pages waiting to be merged. */
     @Override
     public long getMemoryUsage()
     {
-        return 0;
+        return merged.retainedBytes() + queuedBytes.get();
     }
 
     @Override
@@ -178,6 +267,7 @@ public class AggregationPageSource
     {
         return metrics.mergeWith(new Metrics(ImmutableMap.of(
                 ReadMetrics.AGGREGATION_PARTS, new LongCount(parts.size()),
+                ReadMetrics.AGGREGATION_PAGES_MERGED, new LongCount(pagesMerged),
                 ReadMetrics.AGGREGATION_ROW_GROUPS_FROM_STATS, new LongCount(statsAnswer.map(StatsAnswer::rowGroups).orElse(0L)))));
     }
 
@@ -185,5 +275,11 @@ public class AggregationPageSource
     public void close()
     {
         finished = true;
+        if (scans != null) {
+            // a part waiting for room in the queue, or for the network, is interrupted
+            scans.forEach(scan -> scan.cancel(true));
+        }
+        arrived.clear();
+        queuedBytes.set(0);
     }
 }

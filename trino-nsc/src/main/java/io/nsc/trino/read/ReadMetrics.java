@@ -13,6 +13,8 @@ public final class ReadMetrics
     public static final String SPLITS_RAW = "raw_splits_read";
     /** Parts (row groups of one file) a pushed-down aggregation merged. */
     public static final String AGGREGATION_PARTS = "aggregation_parts";
+    /** Pages of partial states a pushed-down aggregation merged (more than its parts when storage nodes sent early). */
+    public static final String AGGREGATION_PAGES_MERGED = "aggregation_pages_merged";
     /** Row groups whose part of a pushed-down aggregation the compact stats answered. */
     public static final String AGGREGATION_ROW_GROUPS_FROM_STATS = "aggregation_row_groups_from_stats";
     /** Splits scanned by a storage node. */
@@ -29,6 +31,8 @@ public final class ReadMetrics
     public static final String STORAGE_CPU_NANOS = "storage_cpu_nanos";
     public static final String STORAGE_READ_REQUESTS = "storage_read_requests";
     public static final String STORAGE_REPLICA_FAILOVERS = "storage_replica_failovers";
+    /** Times a storage scan's aggregation groups or top-N rows filled their share of its budget and were sent early. */
+    public static final String STORAGE_EARLY_FLUSHES = "storage_early_flushes";
     /** Rows a worker decoded from raw byte ranges and rows it kept after the enforced predicate. */
     public static final String WORKER_ROWS_DECODED = "worker_rows_decoded";
     public static final String WORKER_ROWS_RETURNED = "worker_rows_returned";

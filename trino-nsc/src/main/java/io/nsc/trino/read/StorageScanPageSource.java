@@ -230,6 +230,7 @@ public class StorageScanPageSource
                 .put(ReadMetrics.STORAGE_ROWS_RETURNED, new LongCount(done.getRowsReturned()))
                 .put(ReadMetrics.STORAGE_CPU_NANOS, new LongCount(done.getCpuNanos()))
                 .put(ReadMetrics.STORAGE_REPLICA_FAILOVERS, new LongCount(failovers))
+                .put(ReadMetrics.STORAGE_EARLY_FLUSHES, new LongCount(done.getEarlyFlushes()))
                 .buildOrThrow());
     }
 

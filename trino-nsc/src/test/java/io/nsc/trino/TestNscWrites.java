@@ -44,8 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class TestNscWrites
         extends AbstractTestQueryFramework
 {
-    // a catalog over the same cluster whose page sinks write a file every 64kB of pages, so that a
-    // statement uploads files long before it ends
+    // a catalog over the same cluster whose page sinks write files of 64kB, so that a statement
+    // uploads files long before it ends
     private static final String SMALL_BUFFER_CATALOG = "nsc_small_buffer";
 
     private TestingNscCluster cluster;
@@ -58,7 +58,8 @@ final class TestNscWrites
         cluster = closeAfterClass(TestingNscCluster.start(3));
         smallBufferTempDir = Files.createDirectories(cluster.root().resolve("small-buffer-writes"));
         return NscQueryRunner.create(cluster, Map.of(), Map.of(SMALL_BUFFER_CATALOG, ImmutableMap.of(
-                "nsc.writer-buffer-size", "64kB",
+                "nsc.writer-buffer-size", "1MB",
+                "nsc.writer-target-file-size", "64kB",
                 "nsc.writer-temp-dir", smallBufferTempDir.toString())));
     }
 

@@ -2,8 +2,8 @@ package io.nsc.trino.write;
 
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
-import io.nsc.parquet.stats.ColumnSketches;
 import io.airlift.slice.Slice;
+import io.nsc.parquet.stats.ColumnSketches;
 import io.nsc.trino.write.LocalParquetFile.Written;
 import io.nsc.trino.write.WriteTypes.ParquetSchema;
 import io.trino.spi.Page;
@@ -12,6 +12,7 @@ import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.type.Type;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,56 +28,63 @@ import static io.trino.spi.StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Writes the pages one writer of a CREATE TABLE AS or INSERT receives. Pages are buffered up to
- * the configured size; each full buffer (and the rest at {@link #finish()}) becomes one Parquet
- * file: sorted by the table's {@code sorted_by} columns if it has any, written to a local
- * temporary file, uploaded to the replicas the metadata service chose (another node taking the
- * place of one that fails, see {@link ReplicaUploader}), and deleted locally. The
- * fragments {@link #finish()} returns name the uploaded files; only the coordinator's commit
- * makes them part of the table.
+ * Writes the pages one writer of a CREATE TABLE AS or INSERT receives as Parquet files of about
+ * {@code nsc.writer-target-file-size}, each written to a local temporary file, uploaded to the
+ * replicas the metadata service chose (another node taking the place of one that fails, see
+ * {@link ReplicaUploader}), and deleted locally. The fragments {@link #finish()} returns name the
+ * uploaded files; only the coordinator's commit makes them part of the table.
+ *
+ * <p>Memory stays within {@code nsc.writer-buffer-size} (plus a page) whatever the size of the
+ * files. Without {@code sorted_by}, pages stream into the file's writer, which holds about one
+ * row group. With it, a quarter of the memory goes to the file's writer and the rest to a
+ * {@link SpillingSorter}: the rows of a file are sorted in memory when they fit, else spilled as
+ * sorted runs and merged into the file.
+ *
+ * <p>A file is closed once its rows would make about the target size. Rows are encoded long after
+ * they arrive (a row group at a time, or at the merge of a sorted file), so the size is estimated
+ * from the rows' in-memory size at the compression this writer's earlier files got; the first
+ * file assumes none, so it comes out smaller.
  */
 public class NscPageSink
         implements ConnectorPageSink
 {
     private static final Logger log = Logger.get(NscPageSink.class);
 
-    // sorted rows are copied out in pages of this many rows, one page at a time
-    private static final int SORTED_PAGE_ROWS = 8192;
-    // also bounds the sort's address array (8 bytes a row)
-    static final long MAX_BUFFERED_ROWS = 1 << 24;
-
     private final ParquetSchema schema;
     private final List<Type> types;
     private final NscWriterSettings settings;
     private final Optional<RowSorter> sorter;
-    private final long bufferLimitBytes;
-    private final Path tempDirectory;
+    private final WriterResources resources;
     private final String fileNamePrefix;
-    private final ReplicaUploader uploader;
+    private final WrittenFileUploader uploader;
 
-    private final List<Page> buffer = new ArrayList<>();
-    private long bufferedBytes;
-    private long bufferedRows;
     private final List<Slice> fragments = new ArrayList<>();
     private long completedBytes;
-    private Path fileInProgress;
+    private long peakMemoryUsage;
+    // what the files written so far hold, and the bytes of pages they were written from
+    private long fileBytesWritten;
+    private long pageBytesWritten;
+
+    // the next file: its rows' sketches, the bytes of their pages, its sorted rows and its local file
+    private ColumnSketches sketches;
+    private long filePageBytes;
+    private SpillingSorter sortedRows;
+    private LocalParquetFile file;
 
     public NscPageSink(
             ParquetSchema schema,
             List<Type> types,
             NscWriterSettings settings,
             Optional<RowSorter> sorter,
-            long bufferLimitBytes,
-            Path tempDirectory,
+            WriterResources resources,
             String fileNamePrefix,
-            ReplicaUploader uploader)
+            WrittenFileUploader uploader)
     {
         this.schema = requireNonNull(schema, "schema is null");
         this.types = ImmutableList.copyOf(types);
         this.settings = requireNonNull(settings, "settings is null");
         this.sorter = requireNonNull(sorter, "sorter is null");
-        this.bufferLimitBytes = bufferLimitBytes;
-        this.tempDirectory = requireNonNull(tempDirectory, "tempDirectory is null");
+        this.resources = requireNonNull(resources, "resources is null");
         this.fileNamePrefix = requireNonNull(fileNamePrefix, "fileNamePrefix is null");
         this.uploader = requireNonNull(uploader, "uploader is null");
     }
@@ -89,11 +97,22 @@ public class NscPageSink
         }
         // a page may be a small view of large blocks: keep (and count) only what it shows
         page.compact();
-        buffer.add(page);
-        bufferedBytes += page.getRetainedSizeInBytes();
-        bufferedRows += page.getPositionCount();
-        if (bufferedBytes >= bufferLimitBytes || bufferedRows >= MAX_BUFFERED_ROWS) {
-            writeBufferedFile();
+        try {
+            if (sketches == null) {
+                // the metadata service keeps these next to the file's stats: the table's NDV statistics
+                sketches = ColumnSketches.create(types);
+            }
+            sketches.add(page);
+            filePageBytes += page.getSizeInBytes();
+            if (sorter.isPresent()) {
+                appendSorted(sorter.get(), page);
+            }
+            else {
+                appendUnsorted(page);
+            }
+        }
+        catch (IOException | UncheckedIOException | ArithmeticException e) {
+            throw failed(e);
         }
         return NOT_BLOCKED;
     }
@@ -101,22 +120,43 @@ public class NscPageSink
     @Override
     public CompletableFuture<Collection<Slice>> finish()
     {
-        writeBufferedFile();
+        try {
+            if (sortedRows != null) {
+                writeSortedFile();
+            }
+            if (file != null) {
+                uploadFile();
+            }
+        }
+        catch (IOException | UncheckedIOException | ArithmeticException e) {
+            throw failed(e);
+        }
+        log.debug("Page sink %s wrote %s files, peak memory %s bytes", fileNamePrefix, fragments.size(), peakMemoryUsage);
         return CompletableFuture.completedFuture(ImmutableList.copyOf(fragments));
     }
 
     /**
-     * Drops what is buffered and the local file being written, if any. Files already uploaded
-     * stay on the storage nodes: no commit will name them, so the nodes reclaim them as orphans
-     * after their timeout, and no query ever sees them.
+     * Drops what is held and deletes the local files: the file being written and any sorted runs.
+     * Files already uploaded stay on the storage nodes: no commit will name them, so the nodes
+     * reclaim them as orphans after their timeout, and no query ever sees them.
      */
     @Override
     public void abort()
     {
-        buffer.clear();
-        bufferedBytes = 0;
-        bufferedRows = 0;
-        deleteQuietly(fileInProgress);
+        sketches = null;
+        if (sortedRows != null) {
+            sortedRows.close();
+            sortedRows = null;
+        }
+        if (file != null) {
+            try {
+                file.abort();
+            }
+            catch (IOException e) {
+                log.warn(e, "Cannot delete temporary nsc file %s", file.path());
+            }
+            file = null;
+        }
     }
 
     /** Bytes written to storage nodes, every replica counted. */
@@ -126,58 +166,122 @@ public class NscPageSink
         return completedBytes;
     }
 
+    /** The sorter's buffer or merge pages, and the row group being written. */
     @Override
     public long getMemoryUsage()
     {
-        return bufferedBytes;
+        return (sortedRows == null ? 0 : sortedRows.memoryUsage()) + (file == null ? 0 : file.memoryUsage());
     }
 
-    private void writeBufferedFile()
+    /** The most {@link #getMemoryUsage()} was, including while files were merged and written. */
+    public long getPeakMemoryUsage()
     {
-        if (buffer.isEmpty()) {
-            return;
-        }
-        Path file = tempDirectory.resolve(fileNamePrefix + UUID.randomUUID() + ".parquet");
-        fileInProgress = file;
-        try {
-            Files.createDirectories(tempDirectory);
-            // the metadata service keeps these next to the file's stats: the table's NDV statistics
-            ColumnSketches sketches = ColumnSketches.create(types);
-            buffer.forEach(sketches::add);
-            Iterator<Page> rows = sorter.map(rowSorter -> rowSorter.sort(buffer, SORTED_PAGE_ROWS)).orElseGet(buffer::iterator);
-            Written written = LocalParquetFile.write(file, schema, settings.rowGroupSize(), rows);
-            // the buffer is in the file now: release it before the upload, which may take a while
-            buffer.clear();
-            bufferedBytes = 0;
-            bufferedRows = 0;
+        return peakMemoryUsage;
+    }
 
+    private void appendUnsorted(Page page)
+            throws IOException
+    {
+        if (file == null) {
+            file = createFile(resources.memoryBytes());
+        }
+        file.append(page);
+        recordMemoryUsage();
+        if (estimatedFileBytes() >= resources.targetFileBytes()) {
+            uploadFile();
+        }
+    }
+
+    private void appendSorted(RowSorter rowSorter, Page page)
+            throws IOException
+    {
+        if (sortedRows == null) {
+            sortedRows = new SpillingSorter(rowSorter, sorterMemoryBytes(), resources.tempDirectory(), fileNamePrefix);
+        }
+        sortedRows.add(page);
+        recordMemoryUsage();
+        if (estimatedFileBytes() >= resources.targetFileBytes()) {
+            writeSortedFile();
+        }
+    }
+
+    private void writeSortedFile()
+            throws IOException
+    {
+        file = createFile(resources.memoryBytes() - sorterMemoryBytes());
+        Iterator<Page> rows = sortedRows.sorted();
+        while (rows.hasNext()) {
+            file.append(rows.next());
+            recordMemoryUsage();
+        }
+        // the runs are in the file now: delete them before the upload, which may take a while
+        sortedRows.close();
+        sortedRows = null;
+        uploadFile();
+    }
+
+    private void uploadFile()
+            throws IOException
+    {
+        Written written = file.finish();
+        try {
             NscWriteFragment fragment = uploader.upload(written, settings.replication(), settings.minReplicas()).withColumnSketches(sketches.serialize());
             fragments.add(fragment.toSlice());
             completedBytes += written.sizeBytes() * fragment.replicaNodeIds().size();
-        }
-        catch (IOException e) {
-            throw new TrinoException(NSC_WRITER_ERROR, "Cannot write nsc file %s: %s".formatted(file, e.getMessage()), e);
-        }
-        catch (ArithmeticException e) {
-            // trino-parquet stores timestamp(9) as INT64 nanoseconds since the epoch
-            throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "A value does not fit its Parquet encoding (timestamp(9) values must lie between 1677-09-21 00:12:43.145224192 and 2262-04-11 23:47:16.854775807): " + e.getMessage(), e);
+            fileBytesWritten += written.sizeBytes();
+            pageBytesWritten += filePageBytes;
         }
         finally {
-            deleteQuietly(file);
-            fileInProgress = null;
+            Files.deleteIfExists(written.path());
+            file = null;
+            sketches = null;
+            filePageBytes = 0;
         }
     }
 
-    private static void deleteQuietly(Path file)
+    // Sorted files get three quarters of the memory for sorting, a quarter for the file's writer:
+    // the writer's row group is all a merge adds to the sorter's pages.
+    private long sorterMemoryBytes()
     {
-        if (file == null) {
-            return;
+        return resources.memoryBytes() - resources.memoryBytes() / 4;
+    }
+
+    /**
+     * The size the next file would have with the rows it got so far: their pages' size at the
+     * compression of this writer's earlier files (none before the first), or what the file's
+     * writer wrote already if that is more.
+     */
+    private long estimatedFileBytes()
+    {
+        long estimate = filePageBytes;
+        if (pageBytesWritten > 0) {
+            estimate = (long) ((double) filePageBytes * fileBytesWritten / pageBytesWritten);
         }
-        try {
-            Files.deleteIfExists(file);
+        return file == null ? estimate : Math.max(estimate, file.sizeBytes());
+    }
+
+    private LocalParquetFile createFile(long memoryLimitBytes)
+            throws IOException
+    {
+        Files.createDirectories(resources.tempDirectory());
+        Path path = resources.tempDirectory().resolve(fileNamePrefix + UUID.randomUUID() + ".parquet");
+        return LocalParquetFile.create(path, schema, settings.rowGroupSize(), memoryLimitBytes);
+    }
+
+    private void recordMemoryUsage()
+    {
+        peakMemoryUsage = Math.max(peakMemoryUsage, getMemoryUsage());
+    }
+
+    /** Cleans up at once (the engine aborts later, if at all) and says what failed. */
+    private TrinoException failed(Exception e)
+    {
+        String target = file != null ? "nsc file " + file.path() : "sorted runs in " + resources.tempDirectory();
+        abort();
+        if (e instanceof ArithmeticException) {
+            // trino-parquet stores timestamp(9) as INT64 nanoseconds since the epoch
+            return new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "A value does not fit its Parquet encoding (timestamp(9) values must lie between 1677-09-21 00:12:43.145224192 and 2262-04-11 23:47:16.854775807): " + e.getMessage(), e);
         }
-        catch (IOException e) {
-            log.warn(e, "Cannot delete temporary nsc file %s", file);
-        }
+        return new TrinoException(NSC_WRITER_ERROR, "Cannot write %s: %s".formatted(target, e.getMessage()), e);
     }
 }

@@ -135,7 +135,7 @@ final class TestLocalParquetFile
         for (int start = 0; start < ids.size(); start += 300) {
             pages.add(bigintPage(ids.subList(start, Math.min(ids.size(), start + 300))));
         }
-        Iterator<Page> sorted = new RowSorter(List.of(BIGINT), List.of(0), new TypeOperators()).sort(pages, 128);
+        Iterator<Page> sorted = new RowSorter(List.of(BIGINT), List.of(0), new TypeOperators()).sort(pages, PageSize.ofRows(128));
         Written written = LocalParquetFile.write(directory.resolve("sorted.parquet"), schema(), RowGroupSize.ofRows(100), sorted);
         ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
         assertThat(summary.stats().rowGroupCount()).isEqualTo(10);

@@ -97,8 +97,11 @@ public abstract sealed class LocalParquetFile
     public abstract void append(Page page)
             throws IOException;
 
-    /** The file's size so far: what is written, and what the row group being built will add, as far as it is known. */
-    public abstract long sizeBytes();
+    /** Bytes of the row groups written so far (the footer comes with {@link #finish()}). */
+    public abstract long writtenBytes();
+
+    /** The in-memory size ({@link Page#getSizeInBytes()}) of the rows appended but not yet in a written row group. */
+    public abstract long unwrittenPageBytes();
 
     /** Memory the file holds now: the row group being built. */
     public abstract long memoryUsage();
@@ -123,6 +126,7 @@ public abstract sealed class LocalParquetFile
         private long rowGroupRows;
         // the pages the row group's regions keep alive, each counted once
         private long rowGroupPageBytes;
+        private long rowGroupSizeBytes;
 
         private RowCountFile(Path target, ParquetSchema schema, long rowsPerRowGroup, long rowGroupMemoryBytes)
                 throws IOException
@@ -143,7 +147,9 @@ public abstract sealed class LocalParquetFile
                     rowGroupPageBytes += page.getRetainedSizeInBytes();
                 }
                 int length = toIntExact(Math.min(page.getPositionCount() - offset, rowsPerRowGroup - rowGroupRows));
-                rowGroup.add(page.getRegion(offset, length));
+                Page region = page.getRegion(offset, length);
+                rowGroup.add(region);
+                rowGroupSizeBytes += region.getSizeInBytes();
                 rowGroupRows += length;
                 offset += length;
                 if (rowGroupRows == rowsPerRowGroup || rowGroupPageBytes >= rowGroupMemoryBytes) {
@@ -153,9 +159,15 @@ public abstract sealed class LocalParquetFile
         }
 
         @Override
-        public long sizeBytes()
+        public long writtenBytes()
         {
             return writer.writtenBytes();
+        }
+
+        @Override
+        public long unwrittenPageBytes()
+        {
+            return rowGroupSizeBytes;
         }
 
         @Override
@@ -179,6 +191,7 @@ public abstract sealed class LocalParquetFile
         {
             rowGroup.clear();
             rowGroupPageBytes = 0;
+            rowGroupSizeBytes = 0;
             writer.abort();
         }
 
@@ -189,6 +202,7 @@ public abstract sealed class LocalParquetFile
             rowGroup.clear();
             rowGroupRows = 0;
             rowGroupPageBytes = 0;
+            rowGroupSizeBytes = 0;
         }
     }
 
@@ -199,6 +213,10 @@ public abstract sealed class LocalParquetFile
         private final OutputStream output;
         private final ParquetWriter writer;
         private long rowCount;
+        // the writer does not say which rows its written row groups hold: those of the pages
+        // appended before the last one during which it wrote a row group, at most
+        private long appendedPageBytes;
+        private long writtenPageBytes;
         private boolean closed;
 
         private DataSizeFile(Path target, ParquetSchema schema, long rowGroupBytes)
@@ -217,14 +235,25 @@ public abstract sealed class LocalParquetFile
                 throws IOException
         {
             checkState(!closed, "file %s is closed", path());
+            long writtenBefore = writer.getWrittenBytes();
             writer.write(page);
             rowCount += page.getPositionCount();
+            if (writer.getWrittenBytes() > writtenBefore) {
+                writtenPageBytes = appendedPageBytes;
+            }
+            appendedPageBytes += page.getSizeInBytes();
         }
 
         @Override
-        public long sizeBytes()
+        public long writtenBytes()
         {
-            return writer.getWrittenBytes() + writer.getBufferedBytes();
+            return writer.getWrittenBytes();
+        }
+
+        @Override
+        public long unwrittenPageBytes()
+        {
+            return appendedPageBytes - writtenPageBytes;
         }
 
         @Override

@@ -193,12 +193,13 @@ final class TestNscPageSink
     private void assertFilesFollowTheTargetSize()
     {
         long total = uploaded.stream().mapToLong(Written::sizeBytes).sum();
+        List<Long> sizes = uploaded.stream().map(Written::sizeBytes).toList();
         assertThat(uploaded.size())
-                .as("files of %s bytes, %s in all", uploaded.stream().map(Written::sizeBytes).toList(), total)
+                .as("files of %s bytes, %s in all", sizes, total)
                 .isBetween((int) (total / TARGET_FILE_SIZE), (int) (total / TARGET_FILE_SIZE) + 2);
-        // only the first file (before the compression is known) and the last are small
-        List<Written> middle = uploaded.subList(1, uploaded.size() - 1);
-        assertThat(middle).isNotEmpty().allSatisfy(file -> assertThat(file.sizeBytes()).isBetween(TARGET_FILE_SIZE * 3 / 4, TARGET_FILE_SIZE * 5 / 4));
+        // all but the last are about the target size: a sorted merge leaves rows that would make
+        // less than half a file in the file before, and the sizes are estimates
+        assertThat(sizes.subList(0, sizes.size() - 1)).as("file sizes").allSatisfy(size -> assertThat(size).isBetween(TARGET_FILE_SIZE * 2 / 5, TARGET_FILE_SIZE * 7 / 4));
     }
 
     private NscPageSink sink(boolean sorted, RowGroupSize rowGroupSize, long targetFileSize)

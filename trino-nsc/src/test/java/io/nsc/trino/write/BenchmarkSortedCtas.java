@@ -2,6 +2,7 @@ package io.nsc.trino.write;
 
 import io.nsc.trino.NscQueryRunner;
 import io.nsc.trino.TestingNscCluster;
+import io.trino.Session;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.StageInfo;
 import io.trino.operator.OperatorStats;
@@ -44,23 +45,31 @@ public final class BenchmarkSortedCtas
             try (QueryRunner queryRunner = NscQueryRunner.create(cluster, Map.of("nsc.writer-temp-dir", tempDirectory.toString()))) {
                 DistributedQueryRunner runner = (DistributedQueryRunner) queryRunner;
                 runner.execute("CREATE SCHEMA nsc.bench");
+                // one writer per node: each writer gets more rows than its memory holds, and spills
+                Session oneWriterPerNode = Session.builder(runner.getDefaultSession())
+                        .setSystemProperty("scale_writers", "false")
+                        .setSystemProperty("task_scale_writers_enabled", "false")
+                        .setSystemProperty("task_min_writer_count", "1")
+                        .setSystemProperty("task_max_writer_count", "1")
+                        .build();
+                String sorted = "CREATE TABLE nsc.bench.lineitem WITH (sorted_by = ARRAY['l_shipdate']) AS SELECT * FROM " + source;
+                String unsorted = "CREATE TABLE nsc.bench.lineitem AS SELECT * FROM " + source;
                 for (int run = 1; run <= repeats; run++) {
-                    for (String properties : new String[] {"WITH (sorted_by = ARRAY['l_shipdate'])", ""}) {
-                        measure(runner, tempDirectory, "CREATE TABLE nsc.bench.lineitem %s AS SELECT * FROM %s".formatted(properties, source));
-                        runner.execute("DROP TABLE nsc.bench.lineitem");
-                    }
+                    measure(runner, runner.getDefaultSession(), tempDirectory, sorted);
+                    measure(runner, oneWriterPerNode, tempDirectory, sorted);
+                    measure(runner, runner.getDefaultSession(), tempDirectory, unsorted);
                 }
             }
         }
     }
 
-    private static void measure(DistributedQueryRunner runner, Path tempDirectory, String sql)
+    private static void measure(DistributedQueryRunner runner, Session session, Path tempDirectory, String sql)
             throws Exception
     {
         try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
             tempDirectory.register(watcher, ENTRY_CREATE);
             long start = System.nanoTime();
-            MaterializedResultWithPlan result = runner.executeWithPlan(runner.getDefaultSession(), sql);
+            MaterializedResultWithPlan result = runner.executeWithPlan(session, sql);
             double seconds = (System.nanoTime() - start) / 1e9;
             long rows = (long) result.result().getOnlyValue();
             int runs = 0;
@@ -85,8 +94,9 @@ public final class BenchmarkSortedCtas
                     }
                 }
             }
-            System.out.printf("%s%n  %,d rows in %.1f s: %,.0f rows/s; %d writers, %d files, %d sorted runs spilled; page sink peak memory %,d bytes; query peak user memory %s%n",
-                    sql, rows, seconds, rows / seconds, writers, files, runs, peak, info.getQueryStats().getPeakUserMemoryReservation());
+            System.out.println("%s: %,d rows in %.1f s: %,.0f rows/s; %d writers, %d files, %d sorted runs spilled; page sink peak memory %,d bytes; query peak user memory %s".formatted(
+                    sql, rows, seconds, rows / seconds, writers, files, runs, peak, info.getQueryStats().getPeakUserMemoryReservation()));
+            runner.execute("DROP TABLE nsc.bench.lineitem");
         }
     }
 }

@@ -27,7 +27,8 @@ public final class SortedRunReader
         extends AbstractIterator<Page>
         implements Closeable
 {
-    private static final int INPUT_BUFFER_BYTES = 64 * 1024;
+    // what a reader holds besides its page: runs are read a page at a time, in large reads
+    static final int INPUT_BUFFER_BYTES = 8 * 1024;
     // the run was written by this process: its pages are as large as the writer made them
     private static final PageLimits LIMITS = new PageLimits(Integer.MAX_VALUE, Long.MAX_VALUE);
 

@@ -25,7 +25,7 @@ import static java.util.Objects.requireNonNull;
 public final class SortedRunWriter
         implements Closeable
 {
-    private static final int OUTPUT_BUFFER_BYTES = 256 * 1024;
+    private static final int OUTPUT_BUFFER_BYTES = 64 * 1024;
 
     private final Path path;
     private final OutputStream output;

@@ -67,7 +67,7 @@ public final class SpillingSorter
     private boolean closed;
 
     /**
-     * @param memoryLimitBytes what the buffer and a merge may hold; at least two merge pages
+     * @param memoryLimitBytes what the buffer and a merge may hold; at least three merge pages (two runs and the output)
      * @param runNamePrefix the start of each run file's name, to tell whose runs they are
      */
     public SpillingSorter(RowSorter sorter, long memoryLimitBytes, Path tempDirectory, String runNamePrefix)
@@ -77,9 +77,10 @@ public final class SpillingSorter
         this.runNamePrefix = requireNonNull(runNamePrefix, "runNamePrefix is null");
         checkArgument(memoryLimitBytes >= 3L * MIN_MERGE_PAGE_BYTES, "memoryLimitBytes must be at least %s: %s", 3L * MIN_MERGE_PAGE_BYTES, memoryLimitBytes);
         this.memoryLimitBytes = memoryLimitBytes;
-        // one page per run merged, and one for the output page being built
-        this.mergeWidth = toIntExact(clamp(memoryLimitBytes / MIN_MERGE_PAGE_BYTES - 1, 2, MAX_MERGE_WIDTH));
-        this.pageSize = new PageSize(MAX_PAGE_ROWS, toIntExact(Math.min(Integer.MAX_VALUE, memoryLimitBytes / (mergeWidth + 1))));
+        // a page and a read buffer per run merged, and the output page being built
+        this.mergeWidth = toIntExact(clamp(memoryLimitBytes / (MIN_MERGE_PAGE_BYTES + SortedRunReader.INPUT_BUFFER_BYTES) - 1, 2, MAX_MERGE_WIDTH));
+        long pageBytes = (memoryLimitBytes - (long) mergeWidth * SortedRunReader.INPUT_BUFFER_BYTES) / (mergeWidth + 1);
+        this.pageSize = new PageSize(MAX_PAGE_ROWS, toIntExact(Math.min(Integer.MAX_VALUE, pageBytes)));
     }
 
     /**
@@ -131,11 +132,11 @@ public final class SpillingSorter
         return mergeRuns(runs);
     }
 
-    /** What the sorter holds in memory now: the buffer (and its sort) or the merge's pages. */
+    /** What the sorter holds in memory now: the buffer (and its sort) or the merge's pages and read buffers. */
     public long memoryUsage()
     {
         if (merge != null) {
-            return merge.retainedBytes();
+            return merge.retainedBytes() + (long) openRuns.size() * SortedRunReader.INPUT_BUFFER_BYTES;
         }
         return bufferMemory();
     }

@@ -85,11 +85,7 @@ final class TestNscPageSink
             throws Exception
     {
         List<Page> pages = pages(ROWS);
-        NscPageSink sink = sink(true, RowGroupSize.ofRows(500), TARGET_FILE_SIZE);
-        pages.forEach(sink::appendPage);
-        Collection<Slice> fragments = sink.finish().join();
-
-        assertThat(fragments).hasSize(uploaded.size());
+        NscPageSink sink = writeAll(true, RowGroupSize.ofRows(500), pages);
         assertThat(tempDirectory).as("sorted runs and local files are deleted").isEmptyDirectory();
         List<List<Object>> allRows = new ArrayList<>();
         for (Written file : uploaded) {
@@ -116,10 +112,7 @@ final class TestNscPageSink
             throws IOException
     {
         List<Page> pages = pages(ROWS);
-        NscPageSink sink = sink(false, RowGroupSize.ofRows(1500), TARGET_FILE_SIZE);
-        pages.forEach(sink::appendPage);
-        sink.finish().join();
-
+        NscPageSink sink = writeAll(false, RowGroupSize.ofRows(1500), pages);
         assertThat(tempDirectory).isEmptyDirectory();
         // the files in the order they were written hold the rows in the order they came
         List<List<Object>> allRows = new ArrayList<>();
@@ -137,9 +130,7 @@ final class TestNscPageSink
             throws Exception
     {
         List<Page> pages = pages(50_000);
-        NscPageSink sink = sink(false, RowGroupSize.ofRows(1_000_000), TARGET_FILE_SIZE);
-        pages.forEach(sink::appendPage);
-        sink.finish().join();
+        NscPageSink sink = writeAll(false, RowGroupSize.ofRows(1_000_000), pages);
 
         assertThat(sink.getPeakMemoryUsage()).isLessThanOrEqualTo(MEMORY / 2 + largestPage(pages));
         ParquetFileSummary summary = ParquetFooterParser.parse(uploaded.getFirst().path());
@@ -200,6 +191,16 @@ final class TestNscPageSink
         // all but the last are about the target size: a sorted merge leaves rows that would make
         // less than half a file in the file before, and the sizes are estimates
         assertThat(sizes.subList(0, sizes.size() - 1)).as("file sizes").allSatisfy(size -> assertThat(size).isBetween(TARGET_FILE_SIZE * 2 / 5, TARGET_FILE_SIZE * 7 / 4));
+    }
+
+    /** Writes the pages through a sink of files of the target size; every file it uploads, one fragment. */
+    private NscPageSink writeAll(boolean sorted, RowGroupSize rowGroupSize, List<Page> pages)
+    {
+        NscPageSink sink = sink(sorted, rowGroupSize, TARGET_FILE_SIZE);
+        pages.forEach(sink::appendPage);
+        Collection<Slice> fragments = sink.finish().join();
+        assertThat(fragments).hasSize(uploaded.size());
+        return sink;
     }
 
     private NscPageSink sink(boolean sorted, RowGroupSize rowGroupSize, long targetFileSize)

@@ -12,6 +12,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 
+import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -27,6 +28,7 @@ public class NscConfig
     private int footerCacheSize = 1000;
     private boolean statsPruningEnabled = true;
     private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
+    private DataSize writerTargetFileSize = DataSize.of(1, GIGABYTE);
     private String writerTempDir;
     private Duration uploadTimeout = new Duration(10, MINUTES);
     private int maxReplicaReplacements = 3;
@@ -140,7 +142,7 @@ public class NscConfig
     }
 
     @NotNull
-    @MinDataSize("64kB")
+    @MinDataSize("1MB")
     @MaxDataSize("4GB")
     public DataSize getWriterBufferSize()
     {
@@ -148,10 +150,25 @@ public class NscConfig
     }
 
     @Config("nsc.writer-buffer-size")
-    @ConfigDescription("Page memory a page sink buffers (and sorts, for sorted_by tables) before it writes one file")
+    @ConfigDescription("Memory of one page sink: the row group being written and, for sorted_by tables, the rows being sorted (spilled as sorted runs to nsc.writer-temp-dir beyond it)")
     public NscConfig setWriterBufferSize(DataSize writerBufferSize)
     {
         this.writerBufferSize = writerBufferSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    public DataSize getWriterTargetFileSize()
+    {
+        return writerTargetFileSize;
+    }
+
+    @Config("nsc.writer-target-file-size")
+    @ConfigDescription("Size of the Parquet files a page sink writes: it closes a file once it reaches this size (sorted_by tables: once its rows would make about this size)")
+    public NscConfig setWriterTargetFileSize(DataSize writerTargetFileSize)
+    {
+        this.writerTargetFileSize = writerTargetFileSize;
         return this;
     }
 
@@ -162,7 +179,7 @@ public class NscConfig
     }
 
     @Config("nsc.writer-temp-dir")
-    @ConfigDescription("Local directory for files being written, before they are uploaded to storage nodes (default: java.io.tmpdir)")
+    @ConfigDescription("Local directory for files being written, before they are uploaded to storage nodes, and for the sorted runs of sorted_by tables (default: java.io.tmpdir)")
     public NscConfig setWriterTempDir(String writerTempDir)
     {
         this.writerTempDir = writerTempDir;

@@ -10,6 +10,7 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -29,6 +30,7 @@ final class TestNscConfig
                 .setFooterCacheSize(1000)
                 .setStatsPruningEnabled(true)
                 .setWriterBufferSize(DataSize.of(256, MEGABYTE))
+                .setWriterTargetFileSize(DataSize.of(1, GIGABYTE))
                 .setWriterTempDir(null)
                 .setUploadTimeout(new Duration(10, MINUTES))
                 .setMaxReplicaReplacements(3)
@@ -52,6 +54,7 @@ final class TestNscConfig
                 .put("nsc.footer-cache-size", "10")
                 .put("nsc.stats-pruning-enabled", "false")
                 .put("nsc.writer-buffer-size", "16MB")
+                .put("nsc.writer-target-file-size", "128MB")
                 .put("nsc.writer-temp-dir", "/var/tmp/nsc")
                 .put("nsc.upload-timeout", "3m")
                 .put("nsc.max-replica-replacements", "0")
@@ -72,6 +75,7 @@ final class TestNscConfig
                 .setFooterCacheSize(10)
                 .setStatsPruningEnabled(false)
                 .setWriterBufferSize(DataSize.of(16, MEGABYTE))
+                .setWriterTargetFileSize(DataSize.of(128, MEGABYTE))
                 .setWriterTempDir("/var/tmp/nsc")
                 .setUploadTimeout(new Duration(3, MINUTES))
                 .setMaxReplicaReplacements(0)

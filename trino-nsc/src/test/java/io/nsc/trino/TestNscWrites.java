@@ -44,8 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class TestNscWrites
         extends AbstractTestQueryFramework
 {
-    // a catalog over the same cluster whose page sinks write a file every 64kB of pages, so that a
-    // statement uploads files long before it ends
+    // a catalog over the same cluster whose page sinks write files of 64kB, so that a statement
+    // uploads files long before it ends
     private static final String SMALL_BUFFER_CATALOG = "nsc_small_buffer";
 
     private TestingNscCluster cluster;
@@ -58,7 +58,8 @@ final class TestNscWrites
         cluster = closeAfterClass(TestingNscCluster.start(3));
         smallBufferTempDir = Files.createDirectories(cluster.root().resolve("small-buffer-writes"));
         return NscQueryRunner.create(cluster, Map.of(), Map.of(SMALL_BUFFER_CATALOG, ImmutableMap.of(
-                "nsc.writer-buffer-size", "64kB",
+                "nsc.writer-buffer-size", "1MB",
+                "nsc.writer-target-file-size", "64kB",
                 "nsc.writer-temp-dir", smallBufferTempDir.toString())));
     }
 
@@ -342,7 +343,10 @@ final class TestNscWrites
     {
         assertUpdate("CREATE SCHEMA nsc.failures");
         long rowsBefore = (long) computeScalar("SELECT count(*) FROM tpch.tiny.lineitem WHERE l_orderkey < 100");
-        assertUpdate("CREATE TABLE nsc.failures.target AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem WHERE l_orderkey < 100", rowsBefore);
+        // Row groups of 1000 rows: a writer knows its file's compressed size after the first of
+        // them, and the small-buffer writer uploads a file every few thousand rows. The statements
+        // below fail once their reads reach the last order, however far the writers are behind.
+        assertUpdate("CREATE TABLE nsc.failures.target WITH (row_group_size = '1000') AS SELECT l_orderkey, CAST(l_comment AS varchar) AS l_comment FROM tpch.tiny.lineitem WHERE l_orderkey < 100", rowsBefore);
         // One driver and one writer per statement: the source is then a single file sorted by
         // l_orderkey, read as one split in file order, so the rows of the last order come last,
         // after the small-buffer writer has uploaded files of the earlier rows.
@@ -359,7 +363,7 @@ final class TestNscWrites
         String failingSelect = "SELECT l_orderkey, l_comment || CAST(1 / (l_orderkey - %s) AS varchar) AS l_comment FROM nsc.failures.source".formatted(lastOrder);
 
         long uploadedBefore = bytesUploaded();
-        assertThat(query(writersInline, "CREATE TABLE nsc_small_buffer.failures.failed AS " + failingSelect))
+        assertThat(query(writersInline, "CREATE TABLE nsc_small_buffer.failures.failed WITH (row_group_size = '1000') AS " + failingSelect))
                 .failure().hasErrorCode(DIVISION_BY_ZERO);
         assertThat(bytesUploaded()).as("files were uploaded before the failure").isGreaterThan(uploadedBefore);
         assertThat(query("SHOW TABLES FROM nsc.failures")).skippingTypesCheck().matches("VALUES 'source', 'target'");

@@ -45,8 +45,8 @@ final class TestNscWritesSurviveANode
         // the stopped node stays live to the metadata service for the whole class: placements keep choosing it
         cluster = closeAfterClass(TestingNscCluster.start(4, Map.of("metadata.node-timeout", "1h")));
         cluster.stopStorageNode(DEAD);
-        // a file every 64kB of pages: each statement uploads dozens of files, most of them placed on the dead node
-        return NscQueryRunner.create(cluster, Map.of("nsc.writer-buffer-size", "64kB"));
+        // files of 64kB: each statement uploads many files, most of them placed on the dead node
+        return NscQueryRunner.create(cluster, Map.of("nsc.writer-buffer-size", "1MB", "nsc.writer-target-file-size", "64kB"));
     }
 
     @Test

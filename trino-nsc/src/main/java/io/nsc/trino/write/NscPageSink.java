@@ -2,8 +2,8 @@ package io.nsc.trino.write;
 
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
-import io.nsc.parquet.stats.ColumnSketches;
 import io.airlift.slice.Slice;
+import io.nsc.parquet.stats.ColumnSketches;
 import io.nsc.trino.write.LocalParquetFile.Written;
 import io.nsc.trino.write.WriteTypes.ParquetSchema;
 import io.trino.spi.Page;
@@ -12,6 +12,7 @@ import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.type.Type;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,56 +28,73 @@ import static io.trino.spi.StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Writes the pages one writer of a CREATE TABLE AS or INSERT receives. Pages are buffered up to
- * the configured size; each full buffer (and the rest at {@link #finish()}) becomes one Parquet
- * file: sorted by the table's {@code sorted_by} columns if it has any, written to a local
- * temporary file, uploaded to the replicas the metadata service chose (another node taking the
- * place of one that fails, see {@link ReplicaUploader}), and deleted locally. The
- * fragments {@link #finish()} returns name the uploaded files; only the coordinator's commit
- * makes them part of the table.
+ * Writes the pages one writer of a CREATE TABLE AS or INSERT receives as Parquet files of about
+ * {@code nsc.writer-target-file-size}, each written to a local temporary file, uploaded to the
+ * replicas the metadata service chose (another node taking the place of one that fails, see
+ * {@link ReplicaUploader}), and deleted locally. The fragments {@link #finish()} returns name the
+ * uploaded files; only the coordinator's commit makes them part of the table.
+ *
+ * <p>Memory stays within {@code nsc.writer-buffer-size} (plus a page) whatever the size of the
+ * files. Without {@code sorted_by}, pages stream into the file's writer, which holds about one
+ * row group. With it, a quarter of the memory goes to the file's writer and the rest to a
+ * {@link SpillingSorter}: the rows are sorted in memory when they fit, else spilled as sorted
+ * runs and merged into the file.
+ *
+ * <p>Rows are encoded long after they arrive (a row group at a time, or when a sorted file's runs
+ * are merged), so a file's size is estimated: the row groups written, plus the in-memory size of
+ * the other rows at the compression this writer got so far (before its first row group, an
+ * assumed {@link #ASSUMED_COMPRESSION}). A file is closed once the estimate reaches the target.
+ * A sorted file's rows are gathered up to their estimate; if their merge makes more than the
+ * target, the merged rows are cut into several files, each sorted, their ranges disjoint.
  */
 public class NscPageSink
         implements ConnectorPageSink
 {
     private static final Logger log = Logger.get(NscPageSink.class);
 
-    // sorted rows are copied out in pages of this many rows, one page at a time
-    private static final int SORTED_PAGE_ROWS = 8192;
-    // also bounds the sort's address array (8 bytes a row)
-    static final long MAX_BUFFERED_ROWS = 1 << 24;
+    // Parquet (ZSTD) bytes per byte of Trino pages before anything was written: TPC-H lineitem
+    // makes 0.22. Overestimating the compression only makes the first sorted merge cut its rows
+    // into several files; underestimating it makes the first file small.
+    static final double ASSUMED_COMPRESSION = 0.25;
 
     private final ParquetSchema schema;
     private final List<Type> types;
     private final NscWriterSettings settings;
     private final Optional<RowSorter> sorter;
-    private final long bufferLimitBytes;
-    private final Path tempDirectory;
+    private final WriterResources resources;
     private final String fileNamePrefix;
-    private final ReplicaUploader uploader;
+    private final WrittenFileUploader uploader;
 
-    private final List<Page> buffer = new ArrayList<>();
-    private long bufferedBytes;
-    private long bufferedRows;
     private final List<Slice> fragments = new ArrayList<>();
     private long completedBytes;
-    private Path fileInProgress;
+    private long peakMemoryUsage;
+    // what the uploaded files hold, and the in-memory size of their pages: the compression so far
+    private long uploadedFileBytes;
+    private long uploadedPageBytes;
+
+    // sorted_by tables: the rows of the next files, their count and the in-memory size of their pages
+    private SpillingSorter sortedRows;
+    private long sortedRowCount;
+    private long sortedPageBytes;
+    // the file being written: its rows' sketches and the in-memory size of their pages
+    private LocalParquetFile file;
+    private ColumnSketches sketches;
+    private long filePageBytes;
 
     public NscPageSink(
             ParquetSchema schema,
             List<Type> types,
             NscWriterSettings settings,
             Optional<RowSorter> sorter,
-            long bufferLimitBytes,
-            Path tempDirectory,
+            WriterResources resources,
             String fileNamePrefix,
-            ReplicaUploader uploader)
+            WrittenFileUploader uploader)
     {
         this.schema = requireNonNull(schema, "schema is null");
         this.types = ImmutableList.copyOf(types);
         this.settings = requireNonNull(settings, "settings is null");
         this.sorter = requireNonNull(sorter, "sorter is null");
-        this.bufferLimitBytes = bufferLimitBytes;
-        this.tempDirectory = requireNonNull(tempDirectory, "tempDirectory is null");
+        this.resources = requireNonNull(resources, "resources is null");
         this.fileNamePrefix = requireNonNull(fileNamePrefix, "fileNamePrefix is null");
         this.uploader = requireNonNull(uploader, "uploader is null");
     }
@@ -89,11 +107,16 @@ public class NscPageSink
         }
         // a page may be a small view of large blocks: keep (and count) only what it shows
         page.compact();
-        buffer.add(page);
-        bufferedBytes += page.getRetainedSizeInBytes();
-        bufferedRows += page.getPositionCount();
-        if (bufferedBytes >= bufferLimitBytes || bufferedRows >= MAX_BUFFERED_ROWS) {
-            writeBufferedFile();
+        try {
+            if (sorter.isPresent()) {
+                appendSorted(sorter.get(), page);
+            }
+            else {
+                appendUnsorted(page);
+            }
+        }
+        catch (IOException | UncheckedIOException | ArithmeticException e) {
+            throw failed(e);
         }
         return NOT_BLOCKED;
     }
@@ -101,22 +124,43 @@ public class NscPageSink
     @Override
     public CompletableFuture<Collection<Slice>> finish()
     {
-        writeBufferedFile();
+        try {
+            if (sortedRows != null) {
+                writeSortedFiles();
+            }
+            if (file != null) {
+                uploadFile();
+            }
+        }
+        catch (IOException | UncheckedIOException | ArithmeticException e) {
+            throw failed(e);
+        }
+        log.debug("Page sink %s wrote %s files, peak memory %s bytes", fileNamePrefix, fragments.size(), peakMemoryUsage);
         return CompletableFuture.completedFuture(ImmutableList.copyOf(fragments));
     }
 
     /**
-     * Drops what is buffered and the local file being written, if any. Files already uploaded
-     * stay on the storage nodes: no commit will name them, so the nodes reclaim them as orphans
-     * after their timeout, and no query ever sees them.
+     * Drops what is held and deletes the local files: the file being written and any sorted runs.
+     * Files already uploaded stay on the storage nodes: no commit will name them, so the nodes
+     * reclaim them as orphans after their timeout, and no query ever sees them.
      */
     @Override
     public void abort()
     {
-        buffer.clear();
-        bufferedBytes = 0;
-        bufferedRows = 0;
-        deleteQuietly(fileInProgress);
+        sketches = null;
+        if (sortedRows != null) {
+            sortedRows.close();
+            sortedRows = null;
+        }
+        if (file != null) {
+            try {
+                file.abort();
+            }
+            catch (IOException e) {
+                log.warn(e, "Cannot delete temporary nsc file %s", file.path());
+            }
+            file = null;
+        }
     }
 
     /** Bytes written to storage nodes, every replica counted. */
@@ -126,58 +170,153 @@ public class NscPageSink
         return completedBytes;
     }
 
+    /** The sorter's buffer or merge pages, and the row group being written. */
     @Override
     public long getMemoryUsage()
     {
-        return bufferedBytes;
+        return (sortedRows == null ? 0 : sortedRows.memoryUsage()) + (file == null ? 0 : file.memoryUsage());
     }
 
-    private void writeBufferedFile()
+    /** The most {@link #getMemoryUsage()} was, including while files were merged and written. */
+    public long getPeakMemoryUsage()
     {
-        if (buffer.isEmpty()) {
-            return;
-        }
-        Path file = tempDirectory.resolve(fileNamePrefix + UUID.randomUUID() + ".parquet");
-        fileInProgress = file;
-        try {
-            Files.createDirectories(tempDirectory);
-            // the metadata service keeps these next to the file's stats: the table's NDV statistics
-            ColumnSketches sketches = ColumnSketches.create(types);
-            buffer.forEach(sketches::add);
-            Iterator<Page> rows = sorter.map(rowSorter -> rowSorter.sort(buffer, SORTED_PAGE_ROWS)).orElseGet(buffer::iterator);
-            Written written = LocalParquetFile.write(file, schema, settings.rowGroupSize(), rows);
-            // the buffer is in the file now: release it before the upload, which may take a while
-            buffer.clear();
-            bufferedBytes = 0;
-            bufferedRows = 0;
+        return peakMemoryUsage;
+    }
 
+    private void appendUnsorted(Page page)
+            throws IOException
+    {
+        appendToFile(page, resources.memoryBytes());
+        if (estimatedFileBytes() >= resources.targetFileBytes()) {
+            uploadFile();
+        }
+    }
+
+    private void appendSorted(RowSorter rowSorter, Page page)
+            throws IOException
+    {
+        if (sortedRows == null) {
+            sortedRows = new SpillingSorter(rowSorter, sorterMemoryBytes(), resources.tempDirectory(), fileNamePrefix);
+        }
+        sortedRows.add(page);
+        sortedRowCount += page.getPositionCount();
+        sortedPageBytes += page.getSizeInBytes();
+        recordMemoryUsage();
+        if (sortedPageBytes * compression() >= resources.targetFileBytes()) {
+            writeSortedFiles();
+        }
+    }
+
+    private void writeSortedFiles()
+            throws IOException
+    {
+        Iterator<Page> rows = sortedRows.sorted();
+        long mergedRows = 0;
+        long mergedPageBytes = 0;
+        while (rows.hasNext()) {
+            Page page = rows.next();
+            appendToFile(page, resources.memoryBytes() - sorterMemoryBytes());
+            mergedRows += page.getPositionCount();
+            mergedPageBytes += page.getSizeInBytes();
+            // cut where the file is full, unless the rows left would make a small file: they go in this one
+            long restPageBytes = (sortedRowCount - mergedRows) * mergedPageBytes / mergedRows;
+            if (estimatedFileBytes() >= resources.targetFileBytes() && restPageBytes * compression() >= resources.targetFileBytes() / 2) {
+                uploadFile();
+            }
+        }
+        // the runs are in the file now: delete them before the upload, which may take a while
+        sortedRows.close();
+        sortedRows = null;
+        sortedRowCount = 0;
+        sortedPageBytes = 0;
+        if (file != null) {
+            uploadFile();
+        }
+    }
+
+    private void appendToFile(Page page, long memoryLimitBytes)
+            throws IOException
+    {
+        if (file == null) {
+            file = createFile(memoryLimitBytes);
+            // the metadata service keeps these next to the file's stats: the table's NDV statistics
+            sketches = ColumnSketches.create(types);
+        }
+        file.append(page);
+        sketches.add(page);
+        filePageBytes += page.getSizeInBytes();
+        recordMemoryUsage();
+    }
+
+    private void uploadFile()
+            throws IOException
+    {
+        Written written = file.finish();
+        try {
             NscWriteFragment fragment = uploader.upload(written, settings.replication(), settings.minReplicas()).withColumnSketches(sketches.serialize());
             fragments.add(fragment.toSlice());
             completedBytes += written.sizeBytes() * fragment.replicaNodeIds().size();
-        }
-        catch (IOException e) {
-            throw new TrinoException(NSC_WRITER_ERROR, "Cannot write nsc file %s: %s".formatted(file, e.getMessage()), e);
-        }
-        catch (ArithmeticException e) {
-            // trino-parquet stores timestamp(9) as INT64 nanoseconds since the epoch
-            throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "A value does not fit its Parquet encoding (timestamp(9) values must lie between 1677-09-21 00:12:43.145224192 and 2262-04-11 23:47:16.854775807): " + e.getMessage(), e);
+            uploadedFileBytes += written.sizeBytes();
+            uploadedPageBytes += filePageBytes;
         }
         finally {
-            deleteQuietly(file);
-            fileInProgress = null;
+            Files.deleteIfExists(written.path());
+            file = null;
+            sketches = null;
+            filePageBytes = 0;
         }
     }
 
-    private static void deleteQuietly(Path file)
+    // Sorted files get three quarters of the memory for sorting, a quarter for the file's writer:
+    // the writer's row group is all a merge adds to the sorter's pages.
+    private long sorterMemoryBytes()
     {
-        if (file == null) {
-            return;
+        return resources.memoryBytes() - resources.memoryBytes() / 4;
+    }
+
+    /** The file's row groups written, and its other rows at the compression so far. */
+    private long estimatedFileBytes()
+    {
+        return file.writtenBytes() + (long) (file.unwrittenPageBytes() * compression());
+    }
+
+    /** Parquet bytes per byte of pages in what this writer has written, the current file's row groups included. */
+    private double compression()
+    {
+        long fileBytes = uploadedFileBytes;
+        long pageBytes = uploadedPageBytes;
+        if (file != null) {
+            fileBytes += file.writtenBytes();
+            pageBytes += filePageBytes - file.unwrittenPageBytes();
         }
-        try {
-            Files.deleteIfExists(file);
+        if (pageBytes <= 0 || fileBytes <= 0) {
+            return ASSUMED_COMPRESSION;
         }
-        catch (IOException e) {
-            log.warn(e, "Cannot delete temporary nsc file %s", file);
+        return (double) fileBytes / pageBytes;
+    }
+
+    private LocalParquetFile createFile(long memoryLimitBytes)
+            throws IOException
+    {
+        Files.createDirectories(resources.tempDirectory());
+        Path path = resources.tempDirectory().resolve(fileNamePrefix + UUID.randomUUID() + ".parquet");
+        return LocalParquetFile.create(path, schema, settings.rowGroupSize(), memoryLimitBytes);
+    }
+
+    private void recordMemoryUsage()
+    {
+        peakMemoryUsage = Math.max(peakMemoryUsage, getMemoryUsage());
+    }
+
+    /** Cleans up at once (the engine aborts later, if at all) and says what failed. */
+    private TrinoException failed(Exception e)
+    {
+        String target = file != null ? "nsc file " + file.path() : "sorted runs in " + resources.tempDirectory();
+        abort();
+        if (e instanceof ArithmeticException) {
+            // trino-parquet stores timestamp(9) as INT64 nanoseconds since the epoch
+            return new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "A value does not fit its Parquet encoding (timestamp(9) values must lie between 1677-09-21 00:12:43.145224192 and 2262-04-11 23:47:16.854775807): " + e.getMessage(), e);
         }
+        return new TrinoException(NSC_WRITER_ERROR, "Cannot write %s: %s".formatted(target, e.getMessage()), e);
     }
 }

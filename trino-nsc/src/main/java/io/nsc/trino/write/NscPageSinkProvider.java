@@ -28,16 +28,17 @@ public class NscPageSinkProvider
 {
     private final ReplicaUploader uploader;
     private final TypeOperators typeOperators;
-    private final long bufferLimitBytes;
-    private final Path tempDirectory;
+    private final WriterResources resources;
 
     @Inject
     public NscPageSinkProvider(ReplicaUploader uploader, TypeManager typeManager, NscConfig config)
     {
         this.uploader = requireNonNull(uploader, "uploader is null");
         this.typeOperators = typeManager.getTypeOperators();
-        this.bufferLimitBytes = config.getWriterBufferSize().toBytes();
-        this.tempDirectory = Path.of(Optional.ofNullable(config.getWriterTempDir()).orElseGet(() -> System.getProperty("java.io.tmpdir")));
+        this.resources = new WriterResources(
+                config.getWriterBufferSize().toBytes(),
+                config.getWriterTargetFileSize().toBytes(),
+                Path.of(Optional.ofNullable(config.getWriterTempDir()).orElseGet(() -> System.getProperty("java.io.tmpdir"))));
     }
 
     @Override
@@ -61,8 +62,7 @@ public class NscPageSinkProvider
                 types,
                 table.settings(),
                 sorter(table, names, types),
-                bufferLimitBytes,
-                tempDirectory,
+                resources,
                 // the query id tells a person looking at the temporary directory whose files they are
                 "nsc-%s-".formatted(session.getQueryId()),
                 uploader);

@@ -60,6 +60,7 @@ import static java.util.Objects.requireNonNull;
  * others of the statement by the coordinator.
  */
 public class ReplicaUploader
+        implements WrittenFileUploader
 {
     private static final Logger log = Logger.get(ReplicaUploader.class);
 
@@ -100,6 +101,7 @@ public class ReplicaUploader
      *         refused it in a way no other node would accept; copies already uploaded are left
      *         to the storage nodes' orphan reclaim
      */
+    @Override
     public NscWriteFragment upload(Written file, int replication, int minReplicas)
     {
         checkArgument(minReplicas >= 1 && minReplicas <= replication, "minReplicas must be between 1 and replication %s: %s", replication, minReplicas);

@@ -21,7 +21,8 @@ import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
  * How big the row groups of a table's files are: either an exact row count (every row group but
  * the last of a file has exactly that many rows, so zone maps are predictable), or a data size
  * (trino-parquet's writer closes a row group once its buffered column data reach it). Exactly one
- * of {@code rows} and {@code bytes} is positive.
+ * of {@code rows} and {@code bytes} is positive. Either way a writer closes a row group early
+ * when it would outgrow the writer's memory (see {@link LocalParquetFile}).
  */
 public record RowGroupSize(long rows, long bytes)
 {

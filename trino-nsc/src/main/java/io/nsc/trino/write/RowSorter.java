@@ -30,6 +30,9 @@ import static java.util.Objects.requireNonNull;
  */
 public final class RowSorter
 {
+    /** Memory a sort takes per row beyond the pages: the address array and the merge sort's copy of it. */
+    public static final int SORT_BYTES_PER_ROW = 2 * Long.BYTES;
+
     private static final MethodType ORDERING_TYPE = MethodType.methodType(int.class, Block.class, int.class, Block.class, int.class);
 
     private final List<Type> types;
@@ -56,18 +59,19 @@ public final class RowSorter
     }
 
     /**
-     * The rows of {@code pages} in sorted order, as new pages of at most {@code rowsPerPage} rows.
-     * Rows that compare equal keep their input order. The input pages must stay unchanged until the
+     * The rows of {@code pages} in sorted order, as new pages of at most {@code pageSize}. Rows
+     * that compare equal keep their input order. The input pages must stay unchanged until the
      * iterator is exhausted: output pages are copied from them lazily, one at a time.
      */
-    public Iterator<Page> sort(List<Page> pages, int rowsPerPage)
+    public Iterator<Page> sort(List<Page> pages, PageSize pageSize)
     {
-        checkArgument(rowsPerPage > 0, "rowsPerPage must be positive");
+        requireNonNull(pageSize, "pageSize is null");
         List<Page> input = ImmutableList.copyOf(pages);
         long[] addresses = addresses(input);
         LongArrays.mergeSort(addresses, (left, right) -> compare(input, left, right));
         return new AbstractIterator<>()
         {
+            private final PageBuilder builder = pageSize.newPageBuilder(types);
             private int next;
 
             @Override
@@ -76,9 +80,12 @@ public final class RowSorter
                 if (next == addresses.length) {
                     return endOfData();
                 }
-                int end = Math.min(addresses.length, next + rowsPerPage);
-                Page page = copyRows(input, addresses, next, end);
-                next = end;
+                while (next < addresses.length && !pageSize.isFull(builder)) {
+                    appendRow(builder, input.get(pageOf(addresses[next])), positionOf(addresses[next]));
+                    next++;
+                }
+                Page page = builder.build();
+                builder.reset();
                 return page;
             }
         };
@@ -101,14 +108,21 @@ public final class RowSorter
 
     private int compare(List<Page> pages, long left, long right)
     {
-        Page leftPage = pages.get(pageOf(left));
-        Page rightPage = pages.get(pageOf(right));
+        return compare(pages.get(pageOf(left)), positionOf(left), pages.get(pageOf(right)), positionOf(right));
+    }
+
+    /**
+     * Compares two rows by the sort channels: negative when the left row sorts first, zero when
+     * they tie on every sort channel.
+     */
+    public int compare(Page leftPage, int leftPosition, Page rightPage, int rightPosition)
+    {
         for (int i = 0; i < sortChannels.length; i++) {
             Block leftBlock = leftPage.getBlock(sortChannels[i]);
             Block rightBlock = rightPage.getBlock(sortChannels[i]);
             int result;
             try {
-                result = (int) orderings[i].invokeExact(leftBlock, positionOf(left), rightBlock, positionOf(right));
+                result = (int) orderings[i].invokeExact(leftBlock, leftPosition, rightBlock, rightPosition);
             }
             catch (Throwable t) {
                 throwIfUnchecked(t);
@@ -121,18 +135,18 @@ public final class RowSorter
         return 0;
     }
 
-    private Page copyRows(List<Page> pages, long[] addresses, int start, int end)
+    /** Copies one row of {@code page}, every channel, to the end of {@code builder}. */
+    public void appendRow(PageBuilder builder, Page page, int position)
     {
-        PageBuilder builder = new PageBuilder(end - start, types);
-        for (int row = start; row < end; row++) {
-            Page page = pages.get(pageOf(addresses[row]));
-            int position = positionOf(addresses[row]);
-            builder.declarePosition();
-            for (int channel = 0; channel < types.size(); channel++) {
-                types.get(channel).appendTo(page.getBlock(channel), position, builder.getBlockBuilder(channel));
-            }
+        builder.declarePosition();
+        for (int channel = 0; channel < types.size(); channel++) {
+            types.get(channel).appendTo(page.getBlock(channel), position, builder.getBlockBuilder(channel));
         }
-        return builder.build();
+    }
+
+    public List<Type> types()
+    {
+        return types;
     }
 
     private static int pageOf(long address)

@@ -135,12 +135,79 @@ final class TestLocalParquetFile
         for (int start = 0; start < ids.size(); start += 300) {
             pages.add(bigintPage(ids.subList(start, Math.min(ids.size(), start + 300))));
         }
-        Iterator<Page> sorted = new RowSorter(List.of(BIGINT), List.of(0), new TypeOperators()).sort(pages, 128);
+        Iterator<Page> sorted = new RowSorter(List.of(BIGINT), List.of(0), new TypeOperators()).sort(pages, PageSize.ofRows(128));
         Written written = LocalParquetFile.write(directory.resolve("sorted.parquet"), schema(), RowGroupSize.ofRows(100), sorted);
         ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
         assertThat(summary.stats().rowGroupCount()).isEqualTo(10);
         for (int rowGroup = 1; rowGroup < 10; rowGroup++) {
             assertThat(summary.stats().min(rowGroup, 0)).isGreaterThan(summary.stats().max(rowGroup - 1, 0));
+        }
+    }
+
+    @Test
+    void testStreamedFileCountsWhatItWroteAndWhatItHolds()
+            throws Exception
+    {
+        // row groups of 1000 rows, pages of 700: the file holds the pages of one row group at most
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve("streamed.parquet"), schema(), RowGroupSize.ofRows(1000), 1024 * 1024);
+        Page first = bigintPage(0, 700);
+        file.append(first);
+        // the file's leading magic number only
+        assertThat(file.writtenBytes()).isEqualTo(4);
+        assertThat(file.unwrittenPageBytes()).isEqualTo(first.getSizeInBytes());
+        assertThat(file.memoryUsage()).isEqualTo(first.getRetainedSizeInBytes());
+        Page second = bigintPage(700, 700);
+        file.append(second);
+        // 1000 rows written; the second page's last 400 rows wait, and keep the page alive
+        assertThat(file.writtenBytes()).isPositive();
+        assertThat(file.unwrittenPageBytes()).isEqualTo(second.getRegion(300, 400).getSizeInBytes());
+        assertThat(file.memoryUsage()).isEqualTo(second.getRetainedSizeInBytes());
+        Written written = file.finish();
+        assertThat(written.rowCount()).isEqualTo(1400);
+        assertThat(written.sizeBytes()).isEqualTo(Files.size(written.path()));
+        ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
+        assertThat(IntStream.range(0, summary.stats().rowGroupCount()).mapToLong(summary.stats()::rowGroupRowCount)).containsExactly(1000L, 400L);
+    }
+
+    @Test
+    void testRowGroupsAreCutShortWhereTheirPagesWouldOutgrowTheMemory()
+            throws Exception
+    {
+        Page page = bigintPage(0, 10_000);
+        // half the limit for the row group's pages: two pages fit, the third does not
+        long memoryLimit = 4 * page.getRetainedSizeInBytes();
+        for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(1_000_000), RowGroupSize.parse("64MB"))) {
+            LocalParquetFile file = LocalParquetFile.create(directory.resolve("cut-" + rowGroupSize.toSql() + ".parquet"), schema(), rowGroupSize, memoryLimit);
+            long highWaterMark = 0;
+            for (int start = 0; start < 200_000; start += 10_000) {
+                file.append(bigintPage(start, 10_000));
+                highWaterMark = Math.max(highWaterMark, file.memoryUsage());
+            }
+            Written written = file.finish();
+            assertThat(written.rowCount()).isEqualTo(200_000);
+            assertThat(highWaterMark).as(rowGroupSize.toString()).isPositive().isLessThanOrEqualTo(memoryLimit);
+            ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
+            assertThat(summary.stats().rowGroupCount()).as(rowGroupSize.toString()).isGreaterThanOrEqualTo(5);
+        }
+        // row counts stay exact where they fit
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve("fits.parquet"), schema(), RowGroupSize.ofRows(15_000), memoryLimit);
+        for (int start = 0; start < 60_000; start += 10_000) {
+            file.append(bigintPage(start, 10_000));
+        }
+        ParquetFileSummary summary = ParquetFooterParser.parse(file.finish().path());
+        assertThat(IntStream.range(0, summary.stats().rowGroupCount()).mapToLong(summary.stats()::rowGroupRowCount)).containsExactly(15_000L, 15_000L, 15_000L, 15_000L);
+    }
+
+    @Test
+    void testAbortedFileLeavesNothing()
+            throws Exception
+    {
+        for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(100), RowGroupSize.parse("1kB"))) {
+            LocalParquetFile file = LocalParquetFile.create(directory.resolve("aborted.parquet"), schema(), rowGroupSize, 1024 * 1024);
+            file.append(bigintPage(0, 1000));
+            assertThat(file.writtenBytes()).isPositive();
+            file.abort();
+            assertThat(directory).isEmptyDirectory();
         }
     }
 

@@ -37,10 +37,10 @@ final class TestRowSorter
                 page(row(5, -0.0, "b", "x"), row(6, 2.5, "a", "x")));
 
         // by score: -1, -0.0, 2.5 (ids 0 then 6, input order kept), +inf, NaN, then null
-        assertThat(ids(new RowSorter(TYPES, List.of(1), TYPE_OPERATORS).sort(pages, 1000)))
+        assertThat(ids(new RowSorter(TYPES, List.of(1), TYPE_OPERATORS).sort(pages, PageSize.ofRows(1000))))
                 .containsExactly(3L, 5L, 0L, 6L, 4L, 2L, 1L);
         // by name then score: a (2.5, +inf, null), b (-0.0, 2.5), c, null
-        assertThat(ids(new RowSorter(TYPES, List.of(2, 1), TYPE_OPERATORS).sort(pages, 1000)))
+        assertThat(ids(new RowSorter(TYPES, List.of(2, 1), TYPE_OPERATORS).sort(pages, PageSize.ofRows(1000))))
                 .containsExactly(6L, 4L, 1L, 5L, 0L, 2L, 3L);
     }
 
@@ -49,7 +49,7 @@ final class TestRowSorter
     {
         // char(3) values are space-padded: 'a' equals 'a  ' and sorts before 'a b'
         List<Page> pages = List.of(page(row(0, 0.0, "", "a b"), row(1, 0.0, "", "a"), row(2, 0.0, "", "A"), row(3, 0.0, "", "a  ")));
-        assertThat(ids(new RowSorter(TYPES, List.of(3), TYPE_OPERATORS).sort(pages, 1000)))
+        assertThat(ids(new RowSorter(TYPES, List.of(3), TYPE_OPERATORS).sort(pages, PageSize.ofRows(1000))))
                 .containsExactly(2L, 1L, 3L, 0L);
     }
 
@@ -68,7 +68,7 @@ final class TestRowSorter
             pages.add(page(rows.toArray(Object[][]::new)));
             expected.addAll(rows);
         }
-        Iterator<Page> sorted = new RowSorter(TYPES, List.of(1), TYPE_OPERATORS).sort(pages, 10);
+        Iterator<Page> sorted = new RowSorter(TYPES, List.of(1), TYPE_OPERATORS).sort(pages, PageSize.ofRows(10));
         List<Integer> pageSizes = new ArrayList<>();
         List<Object[]> actual = new ArrayList<>();
         sorted.forEachRemaining(page -> {
@@ -83,7 +83,7 @@ final class TestRowSorter
     @Test
     void testNoRows()
     {
-        assertThat(new RowSorter(TYPES, List.of(0), TYPE_OPERATORS).sort(List.of(), 10)).isExhausted();
+        assertThat(new RowSorter(TYPES, List.of(0), TYPE_OPERATORS).sort(List.of(), PageSize.ofRows(10))).isExhausted();
     }
 
     private static Object[] row(long id, Double score, String name, String code)

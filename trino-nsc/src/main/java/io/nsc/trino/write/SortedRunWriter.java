@@ -1,0 +1,89 @@
+package io.nsc.trino.write;
+
+import io.nsc.parquet.wire.PageCodec;
+import io.trino.spi.Page;
+
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static com.google.common.base.Preconditions.checkState;
+import static io.nsc.protocol.proto.PageCompression.PAGE_COMPRESSION_LZ4;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Spills pages to a local temporary file, one LZ4-compressed batch of the scan wire format
+ * ({@link PageCodec}: Trino's own block encoding) per page, each length-prefixed. A run is read
+ * back exactly as it was written, whatever the types, at the cost of one page in memory; encoding
+ * it as Parquet would cost more CPU than the sort and lose nothing less.
+ */
+public final class SortedRunWriter
+        implements Closeable
+{
+    private static final int OUTPUT_BUFFER_BYTES = 64 * 1024;
+
+    private final Path path;
+    private final OutputStream output;
+    private final PageCodec codec = new PageCodec(PAGE_COMPRESSION_LZ4);
+    private long rowCount;
+    private boolean closed;
+
+    private SortedRunWriter(Path path, OutputStream output)
+    {
+        this.path = requireNonNull(path, "path is null");
+        this.output = requireNonNull(output, "output is null");
+    }
+
+    /** Creates the file; it must not exist. */
+    public static SortedRunWriter create(Path path)
+            throws IOException
+    {
+        return new SortedRunWriter(path, new BufferedOutputStream(Files.newOutputStream(path, CREATE_NEW, WRITE), OUTPUT_BUFFER_BYTES));
+    }
+
+    /** Appends the page's rows; the caller appends them in sorted order. */
+    public void append(Page page)
+            throws IOException
+    {
+        checkState(!closed, "run %s is closed", path);
+        if (page.getPositionCount() == 0) {
+            return;
+        }
+        PageCodec.BatchBuilder batch = codec.newBatch();
+        batch.add(page);
+        batch.build().writeDelimitedTo(output);
+        rowCount += page.getPositionCount();
+    }
+
+    /** Closes the file and describes it. */
+    public SortedRun finish()
+            throws IOException
+    {
+        checkState(!closed, "run %s is closed", path);
+        closed = true;
+        output.close();
+        return new SortedRun(path, rowCount, Files.size(path));
+    }
+
+    /** Closes and deletes the file, if not finished. */
+    @Override
+    public void close()
+            throws IOException
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try (output) {
+            // nothing more to write
+        }
+        finally {
+            Files.deleteIfExists(path);
+        }
+    }
+}

@@ -10,6 +10,7 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -26,6 +27,8 @@ final class TestNscConfig
                 .setMetadataTimeout(new Duration(30, SECONDS))
                 .setStorageTimeout(new Duration(2, MINUTES))
                 .setTableFilesCacheTtl(new Duration(10, SECONDS))
+                .setTableFilesCacheMaxSize(DataSize.of(128, MEGABYTE))
+                .setTableFilesBatchSize(1000)
                 .setFooterCacheSize(1000)
                 .setStatsPruningEnabled(true)
                 .setWriterBufferSize(DataSize.of(256, MEGABYTE))
@@ -49,6 +52,8 @@ final class TestNscConfig
                 .put("nsc.metadata-timeout", "5s")
                 .put("nsc.storage-timeout", "20s")
                 .put("nsc.table-files-cache-ttl", "1m")
+                .put("nsc.table-files-cache-max-size", "1GB")
+                .put("nsc.table-files-batch-size", "50")
                 .put("nsc.footer-cache-size", "10")
                 .put("nsc.stats-pruning-enabled", "false")
                 .put("nsc.writer-buffer-size", "16MB")
@@ -69,6 +74,8 @@ final class TestNscConfig
                 .setMetadataTimeout(new Duration(5, SECONDS))
                 .setStorageTimeout(new Duration(20, SECONDS))
                 .setTableFilesCacheTtl(new Duration(1, MINUTES))
+                .setTableFilesCacheMaxSize(DataSize.of(1, GIGABYTE))
+                .setTableFilesBatchSize(50)
                 .setFooterCacheSize(10)
                 .setStatsPruningEnabled(false)
                 .setWriterBufferSize(DataSize.of(16, MEGABYTE))

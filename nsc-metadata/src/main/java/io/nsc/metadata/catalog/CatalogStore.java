@@ -256,7 +256,7 @@ public final class CatalogStore
      */
     public Optional<TableFiles> getTableFiles(long tableId)
     {
-        return getTableFilesPage(TableFilesPageRequest.wholeTable(tableId))
+        return getTableFilesPage(TableFilesPageRequest.wholeTable(tableId, true))
                 .map(page -> new TableFiles(page.tableId(), page.version(), page.files()));
     }
 

@@ -31,9 +31,6 @@ final class TableFileListing
     // replica node ids, with protobuf's framing. An estimate: the byte bound is a soft one.
     private static final int FILE_OVERHEAD_BYTES = 128;
 
-    private static final String AFTER = "(f.committed_version > ? OR (f.committed_version = ? AND f.commit_ordinal > ?))";
-    private static final String UP_TO = "(f.committed_version < ? OR (f.committed_version = ? AND f.commit_ordinal <= ?))";
-
     private TableFileListing() {}
 
     /**
@@ -65,71 +62,115 @@ final class TableFileListing
     }
 
     /**
-     * Adds the page's files to {@code rows}.
+     * Adds the page's files to {@code rows}: the rest of the commit the last page ended in, then
+     * the commits after it. Each query reads one range of the files' index (table, commit,
+     * ordinal) in its order, so it stops after the rows it returns: a page costs the same at the
+     * end of a large table as at its start.
      *
      * @return whether files of the version remain after them
      */
     private static boolean readFileRows(Connection connection, TableFilesPageRequest request, long version, List<FileRow> rows)
             throws SQLException
     {
-        String sql = """
-                SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s
-                FROM files f
-                WHERE f.table_id = ? AND f.committed_version <= ? AND %s
-                ORDER BY f.committed_version, f.commit_ordinal
-                LIMIT ?
-                """.formatted(request.withColumnSketches() ? "f.column_sketches" : "CAST(NULL AS VARBINARY)", AFTER);
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setLong(1, request.tableId());
-            statement.setLong(2, version);
-            setPosition(statement, 3, request.after());
-            // one more than the page holds tells whether another page follows
-            statement.setLong(6, (long) request.maxFiles() + 1);
-            long bytes = 0;
-            try (ResultSet resultSet = statement.executeQuery()) {
-                while (resultSet.next()) {
-                    FileRow row = FileRow.read(resultSet);
-                    bytes += row.estimatedBytes();
-                    if (rows.size() == request.maxFiles() || (!rows.isEmpty() && bytes > request.maxBytes())) {
-                        return true;
-                    }
-                    rows.add(row);
-                }
+        FilePosition after = request.after();
+        PageFill page = new PageFill(request, rows);
+        if (after.committedVersion() > 0 && after.committedVersion() <= version) {
+            String restOfCommit = "f.committed_version = ? AND f.commit_ordinal > ?";
+            if (page.add(connection, restOfCommit, after.committedVersion(), after.commitOrdinal())) {
+                return true;
             }
         }
-        return false;
+        return page.add(connection, "f.committed_version > ? AND f.committed_version <= ?", after.committedVersion(), version);
     }
 
-    /** Replicas of the files in (after, last], in the order readers should try them; missing replicas are left out. */
+    /** The files of one page as its queries return them, up to its bounds. */
+    private static final class PageFill
+    {
+        private final TableFilesPageRequest request;
+        private final List<FileRow> rows;
+        private long bytes;
+
+        PageFill(TableFilesPageRequest request, List<FileRow> rows)
+        {
+            this.request = request;
+            this.rows = rows;
+        }
+
+        /**
+         * Adds the files of the table in {@code range} (a condition with two parameters), in
+         * commit order, until the page is full.
+         *
+         * @return whether the page is full with files of the range left over
+         */
+        boolean add(Connection connection, String range, long first, long second)
+                throws SQLException
+        {
+            String sql = """
+                    SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s
+                    FROM files f
+                    WHERE f.table_id = ? AND %s
+                    ORDER BY f.table_id, f.committed_version, f.commit_ordinal
+                    LIMIT ?
+                    """.formatted(request.withColumnSketches() ? "f.column_sketches" : "CAST(NULL AS VARBINARY)", range);
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setLong(1, request.tableId());
+                statement.setLong(2, first);
+                statement.setLong(3, second);
+                // one more than the page has room for tells whether another page follows
+                statement.setLong(4, (long) request.maxFiles() - rows.size() + 1);
+                try (ResultSet resultSet = statement.executeQuery()) {
+                    while (resultSet.next()) {
+                        FileRow row = FileRow.read(resultSet);
+                        bytes += row.estimatedBytes();
+                        if (rows.size() == request.maxFiles() || (!rows.isEmpty() && bytes > request.maxBytes())) {
+                            return true;
+                        }
+                        rows.add(row);
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Replicas of the files in (after, last], in the order readers should try them; missing
+     * replicas are left out. Read per range of the files' index, as the files were.
+     */
     private static Map<String, List<String>> replicas(Connection connection, long tableId, FilePosition after, FilePosition last)
+            throws SQLException
+    {
+        Map<String, List<String>> replicas = new HashMap<>();
+        if (after.committedVersion() == last.committedVersion()) {
+            readReplicas(connection, tableId, "f.committed_version = ? AND f.commit_ordinal > ? AND f.commit_ordinal <= ?", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
+            return replicas;
+        }
+        readReplicas(connection, tableId, "f.committed_version = ? AND f.commit_ordinal > ?", replicas, after.committedVersion(), after.commitOrdinal());
+        readReplicas(connection, tableId, "f.committed_version > ? AND f.committed_version < ?", replicas, after.committedVersion(), last.committedVersion());
+        readReplicas(connection, tableId, "f.committed_version = ? AND f.commit_ordinal <= ?", replicas, last.committedVersion(), last.commitOrdinal());
+        return replicas;
+    }
+
+    private static void readReplicas(Connection connection, long tableId, String range, Map<String, List<String>> replicas, long... parameters)
             throws SQLException
     {
         String sql = """
                 SELECT r.file_id, r.node_id
                 FROM files f JOIN file_replicas r ON r.file_id = f.file_id
-                WHERE f.table_id = ? AND %s AND %s AND NOT r.missing
+                WHERE f.table_id = ? AND %s AND NOT r.missing
                 ORDER BY r.file_id, r.ordinal
-                """.formatted(AFTER, UP_TO);
-        Map<String, List<String>> replicas = new HashMap<>();
+                """.formatted(range);
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setLong(1, tableId);
-            setPosition(statement, 2, after);
-            setPosition(statement, 5, last);
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setLong(i + 2, parameters[i]);
+            }
             try (ResultSet resultSet = statement.executeQuery()) {
                 while (resultSet.next()) {
                     replicas.computeIfAbsent(resultSet.getString(1), _ -> new ArrayList<>()).add(resultSet.getString(2));
                 }
             }
         }
-        return replicas;
-    }
-
-    private static void setPosition(PreparedStatement statement, int firstParameter, FilePosition position)
-            throws SQLException
-    {
-        statement.setLong(firstParameter, position.committedVersion());
-        statement.setLong(firstParameter + 1, position.committedVersion());
-        statement.setInt(firstParameter + 2, position.commitOrdinal());
     }
 
     private static Optional<Long> currentVersion(Connection connection, long tableId)

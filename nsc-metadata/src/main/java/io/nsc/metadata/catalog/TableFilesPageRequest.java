@@ -21,8 +21,8 @@ public record TableFilesPageRequest(long tableId, long version, FilePosition aft
     }
 
     /** Every file of the table's current version, in one page. */
-    public static TableFilesPageRequest wholeTable(long tableId)
+    public static TableFilesPageRequest wholeTable(long tableId, boolean withColumnSketches)
     {
-        return new TableFilesPageRequest(tableId, 0, FilePosition.START, Integer.MAX_VALUE, Long.MAX_VALUE, true);
+        return new TableFilesPageRequest(tableId, 0, FilePosition.START, Integer.MAX_VALUE, Long.MAX_VALUE, withColumnSketches);
     }
 }

@@ -245,7 +245,7 @@ public final class MetadataGrpcService
         respond("GetTableFiles", observer, () -> {
             TableFilesPageRequest pageRequest = TableFilesPaging.isPaged(request)
                     ? paging.toPageRequest(request)
-                    : TableFilesPageRequest.wholeTable(request.getTableId());
+                    : TableFilesPageRequest.wholeTable(request.getTableId(), !request.getOmitColumnSketches());
             TableFilesPage page = catalog.getTableFilesPage(pageRequest)
                     .orElseThrow(() -> notFound("Table with id %s does not exist", request.getTableId()));
             stats.tableFilesListed(page.files().size());

@@ -180,6 +180,8 @@ final class TestMetadataServer
         GetTableFilesResponse whole = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build());
         assertThat(whole.getFilesList()).isEqualTo(files);
         assertThat(whole.getNextPageToken()).isEmpty();
+        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setOmitColumnSketches(true).build()).getFilesList())
+                .isEqualTo(files.stream().map(file -> file.toBuilder().clearColumnSketches().build()).toList());
 
         // a page size beyond the service's limit gets the limit; a commit between pages changes nothing listed
         List<DataFile> listed = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.Iterators;
 import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.nsc.trino.split.SplitPlanning.BatchPlanner;
@@ -129,27 +130,14 @@ public class NscSplitSource
     /** A listing of the table's files that counts what it reads, for the metrics. */
     private Iterator<List<FileEntry>> listFiles()
     {
-        Iterator<List<FileEntry>> listing = files.get();
-        return new Iterator<>()
-        {
-            @Override
-            public boolean hasNext()
-            {
-                return listing.hasNext();
-            }
-
-            @Override
-            public List<FileEntry> next()
-            {
-                List<FileEntry> batch = listing.next();
-                fileBatches++;
-                filesListed += batch.size();
-                // a batch is let go before the next is read: the largest is the most files held at once
-                filesHeldPeak = Math.max(filesHeldPeak, batch.size());
-                publishMetrics();
-                return batch;
-            }
-        };
+        return Iterators.transform(files.get(), batch -> {
+            fileBatches++;
+            filesListed += batch.size();
+            // a batch is let go before the next is read: the largest is the most files held at once
+            filesHeldPeak = Math.max(filesHeldPeak, batch.size());
+            publishMetrics();
+            return batch;
+        });
     }
 
     private void publishMetrics()

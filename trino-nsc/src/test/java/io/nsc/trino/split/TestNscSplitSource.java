@@ -1,6 +1,7 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.Iterators;
 import com.google.common.collect.Lists;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.protocol.stats.CompactFileStats;
@@ -332,23 +333,11 @@ final class TestNscSplitSource
         @Override
         public Iterator<List<FileEntry>> get()
         {
-            Iterator<List<FileEntry>> iterator = batches.iterator();
-            return new Iterator<>()
-            {
-                @Override
-                public boolean hasNext()
-                {
-                    return iterator.hasNext();
-                }
-
-                @Override
-                public List<FileEntry> next()
-                {
-                    onRead.run();
-                    fetches++;
-                    return iterator.next();
-                }
-            };
+            return Iterators.transform(batches.iterator(), batch -> {
+                onRead.run();
+                fetches++;
+                return batch;
+            });
         }
     }
 

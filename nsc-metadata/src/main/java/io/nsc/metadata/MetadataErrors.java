@@ -38,6 +38,11 @@ public final class MetadataErrors
         return error(Status.ABORTED, format, args);
     }
 
+    public static StatusRuntimeException outOfRange(String format, Object... args)
+    {
+        return error(Status.OUT_OF_RANGE, format, args);
+    }
+
     public static StatusRuntimeException unavailable(String format, Object... args)
     {
         return error(Status.UNAVAILABLE, format, args);

@@ -25,6 +25,8 @@ public class NscConfig
     private Duration metadataTimeout = new Duration(30, SECONDS);
     private Duration storageTimeout = new Duration(2, MINUTES);
     private Duration tableFilesCacheTtl = new Duration(10, SECONDS);
+    private DataSize tableFilesCacheMaxSize = DataSize.of(128, MEGABYTE);
+    private int tableFilesBatchSize = 1000;
     private int footerCacheSize = 1000;
     private boolean statsPruningEnabled = true;
     private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
@@ -111,6 +113,36 @@ public class NscConfig
     public NscConfig setTableFilesCacheTtl(Duration tableFilesCacheTtl)
     {
         this.tableFilesCacheTtl = tableFilesCacheTtl;
+        return this;
+    }
+
+    @NotNull
+    @MaxDataSize("64GB")
+    public DataSize getTableFilesCacheMaxSize()
+    {
+        return tableFilesCacheMaxSize;
+    }
+
+    @Config("nsc.table-files-cache-max-size")
+    @ConfigDescription("Coordinator memory for cached file lists and compact stats of table versions; a table whose files take more than a quarter of it is listed anew for each query instead (0: cache none)")
+    public NscConfig setTableFilesCacheMaxSize(DataSize tableFilesCacheMaxSize)
+    {
+        this.tableFilesCacheMaxSize = tableFilesCacheMaxSize;
+        return this;
+    }
+
+    @Min(1)
+    @Max(100_000)
+    public int getTableFilesBatchSize()
+    {
+        return tableFilesBatchSize;
+    }
+
+    @Config("nsc.table-files-batch-size")
+    @ConfigDescription("Files of a table the coordinator reads and plans at a time (split generation holds one batch; statistics fold one batch at a time)")
+    public NscConfig setTableFilesBatchSize(int tableFilesBatchSize)
+    {
+        this.tableFilesBatchSize = tableFilesBatchSize;
         return this;
     }
 

@@ -4,7 +4,6 @@ import com.google.common.base.Joiner;
 import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
-import com.google.protobuf.ByteString;
 import io.airlift.units.Duration;
 import io.nsc.protocol.stats.CompactFileStats;
 
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -253,35 +251,27 @@ public final class CatalogStore
 
     /**
      * The table's files at its current version, each with its replicas in the order readers
-     * should try them (the order the writer committed).
+     * should try them (the order the writer committed), all at once: for small tables and tests;
+     * a listing of a table of any size pages through it with {@link #getTableFilesPage}.
      */
     public Optional<TableFiles> getTableFiles(long tableId)
     {
-        return database.inTransaction(connection -> {
-            Optional<Long> version = tableVersion(connection, tableId);
-            if (version.isEmpty()) {
-                return Optional.empty();
-            }
-            Map<String, List<String>> replicas = replicasOfTable(connection, tableId);
-            List<FileEntry> files = rowsOfTable(
-                    connection,
-                    """
-                    SELECT file_id, size_bytes, row_count, crc32c, compact_stats, column_sketches
-                    FROM files
-                    WHERE table_id = ?
-                    ORDER BY committed_version, commit_ordinal
-                    """,
-                    tableId,
-                    row -> new FileEntry(
-                            row.getString(1),
-                            row.getLong(2),
-                            row.getLong(3),
-                            row.getInt(4),
-                            ByteString.copyFrom(row.getBytes(5)),
-                            replicas.getOrDefault(row.getString(1), List.of()),
-                            row.getBytes(6) == null ? ByteString.EMPTY : ByteString.copyFrom(row.getBytes(6))));
-            return Optional.of(new TableFiles(tableId, version.get(), files));
-        });
+        return getTableFilesPage(TableFilesPageRequest.wholeTable(tableId, true))
+                .map(page -> new TableFiles(page.tableId(), page.version(), page.files()));
+    }
+
+    /**
+     * Some files of a table version, in commit order, each with its replicas in the order readers
+     * should try them (see {@link TableFileListing} for why the pages of one version never mix
+     * versions).
+     *
+     * @return empty when the table does not exist
+     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached
+     */
+    public Optional<TableFilesPage> getTableFilesPage(TableFilesPageRequest request)
+    {
+        requireNonNull(request, "request is null");
+        return database.inTransaction(connection -> TableFileListing.read(connection, request));
     }
 
     // ---------------------------------------------------------------- allocations and commits
@@ -952,12 +942,6 @@ public final class CatalogStore
                 row -> new TableColumn(row.getString(1), row.getString(2)));
     }
 
-    private static Optional<Long> tableVersion(Connection connection, long tableId)
-            throws SQLException
-    {
-        return rowsOfTable(connection, "SELECT version FROM tables WHERE table_id = ?", tableId, row -> row.getLong(1)).stream().findFirst();
-    }
-
     private interface RowReader<T>
     {
         T read(ResultSet row)
@@ -978,24 +962,6 @@ public final class CatalogStore
                 return rows.build();
             }
         }
-    }
-
-    private static Map<String, List<String>> replicasOfTable(Connection connection, long tableId)
-            throws SQLException
-    {
-        Map<String, List<String>> replicas = new LinkedHashMap<>();
-        rowsOfTable(
-                connection,
-                """
-                SELECT r.file_id, r.node_id
-                FROM file_replicas r JOIN files f ON r.file_id = f.file_id
-                WHERE f.table_id = ? AND NOT r.missing
-                ORDER BY r.file_id, r.ordinal
-                """,
-                tableId,
-                row -> Map.entry(row.getString(1), row.getString(2)))
-                .forEach(replica -> replicas.computeIfAbsent(replica.getKey(), _ -> new ArrayList<>()).add(replica.getValue()));
-        return replicas;
     }
 
     private static Set<String> nodeIds(Connection connection)

@@ -2,13 +2,17 @@ package io.nsc.metadata.server;
 
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
+import io.airlift.units.MaxDataSize;
+import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -28,6 +32,8 @@ public class MetadataConfig
     private Duration replicationCheckInterval = new Duration(10, SECONDS);
     private Duration copyTimeout = new Duration(10, MINUTES);
     private int maxCopiesPerNode = 4;
+    private int tableFilesPageMaxFiles = 1000;
+    private DataSize tableFilesPageMaxSize = DataSize.of(4, MEGABYTE);
 
     @NotNull
     public String getBindHost()
@@ -225,6 +231,38 @@ public class MetadataConfig
     public MetadataConfig setMaxCopiesPerNode(int maxCopiesPerNode)
     {
         this.maxCopiesPerNode = maxCopiesPerNode;
+        return this;
+    }
+
+    @Min(1)
+    @Max(100_000)
+    public int getTableFilesPageMaxFiles()
+    {
+        return tableFilesPageMaxFiles;
+    }
+
+    @Config("metadata.table-files-page-max-files")
+    @ConfigDescription("Most files one GetTableFiles page answers, whatever page size the caller asks for")
+    public MetadataConfig setTableFilesPageMaxFiles(int tableFilesPageMaxFiles)
+    {
+        this.tableFilesPageMaxFiles = tableFilesPageMaxFiles;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    // well below the 64MB a gRPC message may carry
+    @MaxDataSize("32MB")
+    public DataSize getTableFilesPageMaxSize()
+    {
+        return tableFilesPageMaxSize;
+    }
+
+    @Config("metadata.table-files-page-max-size")
+    @ConfigDescription("A GetTableFiles page ends before the file whose compact stats and sketches would take it past this size (a page holds at least one file)")
+    public MetadataConfig setTableFilesPageMaxSize(DataSize tableFilesPageMaxSize)
+    {
+        this.tableFilesPageMaxSize = tableFilesPageMaxSize;
         return this;
     }
 }

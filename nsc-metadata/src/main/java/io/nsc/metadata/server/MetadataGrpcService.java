@@ -16,7 +16,8 @@ import io.nsc.metadata.catalog.FileEntry;
 import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableColumn;
 import io.nsc.metadata.catalog.TableEntry;
-import io.nsc.metadata.catalog.TableFiles;
+import io.nsc.metadata.catalog.TableFilesPage;
+import io.nsc.metadata.catalog.TableFilesPageRequest;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
@@ -124,6 +125,7 @@ public final class MetadataGrpcService
     private final CatalogAuditLog audit;
     private final ReplicationMonitor replication;
     private final CatalogBackups backups;
+    private final TableFilesPaging paging;
     // insecure services check no identity, so there is nobody whose attestations could be required
     private final boolean requireAttestations;
     private final long heartbeatIntervalMillis;
@@ -143,6 +145,7 @@ public final class MetadataGrpcService
         this.nodes = requireNonNull(nodes, "nodes is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.heartbeatIntervalMillis = config.getHeartbeatInterval().toMillis();
+        this.paging = new TableFilesPaging(config.getTableFilesPageMaxFiles(), config.getTableFilesPageMaxSize().toBytes());
         this.clusterId = catalog.clusterId();
         // the id storage nodes compare with theirs: an operator chasing a mismatch looks for it here
         log.info("Cluster id %s (catalog in %s)", clusterId, config.getDataDir());
@@ -240,13 +243,18 @@ public final class MetadataGrpcService
     public void getTableFiles(GetTableFilesRequest request, StreamObserver<GetTableFilesResponse> observer)
     {
         respond("GetTableFiles", observer, () -> {
-            TableFiles tableFiles = catalog.getTableFiles(request.getTableId())
+            TableFilesPageRequest pageRequest = TableFilesPaging.isPaged(request)
+                    ? paging.toPageRequest(request)
+                    : TableFilesPageRequest.wholeTable(request.getTableId(), !request.getOmitColumnSketches());
+            TableFilesPage page = catalog.getTableFilesPage(pageRequest)
                     .orElseThrow(() -> notFound("Table with id %s does not exist", request.getTableId()));
+            stats.tableFilesListed(page.files().size());
             GetTableFilesResponse.Builder response = GetTableFilesResponse.newBuilder()
-                    .setTableId(tableFiles.tableId())
-                    .setVersion(tableFiles.version());
+                    .setTableId(page.tableId())
+                    .setVersion(page.version())
+                    .setNextPageToken(TableFilesPaging.nextPageToken(page));
             Set<String> referencedNodes = new LinkedHashSet<>();
-            for (FileEntry file : tableFiles.files()) {
+            for (FileEntry file : page.files()) {
                 response.addFiles(toDataFile(file));
                 referencedNodes.addAll(file.replicaNodeIds());
             }

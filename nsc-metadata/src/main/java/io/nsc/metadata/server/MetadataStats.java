@@ -32,6 +32,8 @@ public final class MetadataStats
     private final CounterStat filesAllocated = new CounterStat();
     private final CounterStat replicasReplaced = new CounterStat();
     private final CounterStat nodeRegistrations = new CounterStat();
+    private final CounterStat tableFileListings = new CounterStat();
+    private final CounterStat tableFilesListed = new CounterStat();
     private final CounterStat rpcErrors = new CounterStat();
     private final CounterStat internalErrors = new CounterStat();
 
@@ -78,6 +80,13 @@ public final class MetadataStats
     public void replicaReplaced()
     {
         replicasReplaced.update(1);
+    }
+
+    /** One GetTableFiles answer (a page, or a whole table) with this many files. */
+    public void tableFilesListed(int fileCount)
+    {
+        tableFileListings.update(1);
+        tableFilesListed.update(fileCount);
     }
 
     public void nodeRegistered()
@@ -173,6 +182,20 @@ public final class MetadataStats
 
     @Managed
     @Nested
+    public CounterStat getTableFileListings()
+    {
+        return tableFileListings;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getTableFilesListed()
+    {
+        return tableFilesListed;
+    }
+
+    @Managed
+    @Nested
     public CounterStat getRpcErrors()
     {
         return rpcErrors;
@@ -213,6 +236,8 @@ public final class MetadataStats
                 .put("files_allocated", filesAllocated.getTotalCount())
                 .put("replicas_replaced", replicasReplaced.getTotalCount())
                 .put("node_registrations", nodeRegistrations.getTotalCount())
+                .put("table_file_pages", tableFileListings.getTotalCount())
+                .put("table_files_listed", tableFilesListed.getTotalCount())
                 .put("registered_nodes", getRegisteredNodes())
                 .put("live_nodes", getLiveNodes())
                 .put("rpc_errors", rpcErrors.getTotalCount())

@@ -1,6 +1,7 @@
 package io.nsc.metadata.server;
 
 import com.google.common.collect.ImmutableMap;
+import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -9,6 +10,7 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -33,7 +35,9 @@ final class TestMetadataConfig
                 .setReplicaLossTimeout(new Duration(10, MINUTES))
                 .setReplicationCheckInterval(new Duration(10, SECONDS))
                 .setCopyTimeout(new Duration(10, MINUTES))
-                .setMaxCopiesPerNode(4));
+                .setMaxCopiesPerNode(4)
+                .setTableFilesPageMaxFiles(1000)
+                .setTableFilesPageMaxSize(DataSize.of(4, MEGABYTE)));
     }
 
     @Test
@@ -53,6 +57,8 @@ final class TestMetadataConfig
                 .put("metadata.replication-check-interval", "1s")
                 .put("metadata.copy-timeout", "2m")
                 .put("metadata.max-copies-per-node", "8")
+                .put("metadata.table-files-page-max-files", "50")
+                .put("metadata.table-files-page-max-size", "1MB")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -68,7 +74,9 @@ final class TestMetadataConfig
                 .setReplicaLossTimeout(new Duration(20, SECONDS))
                 .setReplicationCheckInterval(new Duration(1, SECONDS))
                 .setCopyTimeout(new Duration(2, MINUTES))
-                .setMaxCopiesPerNode(8);
+                .setMaxCopiesPerNode(8)
+                .setTableFilesPageMaxFiles(50)
+                .setTableFilesPageMaxSize(DataSize.of(1, MEGABYTE));
 
         assertFullMapping(properties, expected);
     }

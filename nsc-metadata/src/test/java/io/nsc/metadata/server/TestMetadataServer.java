@@ -1,6 +1,7 @@
 package io.nsc.metadata.server;
 
 import com.google.common.collect.ImmutableMap;
+import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.AllocateFilesRequest;
@@ -58,6 +59,7 @@ import static io.grpc.Status.Code.ALREADY_EXISTS;
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.grpc.Status.Code.NOT_FOUND;
+import static io.grpc.Status.Code.OUT_OF_RANGE;
 import static io.grpc.Status.Code.UNAVAILABLE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
@@ -157,6 +159,73 @@ final class TestMetadataServer
                 .containsExactly(tuple("node-a", true), tuple("node-b", false));
         AllocateFilesResponse single = after.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).setReplication(1).build());
         assertThat(single.getFiles(0).getReplicasList()).extracting(StorageNode::getNodeId).containsExactly("node-a");
+    }
+
+    @Test
+    void testTableFilesInPagesOfOneVersion()
+    {
+        MetadataServer server = startServer(Map.of("metadata.table-files-page-max-files", "4"));
+        MetadataServiceBlockingStub client = client(server);
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        client.registerNode(registration("node-b", "127.0.0.1:17002"));
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+        List<DataFile> files = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            files.add(allocateAndDescribe(client, 10 + i).toBuilder().setColumnSketches(ByteString.copyFromUtf8("sketches " + i)).build());
+        }
+        CommitFilesResponse commit = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addAllFiles(files).build());
+        long tableId = commit.getTableId();
+
+        // without a page size: every file in one answer, as before pages existed
+        GetTableFilesResponse whole = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build());
+        assertThat(whole.getFilesList()).isEqualTo(files);
+        assertThat(whole.getNextPageToken()).isEmpty();
+        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setOmitColumnSketches(true).build()).getFilesList())
+                .isEqualTo(files.stream().map(file -> file.toBuilder().clearColumnSketches().build()).toList());
+
+        // a page size beyond the service's limit gets the limit; a commit between pages changes nothing listed
+        List<DataFile> listed = new ArrayList<>();
+        List<Integer> pageSizes = new ArrayList<>();
+        ByteString token = ByteString.EMPTY;
+        do {
+            GetTableFilesResponse page = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(100).setPageToken(token).setOmitColumnSketches(true).build());
+            assertThat(page.getVersion()).isEqualTo(commit.getVersion());
+            // the nodes of this page's files, no others
+            assertThat(page.getNodesList()).extracting(StorageNode::getNodeId)
+                    .containsExactlyInAnyOrderElementsOf(page.getFilesList().stream().flatMap(file -> file.getReplicaNodeIdsList().stream()).distinct().toList());
+            listed.addAll(page.getFilesList());
+            pageSizes.add(page.getFilesCount());
+            if (pageSizes.size() == 1) {
+                DataFile late = allocateAndDescribe(client, 99);
+                assertThat(client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).addFiles(late).build()).getVersion())
+                        .isEqualTo(commit.getVersion() + 1);
+            }
+            token = page.getNextPageToken();
+        }
+        while (!token.isEmpty());
+        assertThat(pageSizes).containsExactly(4, 4, 2);
+        assertThat(listed).isEqualTo(files.stream().map(file -> file.toBuilder().clearColumnSketches().build()).toList());
+
+        // a listing of the new version, or of the old one asked by number
+        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(100).build()).getVersion()).isEqualTo(commit.getVersion() + 1);
+        GetTableFilesResponse old = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(commit.getVersion()).setPageSize(3).build());
+        assertThat(old.getFilesList()).isEqualTo(files.subList(0, 3));
+
+        // tokens hold their table and version, and nothing else passes for one
+        ByteString oldToken = old.getNextPageToken();
+        assertStatusContains(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId + 1).setPageToken(oldToken).build()), INVALID_ARGUMENT,
+                "The page token continues the listing of version 1 of table %s, not of table %s".formatted(tableId, tableId + 1));
+        assertStatusContains(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(2).setPageToken(oldToken).build()), INVALID_ARGUMENT,
+                "not of table %s version 2".formatted(tableId));
+        assertStatusContains(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageToken(ByteString.copyFromUtf8("garbage")).build()), INVALID_ARGUMENT,
+                "The page token is not one GetTableFiles issued");
+        assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(-1).build()), INVALID_ARGUMENT, "Page size -1 is negative");
+        assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(7).setPageSize(1).build()), OUT_OF_RANGE,
+                "Table with id %s is at version 2: version 7 does not exist".formatted(tableId));
+        assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId + 1).setPageSize(1).build()), NOT_FOUND,
+                "Table with id %s does not exist".formatted(tableId + 1));
+        // the old version's listing goes on where it stopped
+        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageToken(oldToken).build()).getFilesList()).isEqualTo(files.subList(3, 7));
     }
 
     @Test

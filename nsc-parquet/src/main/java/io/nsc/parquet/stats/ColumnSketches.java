@@ -138,10 +138,42 @@ public final class ColumnSketches
      */
     public static List<OptionalLong> distinctCounts(List<byte[]> files, int columnCount)
     {
-        HyperLogLog[] merged = new HyperLogLog[columnCount];
-        for (byte[] file : files) {
+        Union union = new Union(columnCount);
+        files.forEach(union::add);
+        return union.distinctCounts();
+    }
+
+    /**
+     * The sketches of files merged one file at a time, so that a table's distinct counts need
+     * one merged sketch per column in memory, not every file's sketches at once.
+     */
+    public static final class Union
+    {
+        private final int columnCount;
+        private final HyperLogLog[] merged;
+        private boolean fileWithoutSketches;
+
+        public Union(int columnCount)
+        {
+            checkArgument(columnCount >= 0, "columnCount is negative");
+            this.columnCount = columnCount;
+            this.merged = new HyperLogLog[columnCount];
+        }
+
+        /**
+         * @param file the file's serialized sketches; empty when it has none
+         * @throws IllegalArgumentException when the bytes are not a sketch list of this many columns
+         */
+        public void add(byte[] file)
+        {
+            requireNonNull(file, "file is null");
+            if (fileWithoutSketches) {
+                return;
+            }
             if (file.length == 0) {
-                return nCopies(columnCount);
+                // no distinct count is known once any file's values are not in the union
+                fileWithoutSketches = true;
+                return;
             }
             List<HyperLogLog> sketches = deserialize(file, columnCount);
             for (int column = 0; column < columnCount; column++) {
@@ -153,11 +185,19 @@ public final class ColumnSketches
                 }
             }
         }
-        ImmutableList.Builder<OptionalLong> counts = ImmutableList.builder();
-        for (HyperLogLog sketch : merged) {
-            counts.add(sketch == null ? OptionalLong.of(0) : OptionalLong.of(sketch.cardinality()));
+
+        /** Distinct non-null values of each column over the files added; empty for every column when one had no sketches. */
+        public List<OptionalLong> distinctCounts()
+        {
+            if (fileWithoutSketches) {
+                return nCopies(columnCount);
+            }
+            ImmutableList.Builder<OptionalLong> counts = ImmutableList.builder();
+            for (HyperLogLog sketch : merged) {
+                counts.add(sketch == null ? OptionalLong.of(0) : OptionalLong.of(sketch.cardinality()));
+            }
+            return counts.build();
         }
-        return counts.build();
     }
 
     private static List<OptionalLong> nCopies(int columnCount)

@@ -34,6 +34,24 @@ final class TestColumnSketches
     }
 
     @Test
+    void testUnionOfFilesAddedOneByOne()
+    {
+        List<byte[]> files = List.of(sketch(0, 3_000), sketch(2_000, 6_000), sketch(5_000, 9_000), sketch(0, 1));
+        ColumnSketches.Union union = new ColumnSketches.Union(3);
+        for (byte[] file : files.reversed()) {
+            union.add(file);
+        }
+        // the order files come in does not matter, and the fold agrees with the list
+        assertThat(union.distinctCounts()).isEqualTo(ColumnSketches.distinctCounts(files, 3));
+        assertThat(union.distinctCounts().getFirst().orElseThrow()).isBetween(8_500L, 9_500L);
+        // a file without sketches, anywhere, makes every count unknown, and later files change nothing
+        union.add(new byte[0]);
+        union.add(sketch(0, 100_000));
+        assertThat(union.distinctCounts()).containsOnly(OptionalLong.empty());
+        assertThatThrownBy(() -> new ColumnSketches.Union(4).add(files.getFirst())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("3 columns");
+    }
+
+    @Test
     void testCorruptSketchesAreRefused()
     {
         byte[] valid = sketch(0, 10);

@@ -1,6 +1,7 @@
 package io.nsc.trino.client;
 
 import com.google.inject.Inject;
+import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -115,9 +116,32 @@ public class NscMetadataClient
         }
     }
 
-    public GetTableFilesResponse getTableFiles(long tableId)
+    /**
+     * One page of the files of a table version, in commit order: at most {@code pageSize} files
+     * (fewer when the service's limits say so), continuing after the page whose
+     * {@code next_page_token} is {@code pageToken} (empty for the first page).
+     *
+     * @param version the version to list; every page of a listing answers the first page's
+     * @throws TrinoException TABLE_NOT_FOUND when the table was dropped
+     */
+    public GetTableFilesResponse getTableFilesPage(long tableId, long version, int pageSize, ByteString pageToken, boolean withColumnSketches)
     {
-        return call("list files of table " + tableId, () -> stub().getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()));
+        GetTableFilesRequest request = GetTableFilesRequest.newBuilder()
+                .setTableId(tableId)
+                .setVersion(version)
+                .setPageSize(pageSize)
+                .setPageToken(pageToken)
+                .setOmitColumnSketches(!withColumnSketches)
+                .build();
+        try {
+            return stub().getTableFiles(request);
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                throw new TrinoException(TABLE_NOT_FOUND, "nsc table with id %s was dropped while the query read its files".formatted(tableId), e);
+            }
+            throw metadataError("list files of version %s of table %s".formatted(version, tableId), e);
+        }
     }
 
     /**

@@ -369,7 +369,7 @@ public class NscMetadata
         if (groupBy.isEmpty()) {
             return true;
         }
-        List<OptionalLong> distinct = tableFilesCache.get(handle).distinctCounts(handle.columns().size());
+        List<OptionalLong> distinct = tableFilesCache.summary(handle).distinctCounts();
         double groups = 1;
         for (NscColumnHandle column : groupBy) {
             OptionalLong count = distinct.get(column.ordinal());
@@ -426,7 +426,7 @@ public class NscMetadata
             // groups, not rows: the inputs' statistics would mislead the optimizer
             return TableStatistics.empty();
         }
-        return NscTableStatistics.compute(handle.columns(), tableFilesCache.get(handle));
+        return NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle));
     }
 
     @Override

@@ -1,10 +1,8 @@
 package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableMap;
-import io.nsc.protocol.stats.CompactFileStats;
-import io.nsc.protocol.stats.KeyKind;
 import io.nsc.protocol.stats.StatsKeys;
-import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.nsc.trino.metadata.TableSummary.ColumnSummary;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.statistics.ColumnStatistics;
 import io.trino.spi.statistics.DoubleRange;
@@ -28,22 +26,22 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Table statistics for the cost-based optimizer, summed from the compact stats of every file:
- * row count, nulls fraction, value range and data size; distinct counts merged from the files'
- * column sketches (unknown when a file was loaded without verification, which computes them).
+ * Table statistics for the cost-based optimizer, from the table's {@link TableSummary}: row
+ * count, nulls fraction, value range and data size summed from the compact stats of every file;
+ * distinct counts merged from the files' column sketches (unknown when a file was loaded without
+ * verification, which computes them).
  */
 final class NscTableStatistics
 {
     private NscTableStatistics() {}
 
-    static TableStatistics compute(List<NscColumnHandle> columns, TableFiles files)
+    static TableStatistics compute(List<NscColumnHandle> columns, TableSummary summary)
     {
-        long rowCount = files.rowCount();
+        long rowCount = summary.rowCount();
         ImmutableMap.Builder<ColumnHandle, ColumnStatistics> columnStatistics = ImmutableMap.builder();
-        List<OptionalLong> distinctCounts = files.distinctCounts(columns.size());
         for (NscColumnHandle column : columns) {
-            ColumnStatistics statistics = columnStatistics(column, files.files(), rowCount);
-            OptionalLong distinct = distinctCounts.get(column.ordinal());
+            ColumnStatistics statistics = columnStatistics(column, summary.columns().get(column.ordinal()), rowCount);
+            OptionalLong distinct = summary.distinctCounts().get(column.ordinal());
             if (distinct.isPresent()) {
                 // an estimate: never more than the non-null rows
                 double nonNullRows = rowCount * (1 - statistics.getNullsFraction().getValue());
@@ -60,55 +58,20 @@ final class NscTableStatistics
         return new TableStatistics(Estimate.of(rowCount), columnStatistics.buildOrThrow());
     }
 
-    private static ColumnStatistics columnStatistics(NscColumnHandle column, List<FileEntry> files, long rowCount)
+    private static ColumnStatistics columnStatistics(NscColumnHandle column, ColumnSummary summary, long rowCount)
     {
         ColumnStatistics.Builder builder = ColumnStatistics.builder();
         if (rowCount == 0) {
             return builder.setNullsFraction(Estimate.zero()).setDataSize(Estimate.zero()).build();
         }
-        int ordinal = column.ordinal();
-        long nulls = 0;
-        boolean nullsKnown = true;
-        long compressedBytes = 0;
-        boolean rangeKnown = true;
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        boolean anyValue = false;
-        for (FileEntry file : files) {
-            CompactFileStats stats = file.stats();
-            KeyKind kind = stats.keyKind(ordinal);
-            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
-                long rowGroupRows = stats.rowGroupRowCount(rowGroup);
-                long nullCount = stats.nullCount(rowGroup, ordinal);
-                compressedBytes += stats.compressedSize(rowGroup, ordinal);
-                if (nullCount < 0) {
-                    nullsKnown = false;
-                }
-                else {
-                    nulls += nullCount;
-                }
-                if (rowGroupRows == 0 || nullCount == rowGroupRows) {
-                    continue;
-                }
-                if (!stats.hasMinMax(rowGroup, ordinal) || (kind != KeyKind.EXACT && kind != KeyKind.FLOATING)) {
-                    rangeKnown = false;
-                    continue;
-                }
-                anyValue = true;
-                min = Math.min(min, stats.min(rowGroup, ordinal));
-                max = Math.max(max, stats.max(rowGroup, ordinal));
-            }
-        }
-        if (nullsKnown) {
-            builder.setNullsFraction(Estimate.of((double) nulls / rowCount));
-        }
+        summary.nullCount().ifPresent(nulls -> builder.setNullsFraction(Estimate.of((double) nulls / rowCount)));
         if (column.type() instanceof VarcharType || column.type() instanceof VarbinaryType) {
             // compressed bytes under-estimate the decoded size, but are the only size footers carry per chunk
-            builder.setDataSize(Estimate.of(compressedBytes));
+            builder.setDataSize(Estimate.of(summary.compressedBytes()));
         }
-        if (rangeKnown && anyValue) {
-            Optional<Double> low = toStatsValue(column.type(), min);
-            Optional<Double> high = toStatsValue(column.type(), max);
+        if (summary.minKey().isPresent()) {
+            Optional<Double> low = toStatsValue(column.type(), summary.minKey().getAsLong());
+            Optional<Double> high = toStatsValue(column.type(), summary.maxKey().getAsLong());
             if (low.isPresent() && high.isPresent()) {
                 builder.setRange(new DoubleRange(low.get(), high.get()));
             }

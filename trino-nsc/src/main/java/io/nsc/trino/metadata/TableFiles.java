@@ -1,7 +1,6 @@
 package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableList;
-import io.nsc.parquet.stats.ColumnSketches;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.StorageNode;
@@ -10,57 +9,48 @@ import io.trino.spi.HostAddress;
 import io.trino.spi.TrinoException;
 
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static io.airlift.slice.SizeOf.estimatedSizeOf;
+import static io.airlift.slice.SizeOf.instanceSize;
+import static io.airlift.slice.SizeOf.sizeOf;
 import static io.nsc.trino.NscErrorCode.NSC_CORRUPT_STATS;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static java.util.Objects.requireNonNull;
 
 /**
  * The files of one table version with their compact stats decoded once (one byte array per file)
- * and their replicas resolved to addresses. Cached per version, so the distinct counts merged
- * from the files' sketches are merged once too, however often the optimizer asks.
+ * and their replicas resolved to addresses: what the coordinator caches of a table small enough
+ * to keep (see {@link TableFilesCache}); larger tables are only ever seen a batch at a time.
  */
-public final class TableFiles
+public record TableFiles(long tableId, long version, List<FileEntry> files)
 {
-    private final long tableId;
-    private final long version;
-    private final List<FileEntry> files;
-    private final Map<Integer, List<OptionalLong>> distinctCounts = new ConcurrentHashMap<>();
+    private static final int INSTANCE_SIZE = instanceSize(TableFiles.class);
 
-    public TableFiles(long tableId, long version, List<FileEntry> files)
+    public TableFiles
     {
-        this.tableId = tableId;
-        this.version = version;
-        this.files = ImmutableList.copyOf(requireNonNull(files, "files is null"));
+        files = ImmutableList.copyOf(requireNonNull(files, "files is null"));
     }
 
-    public long tableId()
+    public long retainedSizeInBytes()
     {
-        return tableId;
-    }
-
-    public long version()
-    {
-        return version;
-    }
-
-    public List<FileEntry> files()
-    {
-        return files;
+        return INSTANCE_SIZE + estimatedSizeOf(files, FileEntry::retainedSizeInBytes);
     }
 
     /**
-     * @param columnSketches serialized distinct-value sketches of the file's columns, empty when its writer computed none
+     * @param columnSketches serialized distinct-value sketches of the file's columns; empty when its
+     *         writer computed none, or when they were not asked for (split planning needs none)
      */
     public record FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats, byte[] columnSketches)
     {
+        private static final int INSTANCE_SIZE = instanceSize(FileEntry.class);
+        private static final int STATS_INSTANCE_SIZE = instanceSize(CompactFileStats.class);
+
         public FileEntry
         {
             requireNonNull(fileId, "fileId is null");
@@ -73,43 +63,36 @@ public final class TableFiles
         {
             this(fileId, sizeBytes, rowCount, replicas, stats, new byte[0]);
         }
-    }
 
-    /**
-     * Distinct non-null values per column (by ordinal) over all files, merged from their
-     * sketches; empty for every column when a file has none.
-     */
-    public List<OptionalLong> distinctCounts(int columnCount)
-    {
-        return distinctCounts.computeIfAbsent(columnCount, this::mergeSketches);
-    }
-
-    private List<OptionalLong> mergeSketches(int columnCount)
-    {
-        try {
-            return ColumnSketches.distinctCounts(files.stream().map(FileEntry::columnSketches).collect(toImmutableList()), columnCount);
+        public FileEntry withoutColumnSketches()
+        {
+            return columnSketches.length == 0 ? this : new FileEntry(fileId, sizeBytes, rowCount, replicas, stats);
         }
-        catch (IllegalArgumentException e) {
-            throw new TrinoException(NSC_CORRUPT_STATS, "Column sketches of nsc table %s are malformed: %s".formatted(tableId, e.getMessage()), e);
+
+        /** An upper bound: the replicas' addresses are shared by the files of one page, but counted for each. */
+        public long retainedSizeInBytes()
+        {
+            return INSTANCE_SIZE
+                    + estimatedSizeOf(fileId)
+                    + estimatedSizeOf(replicas, HostAddress::getRetainedSizeInBytes)
+                    + STATS_INSTANCE_SIZE + sizeOf(stats.encoded())
+                    + sizeOf(columnSketches);
         }
     }
 
-    public static TableFiles fromResponse(GetTableFilesResponse response)
+    /** The files of one GetTableFiles answer (a page of a listing, or a whole table). */
+    public static List<FileEntry> filesOf(GetTableFilesResponse response)
     {
         Map<String, StorageNode> nodes = response.getNodesList().stream()
                 .collect(toImmutableMap(StorageNode::getNodeId, Function.identity(), (first, _) -> first));
-        List<FileEntry> files = response.getFilesList().stream()
-                .map(file -> toFileEntry(file, nodes))
+        // one address object per node, however many files it holds
+        Map<String, HostAddress> addresses = new HashMap<>();
+        return response.getFilesList().stream()
+                .map(file -> toFileEntry(file, nodes, addresses))
                 .collect(toImmutableList());
-        return new TableFiles(response.getTableId(), response.getVersion(), files);
     }
 
-    public long rowCount()
-    {
-        return files.stream().mapToLong(FileEntry::rowCount).sum();
-    }
-
-    private static FileEntry toFileEntry(DataFile file, Map<String, StorageNode> nodes)
+    private static FileEntry toFileEntry(DataFile file, Map<String, StorageNode> nodes, Map<String, HostAddress> addresses)
     {
         CompactFileStats stats;
         try {
@@ -128,17 +111,11 @@ public final class TableFiles
                     return node;
                 })
                 .sorted(Comparator.comparing(node -> !node.getAlive()))
-                .map(node -> HostAddress.fromString(node.getAddress()))
+                .map(node -> addresses.computeIfAbsent(node.getNodeId(), _ -> HostAddress.fromString(node.getAddress())))
                 .collect(toImmutableList());
         if (replicas.isEmpty()) {
             throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s has no replica".formatted(file.getFileId()));
         }
         return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats, file.getColumnSketches().toByteArray());
-    }
-
-    @Override
-    public String toString()
-    {
-        return "TableFiles[tableId=%s, version=%s, files=%s]".formatted(tableId, version, files.size());
     }
 }

@@ -1,19 +1,14 @@
 package io.nsc.trino.split;
 
-import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
-import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
-import io.nsc.trino.metadata.TableFiles;
 import io.nsc.trino.metadata.TableFilesCache;
-import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorSession;
-import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorSplitSource;
 import io.trino.spi.connector.ConnectorTableHandle;
@@ -22,21 +17,20 @@ import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.predicate.TupleDomain;
 
+import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
-import static com.google.common.collect.ImmutableList.toImmutableList;
-import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.trino.NscSessionProperties.getDynamicFilteringWaitTimeout;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.nsc.trino.NscSessionProperties.isStatsPruningEnabled;
 import static java.util.Objects.requireNonNull;
 
+/**
+ * Wires a scan's split source: which files (the table version the query planned, a batch at a
+ * time) and how they are planned (see {@link ScanPlanner}).
+ */
 public class NscSplitManager
         implements ConnectorSplitManager
 {
@@ -61,93 +55,19 @@ public class NscSplitManager
             Constraint constraint)
     {
         NscTableHandle handle = (NscTableHandle) table;
-        TableFiles files = tableFilesCache.get(handle);
+        Supplier<Iterator<List<FileEntry>>> files = () -> tableFilesCache.fileBatches(handle);
         PushdownMode pushdown = getPushdown(session);
-        // an aggregated scan is one split that merges every part's partial states, even of no part
-        Function<RowGroupPlanner.Plan, List<? extends ConnectorSplit>> packer = handle.aggregation().isPresent()
-                ? planned -> List.of(new NscAggregationSplit(planned.splits(), planned.statsAnswer()))
-                : RowGroupPlanner.Plan::splits;
         if (pushdown == PushdownMode.NONE) {
             // the baseline ships every row group
-            return NscSplitSource.of(planner.plan(files, Optional.empty()), packer);
+            return new NscSplitSource(files, (_, _) -> batch -> planner.plan(batch, Optional.empty()), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraint()
                 .intersect(NscColumnHandle.ofTableColumns(constraint.getSummary()));
         if (predicate.isNone()) {
-            return NscSplitSource.of(RowGroupPlanner.Plan.empty(totalRowGroups(files)), packer);
+            return new NscSplitSource(files, (_, _) -> RowGroupPlanner::nothingMatches, handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
-        boolean pruning = isStatsPruningEnabled(session);
-        Optional<PruningPredicate> pruningPredicate = pruning ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
-        Function<TupleDomain<ColumnHandle>, RowGroupPlanner.Plan> plan = dynamicPredicate -> {
-            TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicPredicate);
-            if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
-                // the join's build side is empty: nothing here can join with it
-                return RowGroupPlanner.Plan.empty(totalRowGroups(files));
-            }
-            Optional<PruningPredicate> dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
-            RowGroupPlanner.Plan planned = planner.plan(files, pruningPredicate, dynamicPruning);
-            planned = planned.withSplits(chooseModes(planned.splits(), files, handle, pushdown, dynamic));
-            Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
-            // both need to know which row groups match entirely, which filter expressions hide
-            boolean statsKnowMatches = pruning && dynamic.isAll() && handle.filterExpressions().isEmpty();
-            if (statsKnowMatches && handle.topN().isPresent() && (handle.constraintEnforced() || handle.constraint().isAll())) {
-                TopNBound.Result bounded = TopNBound.prune(handle.topN().get(), handle.topN().get().order().getFirst().column().ordinal(), files, planned.splits(), enforced);
-                planned = planned.withTopNPruning(bounded.splits(), bounded.pruned());
-            }
-            if (statsKnowMatches && handle.aggregation().isPresent() && StatsAnswers.applies(handle.aggregation().get())) {
-                // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
-                StatsAnswers.Result answered = StatsAnswers.answer(handle.aggregation().get(), files, planned.splits(), enforced);
-                planned = planned.withStatsAnswer(answered.splits(), answered.answer());
-            }
-            return planned;
-        };
-        return new NscSplitSource(plan, packer, dynamicFilter, getDynamicFilteringWaitTimeout(session).toMillis());
-    }
-
-    private List<NscSplit> chooseModes(List<NscSplit> splits, TableFiles files, NscTableHandle handle, PushdownMode pushdown, TupleDomain<NscColumnHandle> dynamicFilter)
-    {
-        if (pushdown == PushdownMode.RAW || (!handle.constraintEnforced() && !handle.constraint().isAll())) {
-            // a pruning-only predicate is Trino's to evaluate: storage scans would apply none
-            return splits;
-        }
-        if (pushdown == PushdownMode.FILTER || handle.aggregation().isPresent()) {
-            return splits.stream().map(split -> split.withMode(ScanMode.FILTER)).collect(toImmutableList());
-        }
-        Map<String, FileEntry> filesById = files.files().stream().collect(toImmutableMap(FileEntry::fileId, file -> file));
-        List<Integer> outputColumns = handle.projectedColumns().orElse(handle.columns()).stream()
-                .map(NscColumnHandle::ordinal)
-                .collect(toImmutableList());
-        Set<Integer> readColumns = new TreeSet<>(outputColumns);
-        handle.constraint().getDomains().orElseThrow().keySet().forEach(column -> readColumns.add(column.ordinal()));
-        TupleDomain<NscColumnHandle> scanPredicate = handle.constraint().intersect(dynamicFilter);
-        PruningPredicate estimated = StatsPredicates.toPruningPredicate(scanPredicate);
-        List<ColumnPredicate> columns = estimated.columns();
-        return splits.stream()
-                .map(split -> {
-                    ScanModeChooser.Estimate estimate = ScanModeChooser.estimate(
-                            filesById.get(split.fileId()).stats(),
-                            split.rowGroups(),
-                            ImmutableList.copyOf(readColumns),
-                            outputColumns,
-                            columns,
-                            estimated.fullyTranslated() && handle.filterExpressions().isEmpty(),
-                            rowBound(handle));
-                    return split.withMode(ScanModeChooser.choose(estimate, nodeLoad.get(split.addresses().getFirst().toString())));
-                })
-                .collect(toImmutableList());
-    }
-
-    /** The most rows a storage scan of one split returns, if bounded. */
-    private static OptionalLong rowBound(NscTableHandle handle)
-    {
-        if (handle.limit().isPresent()) {
-            return handle.limit();
-        }
-        return handle.topN().map(topN -> OptionalLong.of(topN.count())).orElse(OptionalLong.empty());
-    }
-
-    private static long totalRowGroups(TableFiles files)
-    {
-        return files.files().stream().mapToLong(file -> file.stats().rowGroupCount()).sum();
+        Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
+        ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad);
+        return new NscSplitSource(files, scan, handle.aggregation(), dynamicFilter, getDynamicFilteringWaitTimeout(session).toMillis());
     }
 }

@@ -6,7 +6,6 @@ import io.nsc.protocol.predicate.RowGroupMatch;
 import io.nsc.protocol.predicate.RowGroupPruner;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
-import io.nsc.trino.metadata.TableFiles;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
@@ -19,9 +18,9 @@ import java.util.function.Consumer;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Classifies every row group of a table version against the predicate and packs the survivors
- * of each file into splits of about the target size. Pure computation over compact stats, so it
- * is tested without a cluster.
+ * Classifies every row group of some files of a table version (a batch of them, or all) against
+ * the predicate and packs the survivors of each file into splits of about the target size. Pure
+ * computation over compact stats, so it is tested without a cluster.
  */
 public final class RowGroupPlanner
 {
@@ -34,6 +33,10 @@ public final class RowGroupPlanner
     public static final String SPLITS = "splits";
     public static final String SPLITS_RAW = "splits_raw";
     public static final String SPLITS_FILTER = "splits_filter";
+    // how the split source read the table's files (NscSplitSource)
+    public static final String FILE_BATCHES = "file_batches";
+    public static final String FILES_LISTED = "files_listed";
+    public static final String FILES_HELD_PEAK = "files_held_peak";
 
     private final long targetSplitBytes;
 
@@ -92,7 +95,7 @@ public final class RowGroupPlanner
     /**
      * @param predicate empty: keep every non-empty row group (pruning disabled)
      */
-    public Plan plan(TableFiles files, Optional<PruningPredicate> predicate)
+    public Plan plan(List<FileEntry> files, Optional<PruningPredicate> predicate)
     {
         return plan(files, predicate, Optional.empty());
     }
@@ -101,14 +104,14 @@ public final class RowGroupPlanner
      * @param predicate empty: keep every non-empty row group (pruning disabled)
      * @param dynamicFilter the join's dynamic filter, tried on the row groups the predicate kept
      */
-    public Plan plan(TableFiles files, Optional<PruningPredicate> predicate, Optional<PruningPredicate> dynamicFilter)
+    public Plan plan(List<FileEntry> files, Optional<PruningPredicate> predicate, Optional<PruningPredicate> dynamicFilter)
     {
         List<NscSplit> splits = new ArrayList<>();
         long total = 0;
         long pruned = 0;
         long prunedByDynamicFilter = 0;
         long fullyMatching = 0;
-        for (FileEntry file : files.files()) {
+        for (FileEntry file : files) {
             CompactFileStats stats = file.stats();
             SplitPacker packer = new SplitPacker(file, splits::add);
             for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
@@ -130,6 +133,12 @@ public final class RowGroupPlanner
             packer.flush();
         }
         return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching, Optional.empty(), 0);
+    }
+
+    /** The plan when no row of the files can match: every row group pruned, none read. */
+    public static Plan nothingMatches(List<FileEntry> files)
+    {
+        return Plan.empty(files.stream().mapToLong(file -> file.stats().rowGroupCount()).sum());
     }
 
     private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)

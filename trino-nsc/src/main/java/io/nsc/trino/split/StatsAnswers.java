@@ -6,7 +6,6 @@ import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import io.nsc.trino.metadata.NscAggregateColumnHandle;
 import io.nsc.trino.metadata.NscAggregation;
-import io.nsc.trino.metadata.TableFiles;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.trino.spi.type.BigintType;
 import io.trino.spi.type.DateType;
@@ -22,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongBinaryOperator;
 
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.util.Objects.requireNonNull;
@@ -65,17 +65,18 @@ public final class StatsAnswers
     }
 
     /**
-     * Takes the answerable row groups out of the splits.
+     * Takes the answerable row groups out of the splits (of some files: their answers are
+     * {@link #combine}d).
      *
      * @param predicate the enforced predicate's key ranges; empty when there is none (every row matches)
      */
-    public static Result answer(NscAggregation aggregation, TableFiles files, List<NscSplit> splits, Optional<PruningPredicate> predicate)
+    public static Result answer(NscAggregation aggregation, List<FileEntry> files, List<NscSplit> splits, Optional<PruningPredicate> predicate)
     {
         requireNonNull(aggregation, "aggregation is null");
         if (predicate.isPresent() && !predicate.get().fullyTranslated()) {
             return new Result(splits, Optional.empty());
         }
-        Map<String, FileEntry> filesById = files.files().stream().collect(toImmutableMap(FileEntry::fileId, file -> file));
+        Map<String, FileEntry> filesById = files.stream().collect(toImmutableMap(FileEntry::fileId, file -> file));
         List<NscAggregateColumnHandle> aggregates = aggregation.aggregates();
         Long[] values = new Long[aggregates.size()];
         for (int i = 0; i < aggregates.size(); i++) {
@@ -105,6 +106,35 @@ public final class StatsAnswers
         return new Result(remaining.build(), answered == 0 ? Optional.empty() : Optional.of(new StatsAnswer(answered, Arrays.asList(values))));
     }
 
+    /** The answer over the row groups of both answers (of files of two batches). */
+    public static Optional<StatsAnswer> combine(NscAggregation aggregation, Optional<StatsAnswer> first, Optional<StatsAnswer> second)
+    {
+        if (first.isEmpty() || second.isEmpty()) {
+            return first.isPresent() ? first : second;
+        }
+        List<NscAggregateColumnHandle> aggregates = aggregation.aggregates();
+        List<Long> values = new ArrayList<>(aggregates.size());
+        for (int i = 0; i < aggregates.size(); i++) {
+            Long left = first.get().values().get(i);
+            Long right = second.get().values().get(i);
+            values.add(switch (aggregates.get(i).kind()) {
+                case COUNT_ALL, COUNT -> left + right;
+                case MIN -> either(left, right, Math::min);
+                case MAX -> either(left, right, Math::max);
+                default -> throw new IllegalStateException("not answerable from stats: " + aggregates.get(i));
+            });
+        }
+        return Optional.of(new StatsAnswer(first.get().rowGroups() + second.get().rowGroups(), values));
+    }
+
+    // a null min or max: those row groups hold no value
+    private static Long either(Long left, Long right, LongBinaryOperator combine)
+    {
+        if (left == null) {
+            return right;
+        }
+        return right == null ? left : Long.valueOf(combine.applyAsLong(left, right));
+    }
 
     private static boolean answerable(CompactFileStats stats, int rowGroup, List<NscAggregateColumnHandle> aggregates)
     {

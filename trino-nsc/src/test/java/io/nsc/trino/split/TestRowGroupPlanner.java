@@ -5,7 +5,6 @@ import io.nsc.protocol.predicate.KeyRange;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
-import io.nsc.trino.metadata.TableFiles;
 import io.trino.spi.HostAddress;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +32,7 @@ final class TestRowGroupPlanner
     void testPacksSurvivingRowGroupsUpToTargetSize()
     {
         // ten row groups of 100 bytes, values 0..9, 10..19, ...
-        TableFiles files = new TableFiles(1, 1, List.of(file("a", 10, 100)));
+        List<FileEntry> files = List.of(file("a", 10, 100));
         RowGroupPlanner.Plan plan = new RowGroupPlanner(250).plan(files, Optional.empty());
         assertThat(plan.splits()).extracting(NscSplit::rowGroups)
                 .containsExactly(List.of(0, 1), List.of(2, 3), List.of(4, 5), List.of(6, 7), List.of(8, 9));
@@ -48,7 +47,7 @@ final class TestRowGroupPlanner
     @Test
     void testPrunedRowGroupsGetNoSplit()
     {
-        TableFiles files = new TableFiles(1, 1, List.of(file("a", 10, 100), file("b", 10, 100)));
+        List<FileEntry> files = List.of(file("a", 10, 100), file("b", 10, 100));
         // 25 <= x <= 44 touches row groups 2, 3 and 4 of each file; 30..39 (row group 3) matches entirely
         ColumnPredicate predicate = new ColumnPredicate(0, List.of(KeyRange.range(25, true, 44, true)), false);
         RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.of(new PruningPredicate(List.of(predicate), true)));
@@ -65,7 +64,7 @@ final class TestRowGroupPlanner
     @Test
     void testNothingMatchesMeansNoSplit()
     {
-        TableFiles files = new TableFiles(1, 1, List.of(file("a", 10, 100)));
+        List<FileEntry> files = List.of(file("a", 10, 100));
         ColumnPredicate predicate = new ColumnPredicate(0, List.of(KeyRange.greaterThan(1000)), false);
         RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.of(new PruningPredicate(List.of(predicate), true)));
         assertThat(plan.splits()).isEmpty();
@@ -81,7 +80,7 @@ final class TestRowGroupPlanner
                 .addRowGroup(5, 4)
                 .addColumnChunk(50, OptionalLong.of(1), OptionalLong.of(5), 0)
                 .build();
-        TableFiles files = new TableFiles(1, 1, List.of(new FileEntry("a", 1000, 5, REPLICAS, stats)));
+        List<FileEntry> files = List.of(new FileEntry("a", 1000, 5, REPLICAS, stats));
         RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.empty());
         assertThat(plan.splits()).extracting(NscSplit::rowGroups).containsExactly(List.of(1));
     }

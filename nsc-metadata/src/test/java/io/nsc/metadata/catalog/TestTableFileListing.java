@@ -1,0 +1,218 @@
+package io.nsc.metadata.catalog;
+
+import com.google.protobuf.ByteString;
+import io.airlift.units.Duration;
+import io.nsc.metadata.TestingClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+import static io.grpc.Status.Code.OUT_OF_RANGE;
+import static io.nsc.metadata.StatusAssertions.assertStatus;
+import static io.nsc.metadata.TestingStats.compactStats;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Paging through a table's files: a synthetic table of 20,000 files committed through the
+ * catalog API is listed in bounded pages, every file exactly once, and always of the version the
+ * listing began with, even when commits land between its pages.
+ */
+final class TestTableFileListing
+{
+    private static final SchemaTableName TABLE = new SchemaTableName("s", "big");
+    private static final List<TableColumn> COLUMNS = List.of(new TableColumn("x", "bigint"));
+    private static final int COMMITS = 20;
+    private static final int FILES_PER_COMMIT = 1000;
+    private static final long UNBOUNDED_BYTES = Long.MAX_VALUE;
+
+    @TempDir
+    Path dataDir;
+
+    private final TestingClock clock = new TestingClock(1_750_000_000_000L);
+    private CatalogDatabase database;
+    private CatalogStore catalog;
+    private int nextFileId;
+
+    @BeforeEach
+    void setUp()
+    {
+        database = CatalogDatabase.open(dataDir.resolve("catalog"));
+        catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
+        catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
+        catalog.registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 1), List.of());
+        catalog.createSchema("s", false);
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        database.close();
+    }
+
+    @Test
+    void testEveryFileOnceInBoundedPagesOfOneVersion()
+    {
+        List<FileEntry> committed = new ArrayList<>();
+        long tableId = 0;
+        for (int commit = 0; commit < COMMITS; commit++) {
+            List<FileEntry> files = commitFiles(FILES_PER_COMMIT);
+            tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+            committed.addAll(files);
+        }
+        long version = catalog.getTable(TABLE).orElseThrow().version();
+        assertThat(version).isEqualTo(COMMITS);
+
+        // pages that do not line up with commits, and a commit landing after the third page
+        int pageSize = 1500;
+        List<FileEntry> listed = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        FilePosition after = FilePosition.START;
+        int pages = 0;
+        while (true) {
+            TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, version, after, pageSize, UNBOUNDED_BYTES, true)).orElseThrow();
+            pages++;
+            assertThat(page.version()).isEqualTo(version);
+            assertThat(page.files()).hasSizeLessThanOrEqualTo(pageSize);
+            for (FileEntry file : page.files()) {
+                assertThat(seen.add(file.fileId())).as("file %s listed twice", file.fileId()).isTrue();
+            }
+            listed.addAll(page.files());
+            if (pages == 3) {
+                commitFiles(FILES_PER_COMMIT);
+            }
+            if (page.next().isEmpty()) {
+                break;
+            }
+            after = page.next().get();
+        }
+        assertThat(pages).isEqualTo((COMMITS * FILES_PER_COMMIT + pageSize - 1) / pageSize);
+        // exactly version 20's files, in commit order, as they were committed (replicas, stats, sketches)
+        assertThat(listed).isEqualTo(committed);
+
+        // a listing that starts now sees the new version
+        TableFilesPage current = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 1, UNBOUNDED_BYTES, true)).orElseThrow();
+        assertThat(current.version()).isEqualTo(version + 1);
+        assertThat(countFiles(tableId, version + 1, 5000)).isEqualTo((COMMITS + 1) * FILES_PER_COMMIT);
+        // and an older version is still listed whole
+        assertThat(countFiles(tableId, 3, 700)).isEqualTo(3 * FILES_PER_COMMIT);
+    }
+
+    @Test
+    void testPagesEndAtTheByteBound()
+    {
+        List<FileEntry> committed = commitFiles(100);
+        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long maxBytes = 10 * estimatedBytes(committed.getFirst());
+        List<TableFilesPage> pages = new ArrayList<>();
+        FilePosition after = FilePosition.START;
+        do {
+            TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, after, 1000, maxBytes, true)).orElseThrow();
+            pages.add(page);
+            after = page.next().orElse(null);
+        }
+        while (after != null);
+        assertThat(pages.stream().flatMap(page -> page.files().stream()).toList()).isEqualTo(committed);
+        for (int i = 0; i < pages.size(); i++) {
+            long pageBytes = pages.get(i).files().stream().mapToLong(TestTableFileListing::estimatedBytes).sum();
+            assertThat(pageBytes).isLessThanOrEqualTo(maxBytes);
+            if (i < pages.size() - 1) {
+                // full: the next file would have taken it past the bound
+                assertThat(pageBytes + estimatedBytes(pages.get(i + 1).files().getFirst())).isGreaterThan(maxBytes);
+            }
+        }
+
+        // a file larger than the bound still gets through, one per page
+        TableFilesPage tiny = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 1000, 1, true)).orElseThrow();
+        assertThat(tiny.files()).containsExactly(committed.getFirst());
+        assertThat(tiny.next()).isPresent();
+    }
+
+    // what the listing counts for a file: its stats and sketches plus a fixed overhead
+    private static long estimatedBytes(FileEntry file)
+    {
+        return 128 + file.compactStats().size() + file.columnSketches().size();
+    }
+
+    @Test
+    void testSketchesLeftOutWhenAskedAndMissingReplicasNeverListed()
+    {
+        List<FileEntry> committed = commitFiles(4);
+        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        // node-b's disk comes back empty: its replicas are missing, not readable
+        catalog.registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 2), List.of());
+
+        TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 3, UNBOUNDED_BYTES, false)).orElseThrow();
+        assertThat(page.files()).extracting(FileEntry::fileId).containsExactlyElementsOf(committed.subList(0, 3).stream().map(FileEntry::fileId).toList());
+        assertThat(page.files()).allSatisfy(file -> {
+            assertThat(file.columnSketches()).isEqualTo(ByteString.EMPTY);
+            assertThat(file.replicaNodeIds()).containsExactly("node-a");
+        });
+        TableFilesPage last = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, page.next().orElseThrow(), 3, UNBOUNDED_BYTES, true)).orElseThrow();
+        assertThat(last.files()).extracting(FileEntry::fileId).containsExactly(committed.get(3).fileId());
+        assertThat(last.files().getFirst().columnSketches()).isEqualTo(committed.get(3).columnSketches());
+        assertThat(last.next()).isEmpty();
+    }
+
+    @Test
+    void testEmptyMissingDroppedAndFutureTables()
+    {
+        long tableId = catalog.createTable(TABLE, COLUMNS, Map.of(), false).table().tableId();
+        TableFilesPage empty = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true)).orElseThrow();
+        assertThat(empty.version()).isEqualTo(1);
+        assertThat(empty.files()).isEmpty();
+        assertThat(empty.next()).isEmpty();
+
+        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true)),
+                OUT_OF_RANGE, "Table with id %s is at version 1: version 2 does not exist".formatted(tableId));
+        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId + 1, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+
+        // dropped between two pages: the listing ends, it does not go on with nothing
+        commitFiles(3);
+        TableFilesPage first = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 2, UNBOUNDED_BYTES, true)).orElseThrow();
+        assertThat(first.files()).hasSize(2);
+        catalog.dropTable(TABLE, false);
+        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, first.version(), first.next().orElseThrow(), 2, UNBOUNDED_BYTES, true))).isEmpty();
+    }
+
+    private long countFiles(long tableId, long version, int pageSize)
+    {
+        long count = 0;
+        Optional<FilePosition> after = Optional.of(FilePosition.START);
+        while (after.isPresent()) {
+            TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, version, after.get(), pageSize, UNBOUNDED_BYTES, false)).orElseThrow();
+            assertThat(page.version()).isEqualTo(version);
+            count += page.files().size();
+            after = page.next();
+        }
+        return count;
+    }
+
+    /** One commit of {@code count} new files into the table, created by the first. */
+    private List<FileEntry> commitFiles(int count)
+    {
+        List<FileEntry> files = new ArrayList<>();
+        List<Allocation> allocations = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String fileId = "%032x".formatted(++nextFileId);
+            // every other file carries column sketches, returned as they came
+            ByteString sketches = nextFileId % 2 == 0 ? ByteString.copyFromUtf8("sketches of " + fileId) : ByteString.EMPTY;
+            List<String> replicas = nextFileId % 3 == 0 ? List.of("node-b", "node-a") : List.of("node-a", "node-b");
+            files.add(new FileEntry(fileId, 1000 + i, 1 + i % 7, nextFileId, compactStats(1 + i % 7), replicas, sketches));
+            allocations.add(new Allocation(fileId, clock.millis(), replicas));
+        }
+        catalog.addAllocations(allocations);
+        catalog.commit(new CommitRequest(TABLE, COLUMNS, true, files, OptionalLong.empty()));
+        return files;
+    }
+}

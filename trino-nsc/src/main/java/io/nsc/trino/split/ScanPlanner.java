@@ -1,0 +1,165 @@
+package io.nsc.trino.split;
+
+import com.google.common.collect.ImmutableList;
+import io.nsc.protocol.predicate.ColumnPredicate;
+import io.nsc.trino.PushdownMode;
+import io.nsc.trino.client.StorageNodeLoad;
+import io.nsc.trino.metadata.NscAggregation;
+import io.nsc.trino.metadata.NscColumnHandle;
+import io.nsc.trino.metadata.NscTableHandle;
+import io.nsc.trino.metadata.NscTopN;
+import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.predicate.TupleDomain;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Plans the splits of one pruned scan, a batch of the table's files at a time: row groups pruned
+ * by the query's predicate and by the join's dynamic filter, a scan mode chosen per split, row
+ * groups dropped that a top-N cannot need, and row groups a pushed-down aggregation takes from
+ * the compact stats instead of a scan. Everything but the top-N bound is decided file by file;
+ * the bound needs every file's stats, so it is found first, in a pass over the files that keeps
+ * only the candidates it needs.
+ */
+final class ScanPlanner
+        implements SplitPlanning
+{
+    private final NscTableHandle handle;
+    private final PushdownMode pushdown;
+    private final Optional<PruningPredicate> predicate;
+    private final RowGroupPlanner planner;
+    private final StorageNodeLoad nodeLoad;
+
+    /**
+     * @param predicate the query's predicate as key ranges; empty when stats pruning is off
+     */
+    ScanPlanner(NscTableHandle handle, PushdownMode pushdown, Optional<PruningPredicate> predicate, RowGroupPlanner planner, StorageNodeLoad nodeLoad)
+    {
+        this.handle = requireNonNull(handle, "handle is null");
+        this.pushdown = requireNonNull(pushdown, "pushdown is null");
+        this.predicate = requireNonNull(predicate, "predicate is null");
+        this.planner = requireNonNull(planner, "planner is null");
+        this.nodeLoad = requireNonNull(nodeLoad, "nodeLoad is null");
+    }
+
+    @Override
+    public BatchPlanner start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<Iterator<List<FileEntry>>> files)
+    {
+        TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter);
+        if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
+            // the join's build side is empty: nothing here can join with it
+            return RowGroupPlanner::nothingMatches;
+        }
+        boolean pruning = predicate.isPresent();
+        Optional<PruningPredicate> dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
+        Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
+        // both need to know which row groups match entirely, which filter expressions hide
+        boolean statsKnowMatches = pruning && dynamic.isAll() && handle.filterExpressions().isEmpty();
+        Optional<NscTopN> topN = handle.topN().filter(_ -> statsKnowMatches && (handle.constraintEnforced() || handle.constraint().isAll()));
+        Optional<NscAggregation> answeredFromStats = handle.aggregation().filter(aggregation -> statsKnowMatches && StatsAnswers.applies(aggregation));
+        // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
+        Optional<Long> topNBound = topN.flatMap(first -> topNBound(first, enforced, dynamicPruning, files));
+        ModeChooser modes = new ModeChooser(dynamic);
+        return batch -> {
+            RowGroupPlanner.Plan planned = planner.plan(batch, predicate, dynamicPruning);
+            planned = planned.withSplits(modes.choose(planned.splits(), batch));
+            if (topN.isPresent()) {
+                TopNBound.Result bounded = topNBound.isPresent()
+                        ? TopNBound.prune(topN.get(), sortColumn(topN.get()), batch, planned.splits(), topNBound.get())
+                        : new TopNBound.Result(planned.splits(), 0);
+                planned = planned.withTopNPruning(bounded.splits(), bounded.pruned());
+            }
+            if (answeredFromStats.isPresent()) {
+                StatsAnswers.Result answered = StatsAnswers.answer(answeredFromStats.get(), batch, planned.splits(), enforced);
+                planned = planned.withStatsAnswer(answered.splits(), answered.answer());
+            }
+            return planned;
+        };
+    }
+
+    private Optional<Long> topNBound(NscTopN topN, Optional<PruningPredicate> enforced, Optional<PruningPredicate> dynamicPruning, Supplier<Iterator<List<FileEntry>>> files)
+    {
+        TopNBound.Finder finder = new TopNBound.Finder(topN, sortColumn(topN), enforced);
+        Iterator<List<FileEntry>> batches = files.get();
+        while (finder.canBound() && batches.hasNext()) {
+            List<FileEntry> batch = batches.next();
+            finder.add(batch, planner.plan(batch, predicate, dynamicPruning).splits());
+        }
+        return finder.bound();
+    }
+
+    private static int sortColumn(NscTopN topN)
+    {
+        return topN.order().getFirst().column().ordinal();
+    }
+
+    /** The scan mode of each split, from what the query reads and filters and the node's load. */
+    private final class ModeChooser
+    {
+        private final boolean chooses;
+        private final List<Integer> outputColumns;
+        private final List<Integer> readColumns;
+        private final List<ColumnPredicate> columnPredicates;
+        private final boolean exact;
+
+        ModeChooser(TupleDomain<NscColumnHandle> dynamicFilter)
+        {
+            // a pruning-only predicate is Trino's to evaluate: storage scans would apply none
+            this.chooses = pushdown != PushdownMode.RAW && (handle.constraintEnforced() || handle.constraint().isAll());
+            this.outputColumns = handle.projectedColumns().orElse(handle.columns()).stream()
+                    .map(NscColumnHandle::ordinal)
+                    .collect(toImmutableList());
+            Set<Integer> read = new TreeSet<>(outputColumns);
+            handle.constraint().getDomains().ifPresent(domains -> domains.keySet().forEach(column -> read.add(column.ordinal())));
+            this.readColumns = ImmutableList.copyOf(read);
+            PruningPredicate estimated = StatsPredicates.toPruningPredicate(handle.constraint().intersect(dynamicFilter));
+            this.columnPredicates = estimated.columns();
+            this.exact = estimated.fullyTranslated() && handle.filterExpressions().isEmpty();
+        }
+
+        List<NscSplit> choose(List<NscSplit> splits, List<FileEntry> files)
+        {
+            if (!chooses) {
+                return splits;
+            }
+            if (pushdown == PushdownMode.FILTER || handle.aggregation().isPresent()) {
+                return splits.stream().map(split -> split.withMode(ScanMode.FILTER)).collect(toImmutableList());
+            }
+            Map<String, FileEntry> filesById = files.stream().collect(toImmutableMap(FileEntry::fileId, file -> file));
+            return splits.stream()
+                    .map(split -> {
+                        ScanModeChooser.Estimate estimate = ScanModeChooser.estimate(
+                                filesById.get(split.fileId()).stats(),
+                                split.rowGroups(),
+                                readColumns,
+                                outputColumns,
+                                columnPredicates,
+                                exact,
+                                rowBound());
+                        return split.withMode(ScanModeChooser.choose(estimate, nodeLoad.get(split.addresses().getFirst().toString())));
+                    })
+                    .collect(toImmutableList());
+        }
+
+        /** The most rows a storage scan of one split returns, if bounded. */
+        private OptionalLong rowBound()
+        {
+            if (handle.limit().isPresent()) {
+                return handle.limit();
+            }
+            return handle.topN().map(topN -> OptionalLong.of(topN.count())).orElse(OptionalLong.empty());
+        }
+    }
+}

@@ -112,7 +112,7 @@ final class TestComponentFailures
         try (Connection connection = cluster.connect("nsc");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_survive");
-            // 1.2 million lineitem rows in the cluster's 16MB writer buffers: a dozen files or more, two
+            // 1.2 million lineitem rows (2 MB of Parquet) in the cluster's 256kB files: several files, two
             // replicas each on three nodes. Copies of tiny rather than sf1: generating sf1 takes longer
             // than the cluster's 30 s allocation timeout allows a write
             CompletableFuture<Void> ctas = CompletableFuture.runAsync(() -> {

@@ -82,7 +82,7 @@ public final class ComposeCluster
                 .withEnv("NSC_ORPHAN_CHECK_INTERVAL", "2s")
                 .withEnv("NSC_ORPHAN_MIN_AGE", "5s")
                 .withEnv("NSC_WRITER_BUFFER_SIZE", "16MB")
-                .withEnv("NSC_WRITER_TARGET_FILE_SIZE", "16MB")
+                .withEnv("NSC_WRITER_TARGET_FILE_SIZE", "256kB")
                 .withExposedService("coordinator", 8443, Wait.forHealthcheck().withStartupTimeout(STARTUP))
                 .withExposedService("metadata", 7071, Wait.forHealthcheck().withStartupTimeout(STARTUP))
                 .waitingFor("loader", Wait.forLogMessage(".*(loaded TPC-H|already holds TPC-H).*", 1).withStartupTimeout(STARTUP));

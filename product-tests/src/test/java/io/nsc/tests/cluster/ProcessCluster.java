@@ -112,7 +112,7 @@ public final class ProcessCluster
                     "NSC_REPLICATION_CHECK_INTERVAL", "1s",
                     // small files, so that a write uploads some before a test cancels it
                     "NSC_WRITER_BUFFER_SIZE", "16MB",
-                    "NSC_WRITER_TARGET_FILE_SIZE", "16MB"));
+                    "NSC_WRITER_TARGET_FILE_SIZE", "256kB"));
             NscCommand.Result demo = nsc.run(20, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure");
             checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
             return new ProcessCluster(nsc, var, trinoPort, demo.output());

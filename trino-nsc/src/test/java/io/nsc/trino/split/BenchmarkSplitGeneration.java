@@ -94,7 +94,11 @@ public final class BenchmarkSplitGeneration
                 "metadata.data-dir", dataDir.resolve("metadata").toString(),
                 "metadata.grpc-port", "0",
                 "metadata.http-port", "0",
-                "metadata.tls.insecure", "true"))) {
+                "metadata.tls.insecure", "true",
+                // the service's largest limits: the whole table in one answer, as before pages existed, is
+                // the baseline (a service with its default limits refuses it with RESOURCE_EXHAUSTED)
+                "metadata.table-files-page-max-files", "100000",
+                "metadata.table-files-page-max-size", "32MB"))) {
             String address = "127.0.0.1:" + server.grpcPort();
             ManagedChannel channel = GrpcChannels.forAddress(address, TransportSecurity.insecure());
             try {

@@ -228,12 +228,7 @@ final class TestMetadataServer
     {
         MetadataServer server = startServer(Map.of("metadata.table-files-page-max-files", "4"));
         MetadataServiceBlockingStub client = client(server);
-        client.registerNode(registration("node-a", "127.0.0.1:17001"));
-        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
-        List<DataFile> files = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            files.add(allocateAndDescribe(client, 10 + i).toBuilder().setColumnSketches(ByteString.copyFromUtf8("sketches " + i)).build());
-        }
+        List<DataFile> files = schemaAndFilesOfOneNode(client, 8);
         // version 1 holds exactly as many files as a page, version 2 twice as many
         long tableId = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addAllFiles(files.subList(0, 4)).build()).getTableId();
         client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).addAllFiles(files.subList(4, 8)).build());
@@ -265,12 +260,7 @@ final class TestMetadataServer
     {
         MetadataServer server = startServer();
         MetadataServiceBlockingStub client = client(server);
-        client.registerNode(registration("node-a", "127.0.0.1:17001"));
-        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
-        List<DataFile> files = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            files.add(allocateAndDescribe(client, 10 + i));
-        }
+        List<DataFile> files = schemaAndFilesOfOneNode(client, 4);
         long tableId = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addAllFiles(files).build()).getTableId();
         TableFilesPageToken issued = TableFilesPageToken.parseFrom(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(1).build()).getNextPageToken());
         assertThat(issued).isEqualTo(TableFilesPageToken.newBuilder().setTableId(tableId).setVersion(1).setCommittedVersion(1).setCommitOrdinal(0).build());
@@ -290,6 +280,18 @@ final class TestMetadataServer
         assertStatusContains(() -> listAfter(client, issued.toBuilder().setCommittedVersion(2)), INVALID_ARGUMENT, "The page token is not one GetTableFiles issued");
         assertStatusContains(() -> listAfter(client, issued.toBuilder().setCommitOrdinal(-1)), INVALID_ARGUMENT, "The page token is not one GetTableFiles issued");
         assertStatusContains(() -> listAfter(client, issued.toBuilder().setCommittedVersion(0)), INVALID_ARGUMENT, "The page token is not one GetTableFiles issued");
+    }
+
+    /** Schema s and {@code count} allocated files (with sketches) on node-a, to commit. */
+    private static List<DataFile> schemaAndFilesOfOneNode(MetadataServiceBlockingStub client, int count)
+    {
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+        List<DataFile> files = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            files.add(allocateAndDescribe(client, 10 + i).toBuilder().setColumnSketches(ByteString.copyFromUtf8("sketches " + i)).build());
+        }
+        return files;
     }
 
     private static GetTableFilesResponse listAfter(MetadataServiceBlockingStub client, TableFilesPageToken.Builder token)

@@ -8,11 +8,11 @@ import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.NscTopN;
+import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.predicate.TupleDomain;
 
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,12 +55,12 @@ final class ScanPlanner
     }
 
     @Override
-    public BatchPlanner start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<Iterator<List<FileEntry>>> files)
+    public Optional<BatchPlanner> start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<TableFileBatches> files)
     {
         TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter);
         if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
-            // the join's build side is empty: nothing here can join with it
-            return RowGroupPlanner::nothingMatches;
+            // the join's build side is empty: nothing here can join with it, and no file need be read
+            return Optional.empty();
         }
         boolean pruning = predicate.isPresent();
         Optional<PruningPredicate> dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
@@ -72,7 +72,7 @@ final class ScanPlanner
         // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
         Optional<Long> topNBound = topN.flatMap(first -> topNBound(first, enforced, dynamicPruning, files));
         ModeChooser modes = new ModeChooser(dynamic);
-        return batch -> {
+        return Optional.of(batch -> {
             RowGroupPlanner.Plan planned = planner.plan(batch, predicate, dynamicPruning);
             planned = planned.withSplits(modes.choose(planned.splits(), batch));
             if (topN.isPresent()) {
@@ -86,16 +86,18 @@ final class ScanPlanner
                 planned = planned.withStatsAnswer(answered.splits(), answered.answer());
             }
             return planned;
-        };
+        });
     }
 
-    private Optional<Long> topNBound(NscTopN topN, Optional<PruningPredicate> enforced, Optional<PruningPredicate> dynamicPruning, Supplier<Iterator<List<FileEntry>>> files)
+    private Optional<Long> topNBound(NscTopN topN, Optional<PruningPredicate> enforced, Optional<PruningPredicate> dynamicPruning, Supplier<TableFileBatches> files)
     {
         TopNBound.Finder finder = new TopNBound.Finder(topN, sortColumn(topN), enforced);
-        Iterator<List<FileEntry>> batches = files.get();
-        while (finder.canBound() && batches.hasNext()) {
-            List<FileEntry> batch = batches.next();
-            finder.add(batch, planner.plan(batch, predicate, dynamicPruning).splits());
+        // the pass may stop before the last batch: closing lets go of what its listing kept
+        try (TableFileBatches batches = files.get()) {
+            while (finder.canBound() && batches.hasNext()) {
+                List<FileEntry> batch = batches.next();
+                finder.add(batch, planner.plan(batch, predicate, dynamicPruning).splits());
+            }
         }
         return finder.bound();
     }

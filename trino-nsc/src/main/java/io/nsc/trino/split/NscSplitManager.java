@@ -8,6 +8,7 @@ import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFilesCache;
+import io.nsc.trino.split.SplitPlanning.Preparation;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorSplitSource;
@@ -57,7 +58,7 @@ public class NscSplitManager
         PushdownMode pushdown = getPushdown(session);
         if (pushdown == PushdownMode.NONE) {
             // the baseline ships every row group
-            return new NscSplitSource(files, (_, _) -> Optional.of(batch -> planner.plan(batch, Optional.empty())), handle.aggregation(), DynamicFilter.EMPTY, 0);
+            return new NscSplitSource(files, (_, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraint()
                 .intersect(NscColumnHandle.ofTableColumns(constraint.getSummary()));

@@ -7,6 +7,7 @@ import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.nsc.trino.split.SplitPlanning.BatchPlanner;
+import io.nsc.trino.split.SplitPlanning.Preparation;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.plugin.base.metrics.TDigestHistogram;
 import io.trino.spi.connector.ConnectorSplit;
@@ -61,6 +62,8 @@ public class NscSplitSource
     private final long deadlineNanos;
 
     private boolean started;
+    // empty once started: no row can match; read by whichever thread closes the source
+    private volatile Optional<Preparation> preparation = Optional.empty();
     private Optional<BatchPlanner> batchPlanner = Optional.empty();
     // read by whichever thread closes the source
     private volatile TableFileBatches batches = TableFileBatches.none();
@@ -109,18 +112,25 @@ public class NscSplitSource
                         .thenApply(_ -> EMPTY_BATCH)
                         .completeOnTimeout(EMPTY_BATCH, leftMillis, MILLISECONDS);
             }
-            batchPlanner = planning.start(dynamicFilter.getCurrentPredicate(), this::listFiles);
+            preparation = planning.start(dynamicFilter.getCurrentPredicate(), this::listFiles);
             started = true;
-            if (batchPlanner.isPresent()) {
-                batches = listFiles();
-                if (closed) {
-                    // closed while the listing opened
-                    batches.close();
-                }
-            }
             publishMetrics();
         }
-        for (int batchesPlanned = 0; !closed && !pending.hasNext() && batches.hasNext() && batchesPlanned < MAX_BATCHES_PER_CALL; batchesPlanned++) {
+        // every call reads at most this many batches, of the pass and of the scan together
+        long batchesBefore = fileBatches;
+        if (preparation.isPresent() && batchPlanner.isEmpty()) {
+            batchPlanner = preparation.get().advance(MAX_BATCHES_PER_CALL);
+            if (batchPlanner.isEmpty()) {
+                // a pass over the files before the first batch is planned (a top-N's bound): more next call
+                return CompletableFuture.completedFuture(new ConnectorSplitBatch(List.of(), isFinished()));
+            }
+            batches = listFiles();
+            if (closed) {
+                // closed while the listing opened
+                batches.close();
+            }
+        }
+        while (!closed && !pending.hasNext() && batches.hasNext() && fileBatches - batchesBefore < MAX_BATCHES_PER_CALL) {
             RowGroupPlanner.Plan plan = planNextBatch();
             if (aggregation.isPresent()) {
                 aggregationParts.addAll(plan.splits());
@@ -130,7 +140,7 @@ public class NscSplitSource
                 pending = plan.splits().iterator();
             }
         }
-        if (!closed && aggregation.isPresent() && !batches.hasNext() && !aggregationSplitPlanned) {
+        if (!closed && aggregation.isPresent() && everyBatchPlanned() && !aggregationSplitPlanned) {
             // one split that merges every part's partial states, even of no part
             pending = List.of(new NscAggregationSplit(aggregationParts.build(), aggregationAnswer)).iterator();
             aggregationSplitPlanned = true;
@@ -166,7 +176,7 @@ public class NscSplitSource
             this.listing = listing;
         }
 
-        /** Nothing more once the source is closed: a cancelled query's top-N pass stops at the next batch (its splits are never planned). */
+        /** Nothing more once the source is closed: a cancelled query's top-N pass stops at the next batch. */
         @Override
         public boolean hasNext()
         {
@@ -210,7 +220,12 @@ public class NscSplitSource
     @Override
     public boolean isFinished()
     {
-        return closed || (started && !pending.hasNext() && !batches.hasNext() && (aggregation.isEmpty() || aggregationSplitPlanned));
+        return closed || (everyBatchPlanned() && !pending.hasNext() && (aggregation.isEmpty() || aggregationSplitPlanned));
+    }
+
+    private boolean everyBatchPlanned()
+    {
+        return started && (preparation.isEmpty() || batchPlanner.isPresent()) && !batches.hasNext();
     }
 
     @Override
@@ -224,6 +239,7 @@ public class NscSplitSource
     public void close()
     {
         closed = true;
+        preparation.ifPresent(Preparation::close);
         batches.close();
     }
 }

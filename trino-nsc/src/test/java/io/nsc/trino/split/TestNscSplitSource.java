@@ -380,6 +380,22 @@ final class TestNscSplitSource
         assertThat(listing.fetches()).isEqualTo(batches);
         assertThat(calls).isEqualTo((batches + NscSplitSource.MAX_BATCHES_PER_CALL - 1) / NscSplitSource.MAX_BATCHES_PER_CALL);
         assertThat(count(source.getMetrics(), ROW_GROUPS_PRUNED_BY_STATS)).isEqualTo(count(source.getMetrics(), ROW_GROUPS_TOTAL)).isPositive();
+
+        // a top-N's pass over every file before the first split: as few batches per call, pass and scan together
+        Listing passAndScan = new Listing(files, BATCH_SIZE);
+        NscSplitSource topN = source(TABLE.withTopN(new NscTopN(10, List.of(new NscTopN.SortItem(X, false, false)))), PushdownMode.FILTER, passAndScan);
+        List<ConnectorSplit> splits = new ArrayList<>();
+        int topNCalls = 0;
+        while (!topN.isFinished()) {
+            int before = passAndScan.fetches();
+            ConnectorSplitBatch batch = topN.getNextBatch(1000).join();
+            topNCalls++;
+            splits.addAll(batch.getSplits());
+            assertThat(passAndScan.fetches() - before).isLessThanOrEqualTo(NscSplitSource.MAX_BATCHES_PER_CALL);
+        }
+        assertThat(passAndScan.fetches()).isEqualTo(2 * batches);
+        assertThat(topNCalls).isGreaterThanOrEqualTo(2 * batches / NscSplitSource.MAX_BATCHES_PER_CALL);
+        assertThat(splits).isNotEmpty();
     }
 
     @Test
@@ -412,11 +428,11 @@ final class TestNscSplitSource
                 cancelledSource.close();
             }
         };
-        ConnectorSplitBatch none = cancelledSource.getNextBatch(1000).join();
-        assertThat(none.getSplits()).isEmpty();
-        assertThat(none.isNoMoreSplits()).isTrue();
+        List<ConnectorSplit> none = new ArrayList<>();
+        drain(cancelledSource, 1000, none);
+        assertThat(none).isEmpty();
         assertThat(cancelled.fetches()).isEqualTo(5);
-        assertThat(cancelled.closed()).isEqualTo(cancelled.opened()).isEqualTo(2);
+        assertThat(cancelled.closed()).isEqualTo(cancelled.opened());
     }
 
     @Test
@@ -541,7 +557,7 @@ final class TestNscSplitSource
 
     /**
      * The table's files in batches, as the cache or the metadata service hands them out, counting
-     * the listings opened and closed and the batches read; keeping everything, it holds every batch
+     * the listings opened and closed (each once) and the batches read; keeping everything, it holds every batch
      * it handed out, as a listing of a table the cache can take does.
      */
     private static final class Listing
@@ -613,10 +629,16 @@ final class TestNscSplitSource
                     return kept;
                 }
 
+                private boolean wasClosed;
+
                 @Override
                 public void close()
                 {
-                    closed++;
+                    // closing twice is allowed, and counts once
+                    if (!wasClosed) {
+                        wasClosed = true;
+                        closed++;
+                    }
                 }
             };
         }

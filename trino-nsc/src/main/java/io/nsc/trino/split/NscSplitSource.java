@@ -39,8 +39,9 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * however many it has (and what the listing keeps aside for the cache, within the cache's
  * bounds). Planning waits, up to a deadline, for the join's dynamic filter to complete, so that
  * it prunes row groups too; while it waits it hands the scheduler empty batches instead of
- * blocking its thread. Batches that leave no split are planned a few per call, so that a long
- * run of them does not hold the scheduler's thread either. The pruning counts of all batches add
+ * blocking its thread. A call reads at most a few batches (of a top-N's first pass, a run of
+ * batches that leave no split, an aggregation's parts), so that no whole table is read on the
+ * scheduler's thread in one call either; closed, the source reads no more. The pruning counts of all batches add
  * up to the split-generation metrics (EXPLAIN ANALYZE VERBOSE prints them), with how the files
  * were read.
  *
@@ -60,6 +61,7 @@ public class NscSplitSource
     private final Optional<NscAggregation> aggregation;
     private final DynamicFilter dynamicFilter;
     private final long deadlineNanos;
+    private final ImmutableList.Builder<NscSplit> aggregationParts = ImmutableList.builder();
 
     private boolean started;
     // empty once started: no row can match; read by whichever thread closes the source
@@ -68,7 +70,6 @@ public class NscSplitSource
     // read by whichever thread closes the source
     private volatile TableFileBatches batches = TableFileBatches.none();
     private Iterator<? extends ConnectorSplit> pending = Collections.emptyIterator();
-    private final ImmutableList.Builder<NscSplit> aggregationParts = ImmutableList.builder();
     private Optional<StatsAnswer> aggregationAnswer = Optional.empty();
     private boolean aggregationSplitPlanned;
     // set by whichever thread closes the source: a cancelled query's split source plans no more

@@ -4,7 +4,10 @@
 # once, against pages planned a batch at a time by the split source. BenchmarkSplitGeneration
 # (trino-nsc's test sources) against an in-process metadata service; no cluster needed.
 #
-#   benchmarks/split-generation/run.sh [--files N] [--columns C] [--batch B] [--rounds R]
+#   benchmarks/split-generation/run.sh [--files N] [--columns C] [--batch B] [--rounds R] > results/NAME.txt
+#
+# The baseline (the whole table in one message) needs at most 100,000 files: the most one
+# GetTableFiles answer may hold. The paged run keeps the coordinator's table-files cache off.
 set -euo pipefail
 
 HOME_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -16,5 +19,8 @@ if [[ ! -f $module/target/test-classes/io/nsc/trino/split/BenchmarkSplitGenerati
 fi
 classpath=$module/target/benchmark-classpath.txt
 (cd "$HOME_DIR" && ./mvnw -B -q -o $repo dependency:build-classpath -pl trino-nsc -Dmdep.includeScope=test -Dmdep.outputFile="$classpath")
+# the header of a results file: what ran, when, on what
+echo "# benchmarks/split-generation/run.sh${*:+ $*} (defaults: --files 20000 --columns 16 --batch 1000 --rounds 5)"
+echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(java -version 2>&1 | head -1)"
 java -Xmx4g -cp "$module/target/classes:$module/target/test-classes:$(cat "$classpath")" \
     io.nsc.trino.split.BenchmarkSplitGeneration "$@"

@@ -43,6 +43,11 @@ public final class MetadataErrors
         return error(Status.OUT_OF_RANGE, format, args);
     }
 
+    public static StatusRuntimeException resourceExhausted(String format, Object... args)
+    {
+        return error(Status.RESOURCE_EXHAUSTED, format, args);
+    }
+
     public static StatusRuntimeException unavailable(String format, Object... args)
     {
         return error(Status.UNAVAILABLE, format, args);

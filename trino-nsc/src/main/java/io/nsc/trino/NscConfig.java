@@ -139,7 +139,7 @@ public class NscConfig
     }
 
     @Config("nsc.table-files-batch-size")
-    @ConfigDescription("Files of a table the coordinator reads and plans at a time (split generation holds one batch; statistics fold one batch at a time)")
+    @ConfigDescription("Files of a table the coordinator reads and plans at a time, one metadata-service page each: at most the service's page limits (split generation holds one batch; statistics fold one batch at a time)")
     public NscConfig setTableFilesBatchSize(int tableFilesBatchSize)
     {
         this.tableFilesBatchSize = tableFilesBatchSize;

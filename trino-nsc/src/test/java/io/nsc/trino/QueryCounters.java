@@ -5,6 +5,7 @@ import io.trino.execution.QueryInfo;
 import io.trino.execution.StageInfo;
 import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
+import io.trino.plugin.base.metrics.TDigestHistogram;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
 import io.trino.testing.DistributedQueryRunner;
@@ -55,10 +56,21 @@ public record QueryCounters(MaterializedResult result, long physicalInputBytes, 
 
     public long splitMetric(String name)
     {
+        return ((LongCount) splitMetricOf(name)).getTotal();
+    }
+
+    /** The largest value of a split-source metric that reports a distribution (a peak). */
+    public long splitMetricMax(String name)
+    {
+        return (long) ((TDigestHistogram) splitMetricOf(name)).getMax();
+    }
+
+    private Metric<?> splitMetricOf(String name)
+    {
         Metric<?> metric = splitMetrics.getMetrics().get(name);
         if (metric == null) {
             throw new IllegalStateException("no split metric %s in %s".formatted(name, splitMetrics));
         }
-        return ((LongCount) metric).getTotal();
+        return metric;
     }
 }

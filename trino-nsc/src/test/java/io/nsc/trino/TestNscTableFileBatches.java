@@ -6,6 +6,7 @@ import io.trino.testing.MaterializedResult;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
 
 import java.util.Map;
 
@@ -20,13 +21,17 @@ import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_TOP_N;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.parallel.ExecutionMode.SAME_THREAD;
 
 /**
  * A table of many files (one per INSERT) planned by two catalogs over the same cluster: {@code nsc}
  * with the default batch of 1000 files and a cache, {@code nsc_batched} reading three files at a
  * time with a cache too small for the table. Every query answers the same, with the same pruning
- * counts; the batched catalog reads the table in batches and never holds more than one.
+ * counts; the batched catalog reads the table in batches and holds one, plus what its listing
+ * keeps for the cache within the cache's bounds.
  */
+// testSmallTableIsCachedAndLargeOneListedEachTime compares the metadata service's counter of files listed before and after its queries
+@Execution(SAME_THREAD)
 final class TestNscTableFileBatches
         extends AbstractTestQueryFramework
 {
@@ -72,11 +77,12 @@ final class TestNscTableFileBatches
         assertThat(files).isGreaterThanOrEqualTo(INSERTS);
         assertThat(compared.whole().splitMetric(ROW_GROUPS_PRUNED_BY_STATS)).isGreaterThan(files - 10);
 
-        // the batched catalog read the table in batches of three, holding one at a time
+        // the batched catalog read the table in batches of three, holding one at a time, and the
+        // files its listing kept for the cache until they outgrew what it may take (a quarter: 8kB)
         assertThat(compared.batched().splitMetric(FILES_LISTED)).isEqualTo(files);
         assertThat(compared.batched().splitMetric(FILE_BATCHES)).isEqualTo((files + BATCH - 1) / BATCH);
-        assertThat(compared.batched().splitMetric(FILES_HELD_PEAK)).isEqualTo(BATCH);
-        assertThat(compared.whole().splitMetric(FILES_HELD_PEAK)).isEqualTo(files);
+        assertThat(compared.batched().splitMetricMax(FILES_HELD_PEAK)).isGreaterThan(BATCH).isLessThan(files);
+        assertThat(compared.whole().splitMetricMax(FILES_HELD_PEAK)).isEqualTo(files);
     }
 
     @Test
@@ -94,7 +100,7 @@ final class TestNscTableFileBatches
         // the bound is found in a first pass over the files, a batch at a time too
         long files = answered.whole().splitMetric(FILES_LISTED);
         assertThat(topN.batched().splitMetric(FILES_LISTED)).isEqualTo(topN.whole().splitMetric(FILES_LISTED)).isEqualTo(2 * files);
-        assertThat(topN.batched().splitMetric(FILES_HELD_PEAK)).isEqualTo(BATCH);
+        assertThat(topN.batched().splitMetricMax(FILES_HELD_PEAK)).isGreaterThan(BATCH).isLessThan(files);
 
         // a build side whose keys no predicate inference carries over: only the dynamic filter prunes
         Compared joined = compare(PushdownMode.FILTER, "SELECT count(*) FROM %s.many.t JOIN tpch.tiny.orders ON k = o_orderkey * 300 WHERE o_orderkey = 7");

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import static io.nsc.metadata.MetadataErrors.invalidArgument;
 import static io.nsc.metadata.MetadataErrors.outOfRange;
 
 /**
@@ -35,7 +36,8 @@ final class TableFileListing
 
     /**
      * @return empty when the table does not exist
-     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached
+     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached;
+     *         INVALID_ARGUMENT for a listing that continues after a position where no file of the version stands
      */
     static Optional<TableFilesPage> read(Connection connection, TableFilesPageRequest request)
             throws SQLException
@@ -45,8 +47,16 @@ final class TableFileListing
             return Optional.empty();
         }
         long version = request.version() == 0 ? current.get() : request.version();
+        boolean continues = !request.after().equals(FilePosition.START);
         if (version > current.get()) {
+            if (continues) {
+                // a listing only ever began at a version the table had reached: this one never began
+                throw invalidArgument("Table with id %s is at version %s: no listing of version %s was ever begun to continue", request.tableId(), current.get(), version);
+            }
             throw outOfRange("Table with id %s is at version %s: version %s does not exist", request.tableId(), current.get(), version);
+        }
+        if (continues) {
+            requireFileAt(connection, request.tableId(), version, request.after());
         }
         List<FileRow> rows = new ArrayList<>();
         boolean more = readFileRows(connection, request, version, rows);
@@ -168,6 +178,28 @@ final class TableFileListing
             try (ResultSet resultSet = statement.executeQuery()) {
                 while (resultSet.next()) {
                     replicas.computeIfAbsent(resultSet.getString(1), _ -> new ArrayList<>()).add(resultSet.getString(2));
+                }
+            }
+        }
+    }
+
+    /**
+     * A listing continues after the last file of its previous page: a position naming no file of
+     * the version (past the end of a commit, or of a later commit) would make it skip or repeat files.
+     */
+    private static void requireFileAt(Connection connection, long tableId, long version, FilePosition position)
+            throws SQLException
+    {
+        String sql = "SELECT 1 FROM files f WHERE f.table_id = ? AND f.committed_version = ? AND f.commit_ordinal = ? AND f.committed_version <= ?";
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setLong(1, tableId);
+            statement.setLong(2, position.committedVersion());
+            statement.setInt(3, position.commitOrdinal());
+            statement.setLong(4, version);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                if (!resultSet.next()) {
+                    throw invalidArgument("Version %s of table with id %s has no file %s of commit %s to continue a listing after",
+                            version, tableId, position.commitOrdinal(), position.committedVersion());
                 }
             }
         }

@@ -17,7 +17,6 @@ import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableColumn;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TableFilesPage;
-import io.nsc.metadata.catalog.TableFilesPageRequest;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
@@ -243,11 +242,11 @@ public final class MetadataGrpcService
     public void getTableFiles(GetTableFilesRequest request, StreamObserver<GetTableFilesResponse> observer)
     {
         respond("GetTableFiles", observer, () -> {
-            TableFilesPageRequest pageRequest = TableFilesPaging.isPaged(request)
-                    ? paging.toPageRequest(request)
-                    : TableFilesPageRequest.wholeTable(request.getTableId(), !request.getOmitColumnSketches());
-            TableFilesPage page = catalog.getTableFilesPage(pageRequest)
+            TableFilesPage page = catalog.getTableFilesPage(paging.toPageRequest(request))
                     .orElseThrow(() -> notFound("Table with id %s does not exist", request.getTableId()));
+            if (!TableFilesPaging.isPaged(request)) {
+                paging.requireWhole(page);
+            }
             stats.tableFilesListed(page.files().size());
             GetTableFilesResponse.Builder response = GetTableFilesResponse.newBuilder()
                     .setTableId(page.tableId())

@@ -2,6 +2,7 @@ package io.nsc.metadata.server;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.airlift.units.DataSize;
 import io.nsc.metadata.catalog.FilePosition;
 import io.nsc.metadata.catalog.TableFilesPage;
 import io.nsc.metadata.catalog.TableFilesPageRequest;
@@ -10,6 +11,7 @@ import io.nsc.protocol.proto.TableFilesPageToken;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.nsc.metadata.MetadataErrors.invalidArgument;
+import static io.nsc.metadata.MetadataErrors.resourceExhausted;
 
 /**
  * Turns GetTableFiles requests into catalog page requests within the service's limits, and the
@@ -29,13 +31,16 @@ final class TableFilesPaging
         this.maxBytes = maxBytes;
     }
 
-    /** Whether the caller asked for pages; otherwise it gets every file in one answer, as before pages existed. */
+    /** Whether the caller asked for pages; otherwise it gets every file in one answer, if they fit one page. */
     static boolean isPaged(GetTableFilesRequest request)
     {
         return request.getPageSize() != 0 || !request.getPageToken().isEmpty();
     }
 
     /**
+     * The page the request asks for; a request for every file at once asks for one page within
+     * the service's limits, which {@link #requireWhole} then checks it did not outgrow.
+     *
      * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for a negative page size or version, or a token that is not one of this table and version
      */
     TableFilesPageRequest toPageRequest(GetTableFilesRequest request)
@@ -59,6 +64,22 @@ final class TableFilesPaging
             after = new FilePosition(token.getCommittedVersion(), token.getCommitOrdinal());
         }
         return new TableFilesPageRequest(request.getTableId(), version, after, pageSize, maxBytes, !request.getOmitColumnSketches());
+    }
+
+    /**
+     * An unpaged request is answered only when every file fits one page: a whole listing of a
+     * large table would hold the catalog's lock for as long as it reads, and build an answer
+     * larger than gRPC lets a client take.
+     *
+     * @throws io.grpc.StatusRuntimeException RESOURCE_EXHAUSTED when files remain after the page
+     */
+    void requireWhole(TableFilesPage page)
+    {
+        if (page.next().isPresent()) {
+            throw resourceExhausted("Version %s of table with id %s has more files than one answer holds (at most %s files and %s of stats and sketches): " +
+                            "list them in pages, with a page_size and the next_page_token of each answer",
+                    page.version(), page.tableId(), maxFiles, DataSize.ofBytes(maxBytes).succinct());
+        }
     }
 
     /** The token that continues after the page; empty when the page is the last. */

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.grpc.Status.Code.OUT_OF_RANGE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.TestingStats.compactStats;
@@ -183,6 +184,24 @@ final class TestTableFileListing
         assertThat(first.files()).hasSize(2);
         catalog.dropTable(TABLE, false);
         assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, first.version(), first.next().orElseThrow(), 2, UNBOUNDED_BYTES, true))).isEmpty();
+    }
+
+    @Test
+    void testListingContinuesOnlyAfterAFileOfItsVersion()
+    {
+        commitFiles(3);
+        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        commitFiles(2);
+        // after the last file of the first commit: the second commit's files
+        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, new FilePosition(1, 2), 10, UNBOUNDED_BYTES, false)).orElseThrow().files()).hasSize(2);
+        // the ordinal past the commit's end, and a commit after the version listed, name no file of it
+        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, new FilePosition(1, 3), 10, UNBOUNDED_BYTES, false)),
+                INVALID_ARGUMENT, "Version 2 of table with id %s has no file 3 of commit 1 to continue a listing after".formatted(tableId));
+        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 1, new FilePosition(2, 0), 10, UNBOUNDED_BYTES, false)),
+                INVALID_ARGUMENT, "Version 1 of table with id %s has no file 0 of commit 2 to continue a listing after".formatted(tableId));
+        // continuing a listing of a version never reached: no such listing began
+        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 3, new FilePosition(1, 0), 10, UNBOUNDED_BYTES, false)),
+                INVALID_ARGUMENT, "Table with id %s is at version 2: no listing of version 3 was ever begun to continue".formatted(tableId));
     }
 
     private long countFiles(long tableId, long version, int pageSize)

@@ -32,6 +32,7 @@ import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.proto.TableFilesPageToken;
 import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.proto.UploadGrant;
 import io.nsc.protocol.security.TransportSecurity;
@@ -60,6 +61,7 @@ import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.grpc.Status.Code.NOT_FOUND;
 import static io.grpc.Status.Code.OUT_OF_RANGE;
+import static io.grpc.Status.Code.RESOURCE_EXHAUSTED;
 import static io.grpc.Status.Code.UNAVAILABLE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
@@ -176,13 +178,6 @@ final class TestMetadataServer
         CommitFilesResponse commit = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addAllFiles(files).build());
         long tableId = commit.getTableId();
 
-        // without a page size: every file in one answer, as before pages existed
-        GetTableFilesResponse whole = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build());
-        assertThat(whole.getFilesList()).isEqualTo(files);
-        assertThat(whole.getNextPageToken()).isEmpty();
-        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setOmitColumnSketches(true).build()).getFilesList())
-                .isEqualTo(files.stream().map(file -> file.toBuilder().clearColumnSketches().build()).toList());
-
         // a page size beyond the service's limit gets the limit; a commit between pages changes nothing listed
         List<DataFile> listed = new ArrayList<>();
         List<Integer> pageSizes = new ArrayList<>();
@@ -226,6 +221,82 @@ final class TestMetadataServer
                 "Table with id %s does not exist".formatted(tableId + 1));
         // the old version's listing goes on where it stopped
         assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageToken(oldToken).build()).getFilesList()).isEqualTo(files.subList(3, 7));
+    }
+
+    @Test
+    void testUnpagedListingOfTheVersionAskedOnlyWhenItFitsOnePage()
+    {
+        MetadataServer server = startServer(Map.of("metadata.table-files-page-max-files", "4"));
+        MetadataServiceBlockingStub client = client(server);
+        List<DataFile> files = schemaAndFilesOfOneNode(client, 8);
+        // version 1 holds exactly as many files as a page, version 2 twice as many
+        long tableId = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addAllFiles(files.subList(0, 4)).build()).getTableId();
+        client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).addAllFiles(files.subList(4, 8)).build());
+
+        GetTableFilesResponse first = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(1).build());
+        assertThat(first.getVersion()).isEqualTo(1);
+        assertThat(first.getFilesList()).isEqualTo(files.subList(0, 4));
+        assertThat(first.getNextPageToken()).isEmpty();
+        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(1).setOmitColumnSketches(true).build()).getFilesList())
+                .isEqualTo(files.subList(0, 4).stream().map(file -> file.toBuilder().clearColumnSketches().build()).toList());
+        assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()), RESOURCE_EXHAUSTED,
+                ("Version 2 of table with id %s has more files than one answer holds (at most 4 files and 4MB of stats and sketches): " +
+                        "list them in pages, with a page_size and the next_page_token of each answer").formatted(tableId));
+        assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(-1).build()), INVALID_ARGUMENT, "Version -1 is negative");
+        assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setVersion(3).build()), OUT_OF_RANGE,
+                "Table with id %s is at version 2: version 3 does not exist".formatted(tableId));
+
+        // a file count that is a multiple of the page size: the last full page says no more follow
+        GetTableFilesResponse page = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(4).build());
+        assertThat(page.getFilesList()).isEqualTo(files.subList(0, 4));
+        GetTableFilesResponse last = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(4).setPageToken(page.getNextPageToken()).build());
+        assertThat(last.getFilesList()).isEqualTo(files.subList(4, 8));
+        assertThat(last.getNextPageToken()).isEmpty();
+    }
+
+    @Test
+    void testForgedPageTokensAreRefused()
+            throws Exception
+    {
+        MetadataServer server = startServer();
+        MetadataServiceBlockingStub client = client(server);
+        List<DataFile> files = schemaAndFilesOfOneNode(client, 4);
+        long tableId = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true).addAllFiles(files).build()).getTableId();
+        TableFilesPageToken issued = TableFilesPageToken.parseFrom(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageSize(1).build()).getNextPageToken());
+        assertThat(issued).isEqualTo(TableFilesPageToken.newBuilder().setTableId(tableId).setVersion(1).setCommittedVersion(1).setCommitOrdinal(0).build());
+        // the token as issued continues after the first file
+        assertThat(client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).setPageToken(issued.toByteString()).build()).getFilesList())
+                .isEqualTo(files.subList(1, 4));
+
+        // past the end of the commit: the listing would answer nothing and end, OK
+        assertStatus(() -> listAfter(client, issued.toBuilder().setCommitOrdinal(4)), INVALID_ARGUMENT,
+                "Version 1 of table with id %s has no file 4 of commit 1 to continue a listing after".formatted(tableId));
+        // a version the table never reached was never listed: not OUT_OF_RANGE, which a client may wait out
+        assertStatus(() -> listAfter(client, issued.toBuilder().setVersion(5)), INVALID_ARGUMENT,
+                "Table with id %s is at version 1: no listing of version 5 was ever begun to continue".formatted(tableId));
+        assertStatus(() -> listAfter(client, issued.toBuilder().setVersion(5).setCommittedVersion(3)), INVALID_ARGUMENT,
+                "Table with id %s is at version 1: no listing of version 5 was ever begun to continue".formatted(tableId));
+        // structurally impossible positions
+        assertStatusContains(() -> listAfter(client, issued.toBuilder().setCommittedVersion(2)), INVALID_ARGUMENT, "The page token is not one GetTableFiles issued");
+        assertStatusContains(() -> listAfter(client, issued.toBuilder().setCommitOrdinal(-1)), INVALID_ARGUMENT, "The page token is not one GetTableFiles issued");
+        assertStatusContains(() -> listAfter(client, issued.toBuilder().setCommittedVersion(0)), INVALID_ARGUMENT, "The page token is not one GetTableFiles issued");
+    }
+
+    /** Schema s and {@code count} allocated files (with sketches) on node-a, to commit. */
+    private static List<DataFile> schemaAndFilesOfOneNode(MetadataServiceBlockingStub client, int count)
+    {
+        client.registerNode(registration("node-a", "127.0.0.1:17001"));
+        client.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("s").build());
+        List<DataFile> files = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            files.add(allocateAndDescribe(client, 10 + i).toBuilder().setColumnSketches(ByteString.copyFromUtf8("sketches " + i)).build());
+        }
+        return files;
+    }
+
+    private static GetTableFilesResponse listAfter(MetadataServiceBlockingStub client, TableFilesPageToken.Builder token)
+    {
+        return client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(token.getTableId()).setPageSize(10).setPageToken(token.build().toByteString()).build());
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.nsc.tools.info;
 
 import com.google.common.base.Splitter;
 import com.google.common.collect.Sets;
+import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
@@ -35,6 +36,10 @@ public final class TableInfoCommand
 {
     public static final String USAGE = "nsc info --metadata host:port " + TlsOptions.USAGE + " <schema>.<table>";
 
+    // the service lowers it to its own limit
+    private static final int PAGE_SIZE = 1000;
+    private static final int CALL_TIMEOUT_SECONDS = 30;
+
     private TableInfoCommand() {}
 
     public static int run(List<String> args, PrintStream out, PrintStream err)
@@ -62,10 +67,10 @@ public final class TableInfoCommand
 
         ManagedChannel channel = GrpcChannels.forAddress(metadataAddress, security);
         try {
-            MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, SECONDS);
-            TableInfo table = metadata.getTable(GetTableRequest.newBuilder().setSchemaName(name.get(0)).setTableName(name.get(1)).build());
-            GetTableFilesResponse files = metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(table.getTableId()).build());
-            print(out, table, files);
+            MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel);
+            TableInfo table = metadata.withDeadlineAfter(CALL_TIMEOUT_SECONDS, SECONDS)
+                    .getTable(GetTableRequest.newBuilder().setSchemaName(name.get(0)).setTableName(name.get(1)).build());
+            print(out, table, metadata);
             return EXIT_OK;
         }
         catch (StatusRuntimeException e) {
@@ -77,25 +82,45 @@ public final class TableInfoCommand
         }
     }
 
-    private static void print(PrintStream out, TableInfo table, GetTableFilesResponse files)
+    /**
+     * Prints each file as its page comes, then the table's totals: the files of the version
+     * {@link TableInfo} named, a page at a time and without the column sketches nothing here
+     * prints, so that a table of any size is described in bounded memory.
+     */
+    private static void print(PrintStream out, TableInfo table, MetadataServiceBlockingStub metadata)
     {
+        long files = 0;
         long rows = 0;
         long bytes = 0;
         long rowGroups = 0;
         long chunks = 0;
         long statsBytes = 0;
-        for (DataFile file : files.getFilesList()) {
-            CompactFileStats stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
-            out.printf("file %s: %,d rows, %,d bytes, %d row groups, replicas %s%n",
-                    file.getFileId(), file.getRowCount(), file.getSizeBytes(), stats.rowGroupCount(), String.join(",", file.getReplicaNodeIdsList()));
-            rows += file.getRowCount();
-            bytes += file.getSizeBytes();
-            rowGroups += stats.rowGroupCount();
-            chunks += stats.columnChunkCount();
-            statsBytes += stats.sizeInBytes();
+        ByteString pageToken = ByteString.EMPTY;
+        do {
+            // a deadline per page: a large table takes many
+            GetTableFilesResponse page = metadata.withDeadlineAfter(CALL_TIMEOUT_SECONDS, SECONDS).getTableFiles(GetTableFilesRequest.newBuilder()
+                    .setTableId(table.getTableId())
+                    .setVersion(table.getVersion())
+                    .setPageSize(PAGE_SIZE)
+                    .setPageToken(pageToken)
+                    .setOmitColumnSketches(true)
+                    .build());
+            for (DataFile file : page.getFilesList()) {
+                CompactFileStats stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
+                out.printf("file %s: %,d rows, %,d bytes, %d row groups, replicas %s%n",
+                        file.getFileId(), file.getRowCount(), file.getSizeBytes(), stats.rowGroupCount(), String.join(",", file.getReplicaNodeIdsList()));
+                files++;
+                rows += file.getRowCount();
+                bytes += file.getSizeBytes();
+                rowGroups += stats.rowGroupCount();
+                chunks += stats.columnChunkCount();
+                statsBytes += stats.sizeInBytes();
+            }
+            pageToken = page.getNextPageToken();
         }
+        while (!pageToken.isEmpty());
         out.printf("table %s.%s version %d: %d columns, %d files, %,d rows, %,d bytes, %d row groups, %d column chunks%n",
-                table.getSchemaName(), table.getTableName(), table.getVersion(), table.getColumnsCount(), files.getFilesCount(), rows, bytes, rowGroups, chunks);
+                table.getSchemaName(), table.getTableName(), table.getVersion(), table.getColumnsCount(), files, rows, bytes, rowGroups, chunks);
         out.printf("compact stats: %,d bytes in all, %.2f bytes per column chunk%n", statsBytes, chunks == 0 ? 0.0 : (double) statsBytes / chunks);
     }
 }

@@ -95,6 +95,8 @@ final class TestParquetLoader
                 .put("metadata.data-dir", workDir.resolve("metadata").toString())
                 .put("metadata.grpc-port", "0")
                 .put("metadata.http-port", "0")
+                // a page holds a lineitem's files, and no more: info pages through larger tables
+                .put("metadata.table-files-page-max-files", "3")
                 .putAll(certificates.issue(ComponentRole.METADATA, "metadata", List.of()).toProperties("metadata"))
                 .buildOrThrow());
         metadataAddress = "127.0.0.1:" + metadataServer.grpcPort();
@@ -168,6 +170,15 @@ final class TestParquetLoader
     {
         String table = newTableName();
         new ParquetLoader(security).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("nation")), TWO_REPLICAS);
+        // 6 files: more than one answer of the service holds, listed in pages
+        String large = newTableName();
+        new ParquetLoader(security).load(metadataAddress, "tpch", large, List.of(tpchDir.resolve("lineitem")), TWO_REPLICAS);
+        new ParquetLoader(security).load(metadataAddress, "tpch", large, List.of(tpchDir.resolve("lineitem")), TWO_REPLICAS);
+        ByteArrayOutputStream largeOut = new ByteArrayOutputStream();
+        assertThat(NscTool.run(infoCommand("tpch." + large, clientFiles), new PrintStream(largeOut, true, UTF_8), new PrintStream(new ByteArrayOutputStream(), true, UTF_8))).isZero();
+        assertThat(largeOut.toString(UTF_8))
+                .contains("table tpch.%s version 2: 16 columns, 6 files, 120,350 rows".formatted(large))
+                .satisfies(text -> assertThat(text.lines().filter(line -> line.startsWith("file ")).distinct()).hasSize(6));
 
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

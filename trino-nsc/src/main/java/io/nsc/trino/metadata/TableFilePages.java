@@ -59,9 +59,13 @@ final class TableFilePages
             throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service answered files of version %s of table %s when asked for version %s of table %s".formatted(
                     page.getVersion(), page.getTableId(), version, tableId));
         }
+        // a service that pages without progress would keep a query planning forever (and, with
+        // the same files again, answering them twice)
         if (page.getFilesCount() == 0 && !page.getNextPageToken().isEmpty()) {
-            // a service that pages without progress would keep a query planning forever
             throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service answered an empty page of table %s with more to come".formatted(tableId));
+        }
+        if (!page.getNextPageToken().isEmpty() && page.getNextPageToken().equals(pageToken)) {
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service answered a page of table %s that continues where it began".formatted(tableId));
         }
         pageToken = page.getNextPageToken();
         lastPageRead = pageToken.isEmpty();

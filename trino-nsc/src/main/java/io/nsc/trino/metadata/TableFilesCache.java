@@ -1,5 +1,7 @@
 package io.nsc.trino.metadata;
 
+import com.google.common.annotations.VisibleForTesting;
+import com.google.common.base.Ticker;
 import com.google.common.cache.Cache;
 import com.google.common.collect.Lists;
 import com.google.common.primitives.Ints;
@@ -13,19 +15,24 @@ import io.trino.cache.EvictableCacheBuilder;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import static com.google.common.base.Throwables.throwIfUnchecked;
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.trino.cache.CacheUtils.invalidateAllIf;
 import static io.trino.cache.CacheUtils.uncheckedCacheGet;
+import static java.lang.Math.ceilDiv;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 /**
  * The coordinator's view of table versions' files, in bounded memory: every reader gets a table
  * version's files a batch at a time, from the cache when the version's files are there, otherwise
  * paged from the metadata service. A listing that reads a version to its end keeps its files (less
- * their sketches) for the next query if they take at most a quarter of the cache; a larger table
- * is listed anew each time, and nothing holds all of its files.
+ * their sketches) for the next query if they take at most a quarter of the cache and every
+ * listing's kept files together stay within that quarter too; a larger table is listed anew each
+ * time, and nothing holds all of its files.
  *
  * <p>Table-wide figures (statistics, distinct counts) come from a {@link TableSummary} per
  * version, folded in one listing that includes the sketches, and cached by itself: its size
@@ -37,27 +44,43 @@ public class TableFilesCache
     // share would be evicted as soon as it is cached
     private static final int CONCURRENCY_LEVEL = 4;
     private static final int MAX_CACHED_SUMMARIES = 1000;
+    // entries are weighed in KiB: a weight is an int, and the cache may hold more than 2 GiB
+    private static final long WEIGHT_UNIT_BYTES = 1024;
 
     private final NscMetadataClient metadataClient;
     private final int batchSize;
+    private final Ticker ticker;
+    private final long ttlNanos;
     private final long maxCachedTableBytes;
+    // what all listings keep aside until they can cache it, within maxCachedTableBytes in all
+    private final AtomicLong keptBytes = new AtomicLong();
     private final Cache<TableVersion, TableFiles> files;
     private final Cache<TableVersion, TableSummary> summaries;
 
     @Inject
     public TableFilesCache(NscMetadataClient metadataClient, NscConfig config)
     {
+        this(metadataClient, config, Ticker.systemTicker());
+    }
+
+    public TableFilesCache(NscMetadataClient metadataClient, NscConfig config, Ticker ticker)
+    {
         this.metadataClient = requireNonNull(metadataClient, "metadataClient is null");
+        this.ticker = requireNonNull(ticker, "ticker is null");
         this.batchSize = config.getTableFilesBatchSize();
+        this.ttlNanos = config.getTableFilesCacheTtl().roundTo(NANOSECONDS);
         long maxBytes = config.getTableFilesCacheMaxSize().toBytes();
-        this.maxCachedTableBytes = maxBytes / CONCURRENCY_LEVEL;
+        // nothing is cached with a lifetime of 0 (EvictableCacheBuilder shares nothing then), so nothing is kept for it either
+        this.maxCachedTableBytes = ttlNanos == 0 ? 0 : maxBytes / CONCURRENCY_LEVEL;
         this.files = EvictableCacheBuilder.newBuilder()
                 // replicas change (a node fails, a copy is repaired): the files of a version do not
                 .expireAfterWrite(config.getTableFilesCacheTtl().toJavaTime())
-                .maximumWeight(maxBytes)
+                .maximumWeight(maxBytes / WEIGHT_UNIT_BYTES)
                 .concurrencyLevel(CONCURRENCY_LEVEL)
-                .weigher((TableVersion _, TableFiles tableFiles) -> Ints.saturatedCast(tableFiles.retainedSizeInBytes()))
-                // a size or lifetime of 0 turns caching off: then every query lists for itself
+                .weigher((TableVersion _, TableFiles tableFiles) -> Ints.saturatedCast(ceilDiv(tableFiles.retainedSizeInBytes(), WEIGHT_UNIT_BYTES)))
+                .ticker(ticker)
+                // a lifetime of 0 turns caching off: then every query lists for itself (a size of 0
+                // builds a cache that evicts every entry at once, and no listing keeps any)
                 .shareNothingWhenDisabled()
                 .build();
         // a version's summary never goes stale: it holds no replicas
@@ -68,14 +91,15 @@ public class TableFilesCache
 
     /**
      * The files of the table version the handle names, in commit order, at most the configured
-     * batch size at a time, without their column sketches.
+     * batch size at a time (fewer when the metadata service's pages are smaller), without their
+     * column sketches.
      */
-    public Iterator<List<FileEntry>> fileBatches(NscTableHandle table)
+    public TableFileBatches fileBatches(NscTableHandle table)
     {
         TableVersion key = TableVersion.of(table);
         TableFiles cached = files.getIfPresent(key);
         if (cached != null) {
-            return Lists.partition(cached.files(), batchSize).iterator();
+            return TableFileBatches.of(Lists.partition(cached.files(), batchSize).iterator());
         }
         return new CachingListing(key, new TableFilePages(metadataClient, key.tableId(), key.version(), batchSize, false));
     }
@@ -87,13 +111,21 @@ public class TableFilesCache
         return cacheGet(summaries, key, () -> summarize(key, table.columns().size()));
     }
 
+    /** Bytes all unfinished listings keep aside for the cache: at most a quarter of its size. */
+    @VisibleForTesting
+    long keptBytes()
+    {
+        return keptBytes.get();
+    }
+
     private TableSummary summarize(TableVersion key, int columnCount)
     {
         TableSummary.Builder summary = TableSummary.builder(key.tableId(), columnCount);
         // the sketches are only in the service's answers: a cached listing has none
-        Iterator<List<FileEntry>> batches = new CachingListing(key, new TableFilePages(metadataClient, key.tableId(), key.version(), batchSize, true));
-        while (batches.hasNext()) {
-            batches.next().forEach(summary::add);
+        try (TableFileBatches batches = new CachingListing(key, new TableFilePages(metadataClient, key.tableId(), key.version(), batchSize, true))) {
+            while (batches.hasNext()) {
+                batches.next().forEach(summary::add);
+            }
         }
         return summary.build();
     }
@@ -130,21 +162,30 @@ public class TableFilesCache
 
     /**
      * Hands on a listing's pages as they come and keeps their files (without sketches) aside
-     * while they fit the cache: read to its end, a listing that still fits is cached. It stops
-     * keeping them the moment they do not fit, so it never holds more than a cacheable table.
+     * while they fit: read to its end, a listing that still fits is cached. It stops keeping them
+     * the moment they would take it past what a cached table may take, or all listings past what
+     * they may keep together, so no listing holds more than a cacheable table and all of them no
+     * more than one. Closed early (a query cancelled, a top-N pass that stops), it lets them go.
+     *
+     * <p>Its files' replicas are as old as its first page: a listing slower than the cache's
+     * lifetime caches nothing, since the entry would outlive it.
      */
     private final class CachingListing
-            implements Iterator<List<FileEntry>>
+            implements TableFileBatches
     {
         private final TableVersion key;
         private final Iterator<List<FileEntry>> pages;
-        private List<FileEntry> kept = new ArrayList<>();
-        private long keptBytes;
+        private final long startNanos = ticker.read();
+        // guarded by this: the scheduler's thread reads, a cancelled query's may close
+        private List<FileEntry> kept;
+        private long reservedBytes;
+        private long keptBesidesLastPage;
 
         CachingListing(TableVersion key, Iterator<List<FileEntry>> pages)
         {
             this.key = key;
             this.pages = pages;
+            this.kept = maxCachedTableBytes > 0 ? new ArrayList<>() : null;
         }
 
         @Override
@@ -156,31 +197,76 @@ public class TableFilesCache
         @Override
         public List<FileEntry> next()
         {
-            List<FileEntry> page = pages.next();
+            List<FileEntry> page;
+            try {
+                page = pages.next();
+            }
+            catch (RuntimeException e) {
+                close();
+                throw e;
+            }
             keep(page);
-            if (!pages.hasNext() && kept != null) {
-                TableFiles listed = new TableFiles(key.tableId(), key.version(), kept);
-                kept = null;
-                // a concurrent listing may have cached the version first: either is right
-                cacheGet(files, key, () -> listed);
+            if (!pages.hasNext()) {
+                cacheKept();
             }
             return page;
         }
 
-        private void keep(List<FileEntry> page)
+        @Override
+        public synchronized long filesKept()
+        {
+            return keptBesidesLastPage;
+        }
+
+        @Override
+        public synchronized void close()
+        {
+            stopKeeping();
+        }
+
+        private synchronized void keep(List<FileEntry> page)
         {
             if (kept == null) {
                 return;
             }
-            for (FileEntry file : page) {
-                FileEntry withoutSketches = file.withoutColumnSketches();
-                keptBytes += withoutSketches.retainedSizeInBytes();
-                if (keptBytes > maxCachedTableBytes) {
-                    kept = null;
-                    return;
-                }
-                kept.add(withoutSketches);
+            List<FileEntry> withoutSketches = page.stream().map(FileEntry::withoutColumnSketches).collect(toImmutableList());
+            long bytes = withoutSketches.stream().mapToLong(FileEntry::retainedSizeInBytes).sum();
+            if (reservedBytes + bytes > maxCachedTableBytes || !reserve(bytes)) {
+                stopKeeping();
+                return;
             }
+            reservedBytes += bytes;
+            keptBesidesLastPage = kept.size();
+            kept.addAll(withoutSketches);
+        }
+
+        private synchronized void cacheKept()
+        {
+            if (kept != null && ticker.read() - startNanos < ttlNanos) {
+                TableFiles listed = new TableFiles(key.tableId(), key.version(), kept);
+                // a concurrent listing may have cached the version first: either is right
+                cacheGet(files, key, () -> listed);
+            }
+            // the cache's weight accounts for what it took
+            stopKeeping();
+        }
+
+        private boolean reserve(long bytes)
+        {
+            long before = keptBytes.getAndAdd(bytes);
+            if (before + bytes > maxCachedTableBytes) {
+                keptBytes.addAndGet(-bytes);
+                return false;
+            }
+            return true;
+        }
+
+        private void stopKeeping()
+        {
+            keptBytes.addAndGet(-reservedBytes);
+            reservedBytes = 0;
+            kept = null;
+            keptBesidesLastPage = 0;
         }
     }
 }

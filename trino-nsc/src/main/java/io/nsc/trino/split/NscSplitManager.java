@@ -6,8 +6,9 @@ import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
-import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFilesCache;
+import io.nsc.trino.split.SplitPlanning.Preparation;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorSplitSource;
@@ -17,8 +18,6 @@ import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.predicate.TupleDomain;
 
-import java.util.Iterator;
-import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -55,16 +54,17 @@ public class NscSplitManager
             Constraint constraint)
     {
         NscTableHandle handle = (NscTableHandle) table;
-        Supplier<Iterator<List<FileEntry>>> files = () -> tableFilesCache.fileBatches(handle);
+        Supplier<TableFileBatches> files = () -> tableFilesCache.fileBatches(handle);
         PushdownMode pushdown = getPushdown(session);
         if (pushdown == PushdownMode.NONE) {
             // the baseline ships every row group
-            return new NscSplitSource(files, (_, _) -> batch -> planner.plan(batch, Optional.empty()), handle.aggregation(), DynamicFilter.EMPTY, 0);
+            return new NscSplitSource(files, (_, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraint()
                 .intersect(NscColumnHandle.ofTableColumns(constraint.getSummary()));
         if (predicate.isNone()) {
-            return new NscSplitSource(files, (_, _) -> RowGroupPlanner::nothingMatches, handle.aggregation(), DynamicFilter.EMPTY, 0);
+            // no row can match: no file need be read (a pushed-down aggregation still gets its one split, of no part)
+            return new NscSplitSource(files, (_, _) -> Optional.empty(), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
         ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad);

@@ -56,11 +56,6 @@ public final class RowGroupPlanner
             requireNonNull(statsAnswer, "statsAnswer is null");
         }
 
-        public static Plan empty(long rowGroupsTotal)
-        {
-            return new Plan(List.of(), rowGroupsTotal, rowGroupsTotal, 0, 0, Optional.empty(), 0);
-        }
-
         public Plan withSplits(List<NscSplit> newSplits)
         {
             return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer, rowGroupsPrunedByTopN);
@@ -133,12 +128,6 @@ public final class RowGroupPlanner
             packer.flush();
         }
         return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching, Optional.empty(), 0);
-    }
-
-    /** The plan when no row of the files can match: every row group pruned, none read. */
-    public static Plan nothingMatches(List<FileEntry> files)
-    {
-        return Plan.empty(files.stream().mapToLong(file -> file.stats().rowGroupCount()).sum());
     }
 
     private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)

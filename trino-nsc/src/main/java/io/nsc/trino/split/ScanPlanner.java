@@ -8,11 +8,11 @@ import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.NscTopN;
+import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.predicate.TupleDomain;
 
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,49 +55,120 @@ final class ScanPlanner
     }
 
     @Override
-    public BatchPlanner start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<Iterator<List<FileEntry>>> files)
+    public Optional<Preparation> start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<TableFileBatches> files)
     {
         TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter);
         if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
-            // the join's build side is empty: nothing here can join with it
-            return RowGroupPlanner::nothingMatches;
+            // the join's build side is empty: nothing here can join with it, and no file need be read
+            return Optional.empty();
         }
-        boolean pruning = predicate.isPresent();
-        Optional<PruningPredicate> dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
-        Optional<PruningPredicate> enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
-        // both need to know which row groups match entirely, which filter expressions hide
-        boolean statsKnowMatches = pruning && dynamic.isAll() && handle.filterExpressions().isEmpty();
-        Optional<NscTopN> topN = handle.topN().filter(_ -> statsKnowMatches && (handle.constraintEnforced() || handle.constraint().isAll()));
-        Optional<NscAggregation> answeredFromStats = handle.aggregation().filter(aggregation -> statsKnowMatches && StatsAnswers.applies(aggregation));
-        // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
-        Optional<Long> topNBound = topN.flatMap(first -> topNBound(first, enforced, dynamicPruning, files));
-        ModeChooser modes = new ModeChooser(dynamic);
-        return batch -> {
-            RowGroupPlanner.Plan planned = planner.plan(batch, predicate, dynamicPruning);
-            planned = planned.withSplits(modes.choose(planned.splits(), batch));
-            if (topN.isPresent()) {
-                TopNBound.Result bounded = topNBound.isPresent()
-                        ? TopNBound.prune(topN.get(), sortColumn(topN.get()), batch, planned.splits(), topNBound.get())
-                        : new TopNBound.Result(planned.splits(), 0);
-                planned = planned.withTopNPruning(bounded.splits(), bounded.pruned());
-            }
-            if (answeredFromStats.isPresent()) {
-                StatsAnswers.Result answered = StatsAnswers.answer(answeredFromStats.get(), batch, planned.splits(), enforced);
-                planned = planned.withStatsAnswer(answered.splits(), answered.answer());
-            }
-            return planned;
-        };
+        Scan scan = new Scan(dynamic);
+        if (scan.topN.isPresent()) {
+            return Optional.of(new TopNPass(scan, files));
+        }
+        return Optional.of(Preparation.ready(scan.batchPlanner(Optional.empty())));
     }
 
-    private Optional<Long> topNBound(NscTopN topN, Optional<PruningPredicate> enforced, Optional<PruningPredicate> dynamicPruning, Supplier<Iterator<List<FileEntry>>> files)
+    /** What the scan's predicates, dynamic filter and pushed-down operations decide for every batch. */
+    private final class Scan
     {
-        TopNBound.Finder finder = new TopNBound.Finder(topN, sortColumn(topN), enforced);
-        Iterator<List<FileEntry>> batches = files.get();
-        while (finder.canBound() && batches.hasNext()) {
-            List<FileEntry> batch = batches.next();
-            finder.add(batch, planner.plan(batch, predicate, dynamicPruning).splits());
+        private final Optional<PruningPredicate> dynamicPruning;
+        private final Optional<PruningPredicate> enforced;
+        private final Optional<NscTopN> topN;
+        private final Optional<NscAggregation> answeredFromStats;
+        private final ModeChooser modes;
+
+        Scan(TupleDomain<NscColumnHandle> dynamic)
+        {
+            boolean pruning = predicate.isPresent();
+            this.dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
+            // the enforced predicate (an aggregation is pushed only over one) decides which row groups match entirely
+            this.enforced = handle.constraint().isAll() ? Optional.empty() : Optional.of(StatsPredicates.toPruningPredicate(handle.constraint()));
+            // both need to know which row groups match entirely, which filter expressions hide
+            boolean statsKnowMatches = pruning && dynamic.isAll() && handle.filterExpressions().isEmpty();
+            this.topN = handle.topN().filter(_ -> statsKnowMatches && (handle.constraintEnforced() || handle.constraint().isAll()));
+            this.answeredFromStats = handle.aggregation().filter(aggregation -> statsKnowMatches && StatsAnswers.applies(aggregation));
+            this.modes = new ModeChooser(dynamic);
         }
-        return finder.bound();
+
+        List<NscSplit> prunedSplits(List<FileEntry> batch)
+        {
+            return planner.plan(batch, predicate, dynamicPruning).splits();
+        }
+
+        /**
+         * @param topNBound the top-N's bound over the whole table, if the stats give one
+         */
+        BatchPlanner batchPlanner(Optional<Long> topNBound)
+        {
+            return batch -> {
+                RowGroupPlanner.Plan planned = planner.plan(batch, predicate, dynamicPruning);
+                planned = planned.withSplits(modes.choose(planned.splits(), batch));
+                if (topN.isPresent()) {
+                    TopNBound.Result bounded = topNBound.isPresent()
+                            ? TopNBound.prune(topN.get(), sortColumn(topN.get()), batch, planned.splits(), topNBound.get())
+                            : new TopNBound.Result(planned.splits(), 0);
+                    planned = planned.withTopNPruning(bounded.splits(), bounded.pruned());
+                }
+                if (answeredFromStats.isPresent()) {
+                    StatsAnswers.Result answered = StatsAnswers.answer(answeredFromStats.get(), batch, planned.splits(), enforced);
+                    planned = planned.withStatsAnswer(answered.splits(), answered.answer());
+                }
+                return planned;
+            };
+        }
+    }
+
+    /**
+     * The top-N's bound needs every file's stats, so it is found first, in a pass over the files
+     * that keeps only the candidates it needs, a few batches per call.
+     */
+    private static final class TopNPass
+            implements Preparation
+    {
+        private final Scan scan;
+        private final Supplier<TableFileBatches> files;
+        private final TopNBound.Finder finder;
+        private TableFileBatches batches;
+        private Optional<BatchPlanner> ready = Optional.empty();
+
+        TopNPass(Scan scan, Supplier<TableFileBatches> files)
+        {
+            this.scan = scan;
+            this.files = files;
+            NscTopN topN = scan.topN.orElseThrow();
+            this.finder = new TopNBound.Finder(topN, sortColumn(topN), scan.enforced);
+        }
+
+        @Override
+        public Optional<BatchPlanner> advance(int maxBatches)
+        {
+            if (ready.isPresent()) {
+                return ready;
+            }
+            if (batches == null) {
+                batches = files.get();
+            }
+            for (int read = 0; read < maxBatches && finder.canBound() && batches.hasNext(); read++) {
+                List<FileEntry> batch = batches.next();
+                finder.add(batch, scan.prunedSplits(batch));
+            }
+            if (finder.canBound() && batches.hasNext()) {
+                return Optional.empty();
+            }
+            // the pass may stop before the last batch: closing lets go of what its listing kept
+            batches.close();
+            ready = Optional.of(scan.batchPlanner(finder.bound()));
+            return ready;
+        }
+
+        @Override
+        public void close()
+        {
+            if (batches != null) {
+                batches.close();
+            }
+        }
     }
 
     private static int sortColumn(NscTopN topN)

@@ -1,7 +1,6 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.Iterators;
 import com.google.common.collect.Lists;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.protocol.stats.CompactFileStats;
@@ -15,8 +14,12 @@ import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.NscTopN;
+import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
+import io.nsc.protocol.predicate.RowGroupMatch;
+import io.nsc.protocol.predicate.RowGroupPruner;
 import io.trino.plugin.base.metrics.LongCount;
+import io.trino.plugin.base.metrics.TDigestHistogram;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorSplit;
@@ -31,7 +34,9 @@ import io.trino.spi.predicate.ValueSet;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +78,14 @@ final class TestNscSplitSource
     // before planning starts the source reports no metrics at all
     private static final Metrics ZERO_SPLITS = new Metrics(Map.of(SPLITS, new LongCount(0)));
 
+    // answerable from stats alone, for the row groups the predicate matches entirely
+    private static final NscAggregation STATS_AGGREGATION = new NscAggregation(List.of(), List.of(
+            new NscAggregateColumnHandle("c", AggregateKind.COUNT_ALL, Optional.empty(), BIGINT),
+            new NscAggregateColumnHandle("cx", AggregateKind.COUNT, Optional.of(X), BIGINT),
+            new NscAggregateColumnHandle("lo", AggregateKind.MIN, Optional.of(X), BIGINT),
+            new NscAggregateColumnHandle("hi", AggregateKind.MAX, Optional.of(Y), BIGINT)));
+    private static final TupleDomain<NscColumnHandle> X_ABOVE_30000 = TupleDomain.withColumnDomains(Map.of(X, Domain.create(ValueSet.ofRanges(Range.greaterThan(BIGINT, 30_000L)), false)));
+
     private final List<FileEntry> files = randomTable(new Random(14), FILE_COUNT);
 
     @Test
@@ -97,8 +110,16 @@ final class TestNscSplitSource
         assertThat(count(metrics, ROW_GROUPS_PRUNED_BY_STATS)).isPositive();
         assertThat(count(metrics, FILE_BATCHES)).isEqualTo((FILE_COUNT + BATCH_SIZE - 1) / BATCH_SIZE);
         assertThat(count(metrics, FILES_LISTED)).isEqualTo(FILE_COUNT);
-        assertThat(count(metrics, FILES_HELD_PEAK)).isEqualTo(BATCH_SIZE);
+        assertThat(peak(metrics)).isEqualTo(BATCH_SIZE);
         assertThat(listing.fetches()).isEqualTo(count(metrics, FILE_BATCHES));
+
+        // a listing that keeps every batch aside (for the cache): all of them are held at the end
+        Listing keeping = new Listing(files, BATCH_SIZE).keepingEverything();
+        NscSplitSource kept = source(handle, PushdownMode.RAW, keeping);
+        drain(kept, 3, new ArrayList<>());
+        assertThat(peak(kept.getMetrics())).isEqualTo(FILE_COUNT);
+        // the peaks of two scans merge into the larger, not their sum
+        assertThat(peak(kept.getMetrics().mergeWith(metrics))).isEqualTo(FILE_COUNT);
     }
 
     @Test
@@ -128,7 +149,7 @@ final class TestNscSplitSource
                 assertThat(count(batched.metrics(), ROW_GROUPS_PRUNED_BY_TOP_N)).isEqualTo(count(whole.metrics(), ROW_GROUPS_PRUNED_BY_TOP_N));
                 // the bound needs a pass over every file before the first split, still a batch at a time
                 assertThat(count(batched.metrics(), FILES_LISTED)).isEqualTo(2 * FILE_COUNT);
-                assertThat(count(batched.metrics(), FILES_HELD_PEAK)).isEqualTo(BATCH_SIZE);
+                assertThat(peak(batched.metrics())).isEqualTo(BATCH_SIZE);
                 if (count <= 500) {
                     assertThat(count(batched.metrics(), ROW_GROUPS_PRUNED_BY_TOP_N)).as("top %s %s", count, ascending ? "ASC" : "DESC").isPositive();
                 }
@@ -138,6 +159,136 @@ final class TestNscSplitSource
         Result nullsFirst = plan(TABLE.withTopN(new NscTopN(10, List.of(new NscTopN.SortItem(X, false, true)))), BATCH_SIZE);
         assertThat(count(nullsFirst.metrics(), ROW_GROUPS_PRUNED_BY_TOP_N)).isZero();
         assertThat(count(nullsFirst.metrics(), FILES_LISTED)).isEqualTo(FILE_COUNT);
+    }
+
+    @Test
+    void testTopNUnderAPredicateAgreesWithAPlainSort()
+    {
+        TupleDomain<NscColumnHandle> predicate = TupleDomain.withColumnDomains(Map.of(X, Domain.create(ValueSet.ofRanges(Range.range(BIGINT, 20_000L, true, 90_000L, false)), false)));
+        PruningPredicate pruning = StatsPredicates.toPruningPredicate(predicate);
+        for (boolean ascending : List.of(true, false)) {
+            for (long count : List.of(1L, 10L, 500L)) {
+                NscTableHandle handle = TABLE.withConstraint(predicate, true).withTopN(new NscTopN(count, List.of(new NscTopN.SortItem(X, ascending, false))));
+                Result batched = plan(handle, BATCH_SIZE);
+
+                // the reference: every row group the predicate keeps, the bound by sorting the fully
+                // matching ones, and those dropped whose every value lies beyond it (or is NULL)
+                Set<String> expected = new HashSet<>();
+                long pruned = 0;
+                record Candidate(long key, long values) {}
+                List<Candidate> candidates = new ArrayList<>();
+                for (FileEntry file : files) {
+                    CompactFileStats stats = file.stats();
+                    for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                        long values = stats.rowGroupRowCount(rowGroup) - stats.nullCount(rowGroup, 0);
+                        if (RowGroupPruner.classify(stats, rowGroup, pruning.columns()) == RowGroupMatch.ALL && stats.hasMinMax(rowGroup, 0) && stats.nullCount(rowGroup, 0) >= 0 && values > 0) {
+                            candidates.add(new Candidate(ascending ? stats.max(rowGroup, 0) : stats.min(rowGroup, 0), values));
+                        }
+                    }
+                }
+                candidates.sort(ascending ? Comparator.comparingLong(Candidate::key) : Comparator.comparingLong(Candidate::key).reversed());
+                long rows = 0;
+                Long bound = null;
+                for (Candidate candidate : candidates) {
+                    rows += candidate.values();
+                    if (rows >= count) {
+                        bound = candidate.key();
+                        break;
+                    }
+                }
+                assertThat(bound).as("top %s: the stats give a bound", count).isNotNull();
+                for (FileEntry file : files) {
+                    CompactFileStats stats = file.stats();
+                    for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                        long rowGroupRows = stats.rowGroupRowCount(rowGroup);
+                        if (RowGroupPruner.classify(stats, rowGroup, pruning.columns()) == RowGroupMatch.NONE) {
+                            continue;
+                        }
+                        boolean allNull = rowGroupRows > 0 && stats.nullCount(rowGroup, 0) == rowGroupRows;
+                        boolean beyond = stats.hasMinMax(rowGroup, 0) && (ascending ? stats.min(rowGroup, 0) > bound : stats.max(rowGroup, 0) < bound);
+                        if (allNull || beyond) {
+                            pruned++;
+                        }
+                        else {
+                            expected.add(file.fileId() + "/" + rowGroup);
+                        }
+                    }
+                }
+                assertThat(rowGroupsOf(batched.splits())).as("top %s %s", count, ascending ? "ASC" : "DESC").isEqualTo(expected);
+                assertThat(count(batched.metrics(), ROW_GROUPS_PRUNED_BY_TOP_N)).isEqualTo(pruned).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void testStatsAnswerAgreesWithAPlainFold()
+    {
+        NscAggregation aggregation = STATS_AGGREGATION;
+        TupleDomain<NscColumnHandle> predicate = X_ABOVE_30000;
+        PruningPredicate pruning = StatsPredicates.toPruningPredicate(predicate);
+        NscAggregationSplit split = (NscAggregationSplit) plan(TABLE.withConstraint(predicate, true).withAggregation(aggregation), BATCH_SIZE).splits().getFirst();
+
+        // the reference: every non-empty row group matching entirely whose stats hold what each aggregate needs, folded plainly
+        long answered = 0;
+        long rows = 0;
+        long xValues = 0;
+        Long minX = null;
+        Long maxY = null;
+        Set<String> scanned = new HashSet<>();
+        for (FileEntry file : files) {
+            CompactFileStats stats = file.stats();
+            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                long rowGroupRows = stats.rowGroupRowCount(rowGroup);
+                RowGroupMatch match = RowGroupPruner.classify(stats, rowGroup, pruning.columns());
+                if (match == RowGroupMatch.NONE) {
+                    continue;
+                }
+                long xNulls = stats.nullCount(rowGroup, 0);
+                long yNulls = stats.nullCount(rowGroup, 1);
+                boolean knows = xNulls >= 0 && yNulls >= 0
+                        && (xNulls == rowGroupRows || stats.hasMinMax(rowGroup, 0))
+                        && (yNulls == rowGroupRows || stats.hasMinMax(rowGroup, 1));
+                if (match != RowGroupMatch.ALL || !knows) {
+                    scanned.add(file.fileId() + "/" + rowGroup);
+                    continue;
+                }
+                answered++;
+                rows += rowGroupRows;
+                xValues += rowGroupRows - xNulls;
+                if (xNulls < rowGroupRows) {
+                    minX = minX == null ? stats.min(rowGroup, 0) : Math.min(minX, stats.min(rowGroup, 0));
+                }
+                if (yNulls < rowGroupRows) {
+                    maxY = maxY == null ? stats.max(rowGroup, 1) : Math.max(maxY, stats.max(rowGroup, 1));
+                }
+            }
+        }
+        assertThat(answered).isPositive();
+        assertThat(split.statsAnswer()).hasValue(new StatsAnswer(answered, Arrays.asList(rows, xValues, minX, maxY)));
+        assertThat(rowGroupsOf(split.parts())).isEqualTo(scanned);
+    }
+
+    @Test
+    void testFileCountThatIsAMultipleOfTheBatch()
+    {
+        List<FileEntry> table = files.subList(0, BATCH_SIZE * 400);
+        Result batched = plan(TABLE, table, BATCH_SIZE);
+        assertThat(batched.splits()).isEqualTo(PLANNER.plan(table, Optional.of(StatsPredicates.toPruningPredicate(TupleDomain.all()))).splits().stream()
+                .map(split -> split.withMode(ScanMode.FILTER))
+                .toList());
+        assertThat(count(batched.metrics(), FILE_BATCHES)).isEqualTo(400);
+        assertThat(count(batched.metrics(), FILES_LISTED)).isEqualTo(BATCH_SIZE * 400);
+        assertThat(peak(batched.metrics())).isEqualTo(BATCH_SIZE);
+    }
+
+    private static Set<String> rowGroupsOf(List<? extends ConnectorSplit> splits)
+    {
+        Set<String> rowGroups = new HashSet<>();
+        for (ConnectorSplit split : splits) {
+            NscSplit nscSplit = (NscSplit) split;
+            nscSplit.rowGroups().forEach(rowGroup -> assertThat(rowGroups.add(nscSplit.fileId() + "/" + rowGroup)).isTrue());
+        }
+        return rowGroups;
     }
 
     @Test
@@ -162,12 +313,8 @@ final class TestNscSplitSource
     @Test
     void testStatsAnswerOverBatchesEqualsTheWholeTables()
     {
-        NscAggregation aggregation = new NscAggregation(List.of(), List.of(
-                new NscAggregateColumnHandle("c", AggregateKind.COUNT_ALL, Optional.empty(), BIGINT),
-                new NscAggregateColumnHandle("cx", AggregateKind.COUNT, Optional.of(X), BIGINT),
-                new NscAggregateColumnHandle("lo", AggregateKind.MIN, Optional.of(X), BIGINT),
-                new NscAggregateColumnHandle("hi", AggregateKind.MAX, Optional.of(Y), BIGINT)));
-        TupleDomain<NscColumnHandle> predicate = TupleDomain.withColumnDomains(Map.of(X, Domain.create(ValueSet.ofRanges(Range.greaterThan(BIGINT, 30_000L)), false)));
+        NscAggregation aggregation = STATS_AGGREGATION;
+        TupleDomain<NscColumnHandle> predicate = X_ABOVE_30000;
         NscTableHandle handle = TABLE.withConstraint(predicate, true).withAggregation(aggregation);
         Result batched = plan(handle, BATCH_SIZE);
         Result whole = plan(handle, FILE_COUNT);
@@ -180,22 +327,112 @@ final class TestNscSplitSource
                 .isEqualTo(count(whole.metrics(), ROW_GROUPS_ANSWERED_FROM_STATS))
                 .isEqualTo(split.statsAnswer().orElseThrow().rowGroups());
         assertThat(count(batched.metrics(), SPLITS)).isEqualTo(split.parts().size());
-        assertThat(count(batched.metrics(), FILES_HELD_PEAK)).isEqualTo(BATCH_SIZE);
+        assertThat(peak(batched.metrics())).isEqualTo(BATCH_SIZE);
     }
 
     @Test
-    void testEmptyJoinSideCountsEveryRowGroupAsPruned()
+    void testEmptyJoinSideListsNothing()
     {
         DynamicFilter nothing = new CompletedDynamicFilter(TupleDomain.none());
         Listing listing = new Listing(files, BATCH_SIZE);
         ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.FILTER, Optional.of(new PruningPredicate(List.of(), true)), PLANNER, NO_LOAD);
         NscSplitSource source = new NscSplitSource(listing, scan, Optional.empty(), nothing, 1000);
         List<ConnectorSplit> splits = new ArrayList<>();
+        ConnectorSplitBatch first = source.getNextBatch(100).join();
+        assertThat(first.isNoMoreSplits()).isTrue();
+        assertThat(first.getSplits()).isEmpty();
+        assertThat(listing.opened()).isZero();
+        assertThat(count(source.getMetrics(), FILES_LISTED)).isZero();
+        assertThat(count(source.getMetrics(), SPLITS)).isZero();
+        // how many row groups the table has is unknown without listing it: no count is made up
+        assertThat(source.getMetrics().getMetrics()).doesNotContainKey(ROW_GROUPS_TOTAL);
         drain(source, 100, splits);
         assertThat(splits).isEmpty();
-        long rowGroups = files.stream().mapToLong(file -> file.stats().rowGroupCount()).sum();
-        assertThat(count(source.getMetrics(), ROW_GROUPS_TOTAL)).isEqualTo(rowGroups);
-        assertThat(count(source.getMetrics(), ROW_GROUPS_PRUNED_BY_STATS)).isEqualTo(rowGroups);
+    }
+
+    @Test
+    void testScanMatchingNoRowListsNothingAndAnAggregationGetsItsSplit()
+    {
+        NscAggregation aggregation = new NscAggregation(List.of(), List.of(new NscAggregateColumnHandle("c", AggregateKind.COUNT_ALL, Optional.empty(), BIGINT)));
+        Listing listing = new Listing(files, BATCH_SIZE);
+        NscSplitSource source = new NscSplitSource(listing, (_, _) -> Optional.empty(), Optional.of(aggregation), DynamicFilter.EMPTY, 0);
+        ConnectorSplitBatch batch = source.getNextBatch(100).join();
+        assertThat(batch.getSplits()).containsExactly(new NscAggregationSplit(List.of(), Optional.empty()));
+        assertThat(batch.isNoMoreSplits()).isTrue();
+        assertThat(listing.opened()).isZero();
+    }
+
+    @Test
+    void testRunOfPrunedBatchesIsPlannedAFewBatchesPerCall()
+    {
+        TupleDomain<NscColumnHandle> predicate = TupleDomain.withColumnDomains(Map.of(X, Domain.create(ValueSet.ofRanges(Range.lessThan(BIGINT, -1_000L)), false)));
+        Listing listing = new Listing(files, BATCH_SIZE);
+        NscSplitSource source = source(TABLE.withConstraint(predicate, true), PushdownMode.FILTER, listing);
+        int batches = (FILE_COUNT + BATCH_SIZE - 1) / BATCH_SIZE;
+        int calls = 0;
+        while (!source.isFinished()) {
+            int before = listing.fetches();
+            ConnectorSplitBatch batch = source.getNextBatch(100).join();
+            calls++;
+            assertThat(batch.getSplits()).isEmpty();
+            assertThat(listing.fetches() - before).isLessThanOrEqualTo(NscSplitSource.MAX_BATCHES_PER_CALL);
+        }
+        assertThat(listing.fetches()).isEqualTo(batches);
+        assertThat(calls).isEqualTo((batches + NscSplitSource.MAX_BATCHES_PER_CALL - 1) / NscSplitSource.MAX_BATCHES_PER_CALL);
+        assertThat(count(source.getMetrics(), ROW_GROUPS_PRUNED_BY_STATS)).isEqualTo(count(source.getMetrics(), ROW_GROUPS_TOTAL)).isPositive();
+
+        // a top-N's pass over every file before the first split: as few batches per call, pass and scan together
+        Listing passAndScan = new Listing(files, BATCH_SIZE);
+        NscSplitSource topN = source(TABLE.withTopN(new NscTopN(10, List.of(new NscTopN.SortItem(X, false, false)))), PushdownMode.FILTER, passAndScan);
+        List<ConnectorSplit> splits = new ArrayList<>();
+        int topNCalls = 0;
+        while (!topN.isFinished()) {
+            int before = passAndScan.fetches();
+            ConnectorSplitBatch batch = topN.getNextBatch(1000).join();
+            topNCalls++;
+            splits.addAll(batch.getSplits());
+            assertThat(passAndScan.fetches() - before).isLessThanOrEqualTo(NscSplitSource.MAX_BATCHES_PER_CALL);
+        }
+        assertThat(passAndScan.fetches()).isEqualTo(2 * batches);
+        assertThat(topNCalls).isGreaterThanOrEqualTo(2 * batches / NscSplitSource.MAX_BATCHES_PER_CALL);
+        assertThat(splits).isNotEmpty();
+    }
+
+    @Test
+    void testClosedSourcePlansNoMoreAndClosesItsListing()
+    {
+        Listing listing = new Listing(files, BATCH_SIZE);
+        NscSplitSource source = source(TABLE, PushdownMode.FILTER, listing);
+        assertThat(source.getNextBatch(1).join().getSplits()).hasSize(1);
+        int fetched = listing.fetches();
+        source.close();
+        assertThat(listing.closed()).isEqualTo(1);
+        assertThat(source.isFinished()).isTrue();
+        ConnectorSplitBatch after = source.getNextBatch(1000).join();
+        assertThat(after.getSplits()).isEmpty();
+        assertThat(after.isNoMoreSplits()).isTrue();
+        assertThat(listing.fetches()).isEqualTo(fetched);
+
+        // the top-N pass closes its listing (it may stop before the last batch), the scan's is closed with the source
+        Listing passListing = new Listing(files, BATCH_SIZE);
+        NscTableHandle topN = TABLE.withTopN(new NscTopN(10, List.of(new NscTopN.SortItem(X, true, false))));
+        drain(source(topN, PushdownMode.FILTER, passListing), 1000, new ArrayList<>());
+        assertThat(passListing.opened()).isEqualTo(2);
+        assertThat(passListing.closed()).isEqualTo(1);
+
+        // a query cancelled during the top-N pass: the pass stops at the next batch, nothing is planned
+        Listing cancelled = new Listing(files, BATCH_SIZE);
+        NscSplitSource cancelledSource = source(topN, PushdownMode.FILTER, cancelled);
+        cancelled.onRead = () -> {
+            if (cancelled.fetches() == 4) {
+                cancelledSource.close();
+            }
+        };
+        List<ConnectorSplit> none = new ArrayList<>();
+        drain(cancelledSource, 1000, none);
+        assertThat(none).isEmpty();
+        assertThat(cancelled.fetches()).isEqualTo(5);
+        assertThat(cancelled.closed()).isEqualTo(cancelled.opened());
     }
 
     @Test
@@ -246,6 +483,12 @@ final class TestNscSplitSource
     private static long count(Metrics metrics, String name)
     {
         return ((LongCount) metrics.getMetrics().get(name)).getTotal();
+    }
+
+    /** The most files any scan held at once. */
+    private static long peak(Metrics metrics)
+    {
+        return (long) ((TDigestHistogram) metrics.getMetrics().get(FILES_HELD_PEAK)).getMax();
     }
 
     /** The bound as the whole-table planner found it: every candidate sorted best first. */
@@ -312,17 +555,30 @@ final class TestNscSplitSource
         }
     }
 
-    /** The table's files in batches, as the cache or the metadata service hands them out, counting the reads. */
+    /**
+     * The table's files in batches, as the cache or the metadata service hands them out, counting
+     * the listings opened and closed (each once) and the batches read; keeping everything, it holds every batch
+     * it handed out, as a listing of a table the cache can take does.
+     */
     private static final class Listing
-            implements Supplier<Iterator<List<FileEntry>>>
+            implements Supplier<TableFileBatches>
     {
         private final List<List<FileEntry>> batches;
         private Runnable onRead = () -> {};
+        private boolean keepsEverything;
         private int fetches;
+        private int opened;
+        private int closed;
 
         Listing(List<FileEntry> files, int batchSize)
         {
             this.batches = files.isEmpty() ? List.of(List.of()) : Lists.partition(files, batchSize);
+        }
+
+        Listing keepingEverything()
+        {
+            keepsEverything = true;
+            return this;
         }
 
         int fetches()
@@ -330,14 +586,61 @@ final class TestNscSplitSource
             return fetches;
         }
 
-        @Override
-        public Iterator<List<FileEntry>> get()
+        int opened()
         {
-            return Iterators.transform(batches.iterator(), batch -> {
-                onRead.run();
-                fetches++;
-                return batch;
-            });
+            return opened;
+        }
+
+        int closed()
+        {
+            return closed;
+        }
+
+        @Override
+        public TableFileBatches get()
+        {
+            opened++;
+            Iterator<List<FileEntry>> iterator = batches.iterator();
+            return new TableFileBatches()
+            {
+                private long handedOut;
+                private long kept;
+
+                @Override
+                public boolean hasNext()
+                {
+                    return iterator.hasNext();
+                }
+
+                @Override
+                public List<FileEntry> next()
+                {
+                    List<FileEntry> batch = iterator.next();
+                    onRead.run();
+                    fetches++;
+                    kept = keepsEverything ? handedOut : 0;
+                    handedOut += batch.size();
+                    return batch;
+                }
+
+                @Override
+                public long filesKept()
+                {
+                    return kept;
+                }
+
+                private boolean wasClosed;
+
+                @Override
+                public void close()
+                {
+                    // closing twice is allowed, and counts once
+                    if (!wasClosed) {
+                        wasClosed = true;
+                        closed++;
+                    }
+                }
+            };
         }
     }
 

@@ -198,9 +198,19 @@ public class NscPageSink
     private void appendUnsorted(Page page)
             throws IOException
     {
-        appendToFile(page, resources.memoryBytes());
-        if (estimatedFileBytes() >= resources.targetFileBytes()) {
-            uploadFile();
+        // A page may hold more than the file has room for (Trino's pages reach 1MB): the file
+        // takes the rows that fill it, the next file the rest. Half the room at a time, since the
+        // compression is learned as row groups are written.
+        double pageBytesPerRow = (double) page.getSizeInBytes() / page.getPositionCount();
+        int offset = 0;
+        while (offset < page.getPositionCount()) {
+            long room = resources.targetFileBytes() - (file == null ? 0 : estimatedFileBytes());
+            int rows = (int) Math.min(page.getPositionCount() - offset, Math.max(1, Math.ceil(room / 2.0 / (pageBytesPerRow * compression()))));
+            appendToFile(page.getRegion(offset, rows), resources.memoryBytes());
+            offset += rows;
+            if (estimatedFileBytes() >= resources.targetFileBytes()) {
+                uploadFile();
+            }
         }
     }
 

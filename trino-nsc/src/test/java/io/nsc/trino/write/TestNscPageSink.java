@@ -39,7 +39,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -149,6 +151,21 @@ final class TestNscPageSink
                 assertThat(ParquetFooterParser.parse(file.path()).stats().rowGroupCount()).as("row groups of %s", file).isGreaterThan(1);
             }
         }
+    }
+
+    @Test
+    void testPagesLargerThanAFileAreCutBetweenFiles()
+    {
+        // pages of 100,000 rows, each more than a file of the target size: files are cut within pages
+        List<Page> pages = pages(ROWS).stream().collect(Collectors.groupingBy(page -> BIGINT.getLong(page.getBlock(0), 0) / 100_000, TreeMap::new, Collectors.toList()))
+                .values().stream()
+                .map(group -> new Page(IntStream.range(0, TYPES.size()).mapToObj(channel -> concat(group, channel)).toArray(Block[]::new)))
+                .toList();
+        assertThat(pages.getFirst().getPositionCount()).isEqualTo(100_000);
+        writeAll(false, RowGroupSize.ofRows(1000), pages);
+        assertFilesFollowTheTargetSize();
+        // not a page's worth too large
+        assertThat(uploaded.stream().mapToLong(Written::sizeBytes).max().orElseThrow()).isLessThan(TARGET_FILE_SIZE * 3 / 2);
     }
 
     @Test
@@ -346,6 +363,18 @@ final class TestNscPageSink
             }
         }
         assertThat(stats.hasMinMax(0, DAY)).isTrue();
+    }
+
+    private static Block concat(List<Page> pages, int channel)
+    {
+        Type type = TYPES.get(channel);
+        BlockBuilder builder = type.createBlockBuilder(null, pages.stream().mapToInt(Page::getPositionCount).sum());
+        for (Page page : pages) {
+            for (int position = 0; position < page.getPositionCount(); position++) {
+                builder.append(page.getBlock(channel).getUnderlyingValueBlock(), page.getBlock(channel).getUnderlyingValuePosition(position));
+            }
+        }
+        return builder.build();
     }
 
     private static List<String> fileNames(Path directory)

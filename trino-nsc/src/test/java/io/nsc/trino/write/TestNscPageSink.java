@@ -199,16 +199,7 @@ final class TestNscPageSink
     @Test
     void testFailedUploadLeavesNoLocalFile()
     {
-        NscPageSink sink = new NscPageSink(
-                WriteTypes.parquetSchema(NAMES, TYPES),
-                TYPES,
-                settings(true, RowGroupSize.ofRows(1000)),
-                Optional.of(sorter()),
-                new WriterResources(MEMORY, TARGET_FILE_SIZE, tempDirectory),
-                "failing-",
-                (file, replication, minReplicas) -> {
-                    throw new TrinoException(NSC_STORAGE_ERROR, "no node takes " + file.path().getFileName());
-                });
+        NscPageSink sink = sortedSinkWhoseUploadsFail("failing-", () -> {});
         assertThatThrownBy(() -> pages(ROWS).forEach(sink::appendPage))
                 .isInstanceOf(TrinoException.class)
                 .hasMessageStartingWith("no node takes failing-");
@@ -221,17 +212,7 @@ final class TestNscPageSink
     {
         // rows that compress far worse than assumed: the first merge makes several files, cut while its runs are read
         List<String> localFilesDuringUpload = new ArrayList<>();
-        NscPageSink sink = new NscPageSink(
-                WriteTypes.parquetSchema(NAMES, TYPES),
-                TYPES,
-                settings(true, RowGroupSize.ofRows(1000)),
-                Optional.of(sorter()),
-                new WriterResources(MEMORY, TARGET_FILE_SIZE, tempDirectory),
-                "cut-",
-                (file, replication, minReplicas) -> {
-                    localFilesDuringUpload.addAll(fileNames(tempDirectory));
-                    throw new TrinoException(NSC_STORAGE_ERROR, "no node takes " + file.path().getFileName());
-                });
+        NscPageSink sink = sortedSinkWhoseUploadsFail("cut-", () -> localFilesDuringUpload.addAll(fileNames(tempDirectory)));
         assertThatThrownBy(() -> {
             incompressiblePages(ROWS).forEach(sink::appendPage);
             sink.finish();
@@ -322,6 +303,22 @@ final class TestNscPageSink
                 this::upload);
     }
 
+    /** A sorted sink whose uploader runs {@code beforeFailing}, then fails as when no storage node takes the file. */
+    private NscPageSink sortedSinkWhoseUploadsFail(String fileNamePrefix, Runnable beforeFailing)
+    {
+        return new NscPageSink(
+                WriteTypes.parquetSchema(NAMES, TYPES),
+                TYPES,
+                settings(true, RowGroupSize.ofRows(1000)),
+                Optional.of(sorter()),
+                new WriterResources(MEMORY, TARGET_FILE_SIZE, tempDirectory),
+                fileNamePrefix,
+                (file, replication, minReplicas) -> {
+                    beforeFailing.run();
+                    throw new TrinoException(NSC_STORAGE_ERROR, "no node takes " + file.path().getFileName());
+                });
+    }
+
     private static NscWriterSettings settings(boolean sorted, RowGroupSize rowGroupSize)
     {
         return new NscWriterSettings(sorted ? List.of("day") : List.of(), rowGroupSize, 1, 1);
@@ -390,26 +387,39 @@ final class TestNscPageSink
     /** Random values throughout: Parquet compresses them far less than {@link NscPageSink#ASSUMED_COMPRESSION}. */
     private static List<Page> incompressiblePages(int rows)
     {
-        Random random = new Random(rows);
-        List<Page> pages = new ArrayList<>();
-        for (int start = 0; start < rows; start += ROWS_PER_PAGE) {
-            int count = Math.min(ROWS_PER_PAGE, rows - start);
-            BlockBuilder[] builders = TYPES.stream().map(type -> type.createBlockBuilder(null, count)).toArray(BlockBuilder[]::new);
-            for (int row = start; row < start + count; row++) {
-                BIGINT.writeLong(builders[0], random.nextLong());
-                DATE.writeLong(builders[1], random.nextInt(1_000_000));
-                byte[] name = new byte[24];
-                random.nextBytes(name);
-                VARCHAR.writeSlice(builders[2], utf8Slice(Base64.getEncoder().encodeToString(name)));
-                DOUBLE.writeDouble(builders[3], random.nextDouble());
-            }
-            pages.add(new Page(Arrays.stream(builders).map(BlockBuilder::build).toArray(Block[]::new)));
-        }
-        return pages;
+        return pages(rows, (builders, row, random) -> {
+            BIGINT.writeLong(builders[0], random.nextLong());
+            DATE.writeLong(builders[1], random.nextInt(1_000_000));
+            byte[] name = new byte[24];
+            random.nextBytes(name);
+            VARCHAR.writeSlice(builders[2], utf8Slice(Base64.getEncoder().encodeToString(name)));
+            DOUBLE.writeDouble(builders[3], random.nextDouble());
+        });
     }
 
     /** Rows in random order of day, with a tenth of them null (nulls sort last). */
     private static List<Page> pages(int rows)
+    {
+        return pages(rows, (builders, row, random) -> {
+            BIGINT.writeLong(builders[0], row);
+            if (random.nextInt(10) == 0) {
+                builders[1].appendNull();
+            }
+            else {
+                DATE.writeLong(builders[1], 10_000 + random.nextInt(2000));
+            }
+            VARCHAR.writeSlice(builders[2], utf8Slice("name-" + Integer.toString(random.nextInt(1 << 20), 36).repeat(1 + random.nextInt(4))));
+            DOUBLE.writeDouble(builders[3], random.nextGaussian());
+        });
+    }
+
+    private interface RowValues
+    {
+        /** Appends row {@code row}'s value to each column's builder. */
+        void write(BlockBuilder[] builders, int row, Random random);
+    }
+
+    private static List<Page> pages(int rows, RowValues values)
     {
         Random random = new Random(rows);
         List<Page> pages = new ArrayList<>();
@@ -417,15 +427,7 @@ final class TestNscPageSink
             int count = Math.min(ROWS_PER_PAGE, rows - start);
             BlockBuilder[] builders = TYPES.stream().map(type -> type.createBlockBuilder(null, count)).toArray(BlockBuilder[]::new);
             for (int row = start; row < start + count; row++) {
-                BIGINT.writeLong(builders[0], row);
-                if (random.nextInt(10) == 0) {
-                    builders[1].appendNull();
-                }
-                else {
-                    DATE.writeLong(builders[1], 10_000 + random.nextInt(2000));
-                }
-                VARCHAR.writeSlice(builders[2], utf8Slice("name-" + Integer.toString(random.nextInt(1 << 20), 36).repeat(1 + random.nextInt(4))));
-                DOUBLE.writeDouble(builders[3], random.nextGaussian());
+                values.write(builders, row, random);
             }
             pages.add(new Page(Arrays.stream(builders).map(BlockBuilder::build).toArray(Block[]::new)));
         }

@@ -60,6 +60,9 @@ public final class FixedRowGroupParquetWriter
     // The inner writer must never split a row group on its own; beyond this it would, which only
     // makes row groups smaller than asked, never larger.
     private static final DataSize INNER_MAX_ROW_GROUP_SIZE = DataSize.of(512, MEGABYTE);
+    public static final int DEFAULT_OUTPUT_BUFFER_BYTES = 1 << 20;
+    // the encoded row group grows from this: a small row group takes little
+    private static final int INITIAL_ROW_GROUP_BUFFER_BYTES = 64 * 1024;
 
     private final Path target;
     private final Path temporary;
@@ -68,10 +71,12 @@ public final class FixedRowGroupParquetWriter
     private final Map<List<String>, Type> primitiveTypes;
     private final CompressionCodec compression;
     private final int columnCount;
+    private final int outputBufferBytes;
     private final List<RowGroup> rowGroups = new ArrayList<>();
 
     private long position;
     private long rowCount;
+    private long peakEncodingBytes;
     private List<SchemaElement> schema;
     private String createdBy;
     private boolean closed;
@@ -96,6 +101,17 @@ public final class FixedRowGroupParquetWriter
     public FixedRowGroupParquetWriter(Path target, MessageType messageType, Map<List<String>, Type> primitiveTypes, CompressionCodec compression)
             throws IOException
     {
+        this(target, messageType, primitiveTypes, compression, DEFAULT_OUTPUT_BUFFER_BYTES);
+    }
+
+    /**
+     * @param outputBufferBytes the file's write buffer: part of what the writer holds in memory
+     */
+    public FixedRowGroupParquetWriter(Path target, MessageType messageType, Map<List<String>, Type> primitiveTypes, CompressionCodec compression, int outputBufferBytes)
+            throws IOException
+    {
+        checkArgument(outputBufferBytes > 0, "outputBufferBytes must be positive: %s", outputBufferBytes);
+        this.outputBufferBytes = outputBufferBytes;
         this.target = requireNonNull(target, "target is null");
         this.messageType = requireNonNull(messageType, "messageType is null");
         this.primitiveTypes = ImmutableMap.copyOf(requireNonNull(primitiveTypes, "primitiveTypes is null"));
@@ -103,8 +119,15 @@ public final class FixedRowGroupParquetWriter
         this.columnCount = messageType.getFieldCount();
 
         this.temporary = target.resolveSibling("." + target.getFileName() + ".tmp");
-        this.output = new BufferedOutputStream(Files.newOutputStream(temporary), 1 << 20);
-        write(MAGIC);
+        this.output = new BufferedOutputStream(Files.newOutputStream(temporary), outputBufferBytes);
+        try {
+            write(MAGIC);
+        }
+        catch (IOException | RuntimeException e) {
+            closed = true;
+            closeAndDeleteTemporary(e);
+            throw e;
+        }
     }
 
     private static List<Type> checkedTypes(List<String> columnNames, List<Type> columnTypes)
@@ -140,12 +163,15 @@ public final class FixedRowGroupParquetWriter
             return;
         }
 
-        DynamicSliceOutput buffer = new DynamicSliceOutput(1 << 20);
+        DynamicSliceOutput buffer = new DynamicSliceOutput(INITIAL_ROW_GROUP_BUFFER_BYTES);
         ParquetWriter writer = newInnerWriter(buffer);
         for (Page page : pages) {
             writer.write(page);
         }
+        // the inner writer's buffers are copied into the encoded row group as it closes: both are held at once
+        long encoderBytes = writer.getRetainedBytes();
         writer.close();
+        peakEncodingBytes = Math.max(peakEncodingBytes, encoderBytes + buffer.getRetainedSize());
         FileMetaData single = writer.getFileMetaData();
 
         Slice file = buffer.slice();
@@ -180,6 +206,21 @@ public final class FixedRowGroupParquetWriter
         return rowGroups.size();
     }
 
+    /** The file's write buffer: what the writer holds between row groups. */
+    public long outputBufferBytes()
+    {
+        return outputBufferBytes;
+    }
+
+    /**
+     * The most memory encoding one row group took besides its pages: the inner writer's column
+     * buffers and the encoded row group they are copied into.
+     */
+    public long peakEncodingBytes()
+    {
+        return peakEncodingBytes;
+    }
+
     /** Bytes written to the file so far (the footer comes on {@link #close()}). */
     public long writtenBytes()
     {
@@ -195,19 +236,22 @@ public final class FixedRowGroupParquetWriter
             return;
         }
         closed = true;
-        try (output) {
-            if (schema == null) {
-                writeEmptyFile();
+        try {
+            try (output) {
+                if (schema == null) {
+                    writeEmptyFile();
+                }
+                else {
+                    writeFooter();
+                }
             }
-            else {
-                writeFooter();
-            }
+            Files.move(temporary, target, ATOMIC_MOVE);
         }
         catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(temporary);
+            // a full disk fails the footer's write, a target that cannot be replaced the move: leave nothing behind
+            closeAndDeleteTemporary(e);
             throw e;
         }
-        Files.move(temporary, target, ATOMIC_MOVE);
     }
 
     /** Discards what was written; the target is left untouched. */
@@ -223,6 +267,22 @@ public final class FixedRowGroupParquetWriter
         }
         finally {
             Files.deleteIfExists(temporary);
+        }
+    }
+
+    private void closeAndDeleteTemporary(Exception failure)
+    {
+        try (output) {
+            // nothing more to write
+        }
+        catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        try {
+            Files.deleteIfExists(temporary);
+        }
+        catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 

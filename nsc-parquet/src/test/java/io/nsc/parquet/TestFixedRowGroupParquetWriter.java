@@ -2,6 +2,7 @@ package io.nsc.parquet;
 
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.trino.parquet.writer.ParquetSchemaConverter;
 import io.trino.spi.Page;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
@@ -9,6 +10,7 @@ import org.apache.parquet.format.CompressionCodec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import java.util.List;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 final class TestFixedRowGroupParquetWriter
 {
@@ -72,6 +75,42 @@ final class TestFixedRowGroupParquetWriter
         writer.abort();
         try (var files = Files.list(directory)) {
             assertThat(files.toList()).isEmpty();
+        }
+    }
+
+    @Test
+    void failedMoveLeavesNoTemporaryFile()
+            throws Exception
+    {
+        // a directory that is not empty cannot be replaced by the finished file
+        Path file = Files.createDirectory(directory.resolve("taken.parquet"));
+        Files.createFile(file.resolve("other"));
+        FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, NAMES, TYPES, CompressionCodec.ZSTD);
+        writer.writeRowGroup(page(0, 10, new ArrayList<>()));
+        assertThatThrownBy(writer::close).isInstanceOf(IOException.class);
+        try (var files = Files.list(directory)) {
+            assertThat(files.toList()).containsExactly(file);
+        }
+        // closed for good: nothing to abort or close again
+        writer.abort();
+        writer.close();
+    }
+
+    @Test
+    void encodingMemoryIsMeasured()
+            throws Exception
+    {
+        Path file = directory.resolve("measured.parquet");
+        ParquetSchemaConverter schema = new ParquetSchemaConverter(TYPES, NAMES, false, false);
+        try (FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, schema.getMessageType(), schema.getPrimitiveTypes(), CompressionCodec.ZSTD, 4096)) {
+            assertThat(writer.outputBufferBytes()).isEqualTo(4096);
+            assertThat(writer.peakEncodingBytes()).isZero();
+            writer.writeRowGroup(page(0, 20_000, new ArrayList<>()));
+            long large = writer.peakEncodingBytes();
+            // at least the encoded row group itself
+            assertThat(large).isGreaterThanOrEqualTo(writer.writtenBytes() - 4);
+            writer.writeRowGroup(page(20_000, 10, new ArrayList<>()));
+            assertThat(writer.peakEncodingBytes()).isEqualTo(large);
         }
     }
 

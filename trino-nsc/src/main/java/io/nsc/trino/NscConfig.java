@@ -191,6 +191,7 @@ public class NscConfig
 
     @NotNull
     @MinDataSize("64kB")
+    @MaxDataSize("64GB")
     public DataSize getWriterTargetFileSize()
     {
         return writerTargetFileSize;

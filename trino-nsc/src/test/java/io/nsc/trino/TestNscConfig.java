@@ -2,6 +2,8 @@ package io.nsc.trino;
 
 import com.google.common.collect.ImmutableMap;
 import io.airlift.units.DataSize;
+import io.airlift.units.MaxDataSize;
+import io.airlift.units.MinDataSize;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +12,9 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
+import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -91,5 +95,13 @@ final class TestNscConfig
                 .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
                 .setAggregationPushdownMaxGroups(500)
                 .setScanTimeout(new Duration(7, MINUTES)));
+    }
+
+    @Test
+    void testWriterSizesAreBounded()
+    {
+        // the smallest writer memory fits a sorter's merge of two runs and a file's writer
+        assertFailsValidation(new NscConfig().setWriterBufferSize(DataSize.of(512, KILOBYTE)), "writerBufferSize", "must be greater than or equal to 1MB", MinDataSize.class);
+        assertFailsValidation(new NscConfig().setWriterTargetFileSize(DataSize.of(65, GIGABYTE)), "writerTargetFileSize", "must be less than or equal to 64GB", MaxDataSize.class);
     }
 }

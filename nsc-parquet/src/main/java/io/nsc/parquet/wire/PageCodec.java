@@ -169,6 +169,13 @@ public final class PageCodec
             return pageCount;
         }
 
+        /** The most {@link #build()} holds: the serialized pages (with room to grow) and their compressed copy. */
+        public long retainedSizeInBytes()
+        {
+            int compressedBytes = compressor.map(value -> value.maxCompressedLength(output.size())).orElse(output.size());
+            return output.getRetainedSize() + compressedBytes;
+        }
+
         public PageBatch build()
         {
             Slice data = output.slice();

@@ -15,13 +15,15 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
+import static java.lang.Math.clamp;
 import static java.lang.Math.toIntExact;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.WRITE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -31,9 +33,11 @@ import static java.util.Objects.requireNonNull;
  * limit. ZSTD throughout: it decodes fast and is what storage nodes and readers handle best among
  * the codecs Trino writes.
  *
- * <p>Memory is about one row group, and never more than the limit the file is created with: a
- * row group is closed early, before its row count or data size, when its pages (or its encoded
- * data) reach half the limit; the other half is room to encode it.
+ * <p>Memory is about one row group and the file's write buffer (sized from the limit the file is
+ * created with, at most 1MB): a row group is closed early, before its row count or data size, when
+ * its pages (or its encoded data) reach a quarter of what the buffer leaves; the rest is room to
+ * encode it, which takes about twice the pages' size (trino-parquet's column buffers, then the
+ * encoded row group). {@link #peakMemoryUsage()} measures what the encoding took.
  */
 public abstract sealed class LocalParquetFile
         permits LocalParquetFile.RowCountFile, LocalParquetFile.DataSizeFile
@@ -41,11 +45,17 @@ public abstract sealed class LocalParquetFile
     public static final CompressionCodec COMPRESSION = CompressionCodec.ZSTD;
     // Trino's writer records this in created_by; readers key some compatibility decisions on it
     private static final String TRINO_VERSION = "476";
+    // the write buffer: a sixteenth of the memory, no more than large writes need
+    private static final int MIN_OUTPUT_BUFFER_BYTES = 4 * 1024;
+    private static final int MAX_OUTPUT_BUFFER_BYTES = 1024 * 1024;
+    // a row group's pages take this part of the memory; encoding them takes about twice as much
+    private static final int ROW_GROUP_MEMORY_SHARE = 4;
 
     /** @param rowCount the rows in the file */
     public record Written(Path path, long sizeBytes, long rowCount) {}
 
     private final Path path;
+    private long peakMemoryUsage;
 
     private LocalParquetFile(Path path)
     {
@@ -63,29 +73,13 @@ public abstract sealed class LocalParquetFile
         requireNonNull(target, "target is null");
         requireNonNull(schema, "schema is null");
         requireNonNull(rowGroupSize, "rowGroupSize is null");
-        checkArgument(memoryLimitBytes > 0, "memoryLimitBytes must be positive: %s", memoryLimitBytes);
-        long rowGroupMemory = memoryLimitBytes / 2;
+        checkArgument(memoryLimitBytes >= 2L * MIN_OUTPUT_BUFFER_BYTES, "memoryLimitBytes must be at least %s: %s", 2L * MIN_OUTPUT_BUFFER_BYTES, memoryLimitBytes);
+        int outputBufferBytes = toIntExact(clamp(memoryLimitBytes / 16, MIN_OUTPUT_BUFFER_BYTES, MAX_OUTPUT_BUFFER_BYTES));
+        long rowGroupMemory = (memoryLimitBytes - outputBufferBytes) / ROW_GROUP_MEMORY_SHARE;
         if (rowGroupSize.isRowCount()) {
-            return new RowCountFile(target, schema, rowGroupSize.rows(), rowGroupMemory);
+            return new RowCountFile(target, schema, rowGroupSize.rows(), rowGroupMemory, outputBufferBytes);
         }
-        return new DataSizeFile(target, schema, Math.min(rowGroupSize.bytes(), rowGroupMemory));
-    }
-
-    /** Writes the pages as one file, holding a whole row group in memory if it must. */
-    public static Written write(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Iterator<Page> pages)
-            throws IOException
-    {
-        LocalParquetFile file = create(target, schema, rowGroupSize, Long.MAX_VALUE);
-        try {
-            while (pages.hasNext()) {
-                file.append(pages.next());
-            }
-            return file.finish();
-        }
-        catch (IOException | RuntimeException e) {
-            file.abort();
-            throw e;
-        }
+        return DataSizeFile.create(target, schema, Math.min(rowGroupSize.bytes(), rowGroupMemory), outputBufferBytes);
     }
 
     public Path path()
@@ -103,16 +97,47 @@ public abstract sealed class LocalParquetFile
     /** The in-memory size ({@link Page#getSizeInBytes()}) of the rows appended but not yet in a written row group. */
     public abstract long unwrittenPageBytes();
 
-    /** Memory the file holds now: the row group being built. */
+    /** Memory the file holds now: the row group being built and the write buffer. */
     public abstract long memoryUsage();
+
+    /**
+     * The most memory the file held since it was created (or since {@link #resetPeakMemoryUsage()}),
+     * the encoding of its row groups included.
+     */
+    public long peakMemoryUsage()
+    {
+        return peakMemoryUsage;
+    }
+
+    /** Starts measuring {@link #peakMemoryUsage()} anew from what the file holds now. */
+    public void resetPeakMemoryUsage()
+    {
+        peakMemoryUsage = memoryUsage();
+    }
+
+    void recordMemoryUsage(long bytes)
+    {
+        peakMemoryUsage = Math.max(peakMemoryUsage, bytes);
+    }
 
     /** Writes the last row group and the footer. */
     public abstract Written finish()
             throws IOException;
 
-    /** Discards the file; nothing is left on disk. */
+    /** Discards the file, finished or not; nothing is left on disk. */
     public abstract void abort()
             throws IOException;
+
+    /** Deletes the file after {@code failure}, which says what went wrong first. */
+    void deleteAfter(Exception failure)
+    {
+        try {
+            Files.deleteIfExists(path);
+        }
+        catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
 
     /** Row groups of an exact row count, but the last of the file and those cut short by the memory limit. */
     static final class RowCountFile
@@ -128,13 +153,15 @@ public abstract sealed class LocalParquetFile
         private long rowGroupPageBytes;
         private long rowGroupSizeBytes;
 
-        private RowCountFile(Path target, ParquetSchema schema, long rowsPerRowGroup, long rowGroupMemoryBytes)
+        private RowCountFile(Path target, ParquetSchema schema, long rowsPerRowGroup, long rowGroupMemoryBytes, int outputBufferBytes)
                 throws IOException
         {
             super(target);
-            this.writer = new FixedRowGroupParquetWriter(target, schema.messageType(), schema.primitiveTypes(), COMPRESSION);
+            // the writer deletes what it created if it fails
+            this.writer = new FixedRowGroupParquetWriter(target, schema.messageType(), schema.primitiveTypes(), COMPRESSION, outputBufferBytes);
             this.rowsPerRowGroup = rowsPerRowGroup;
             this.rowGroupMemoryBytes = rowGroupMemoryBytes;
+            recordMemoryUsage(memoryUsage());
         }
 
         @Override
@@ -156,6 +183,7 @@ public abstract sealed class LocalParquetFile
                     writeRowGroup();
                 }
             }
+            recordMemoryUsage(memoryUsage());
         }
 
         @Override
@@ -173,16 +201,24 @@ public abstract sealed class LocalParquetFile
         @Override
         public long memoryUsage()
         {
-            return rowGroupPageBytes;
+            return rowGroupPageBytes + writer.outputBufferBytes();
         }
 
         @Override
         public Written finish()
                 throws IOException
         {
-            writeRowGroup();
-            writer.close();
-            return new Written(path(), Files.size(path()), writer.rowCount());
+            try {
+                writeRowGroup();
+                writer.close();
+                return new Written(path(), Files.size(path()), writer.rowCount());
+            }
+            catch (IOException | RuntimeException e) {
+                // the writer deleted its temporary file; a file it moved into place goes too
+                abortWriter(e);
+                deleteAfter(e);
+                throw e;
+            }
         }
 
         @Override
@@ -193,12 +229,25 @@ public abstract sealed class LocalParquetFile
             rowGroupPageBytes = 0;
             rowGroupSizeBytes = 0;
             writer.abort();
+            Files.deleteIfExists(path());
+        }
+
+        private void abortWriter(Exception failure)
+        {
+            try {
+                writer.abort();
+            }
+            catch (IOException | RuntimeException e) {
+                failure.addSuppressed(e);
+            }
         }
 
         private void writeRowGroup()
                 throws IOException
         {
             writer.writeRowGroup(ImmutableList.copyOf(rowGroup));
+            // the pages and the largest encoding so far: no less than what this row group took
+            recordMemoryUsage(memoryUsage() + writer.peakEncodingBytes());
             rowGroup.clear();
             rowGroupRows = 0;
             rowGroupPageBytes = 0;
@@ -211,6 +260,7 @@ public abstract sealed class LocalParquetFile
             extends LocalParquetFile
     {
         private final OutputStream output;
+        private final int outputBufferBytes;
         private final ParquetWriter writer;
         private long rowCount;
         // the writer does not say which rows its written row groups hold: those of the pages
@@ -219,15 +269,35 @@ public abstract sealed class LocalParquetFile
         private long writtenPageBytes;
         private boolean closed;
 
-        private DataSizeFile(Path target, ParquetSchema schema, long rowGroupBytes)
-                throws IOException
+        private DataSizeFile(Path target, OutputStream output, int outputBufferBytes, ParquetWriter writer)
         {
             super(target);
+            this.output = requireNonNull(output, "output is null");
+            this.outputBufferBytes = outputBufferBytes;
+            this.writer = requireNonNull(writer, "writer is null");
+            recordMemoryUsage(memoryUsage());
+        }
+
+        static DataSizeFile create(Path target, ParquetSchema schema, long rowGroupBytes, int outputBufferBytes)
+                throws IOException
+        {
             ParquetWriterOptions options = ParquetWriterOptions.builder()
                     .setMaxBlockSize(DataSize.ofBytes(rowGroupBytes))
                     .build();
-            this.output = new BufferedOutputStream(Files.newOutputStream(target), 1 << 20);
-            this.writer = new ParquetWriter(output, schema.messageType(), schema.primitiveTypes(), options, COMPRESSION, TRINO_VERSION, Optional.empty(), Optional.empty());
+            OutputStream output = new BufferedOutputStream(Files.newOutputStream(target, CREATE_NEW, WRITE), outputBufferBytes);
+            try {
+                ParquetWriter writer = new ParquetWriter(output, schema.messageType(), schema.primitiveTypes(), options, COMPRESSION, TRINO_VERSION, Optional.empty(), Optional.empty());
+                return new DataSizeFile(target, output, outputBufferBytes, writer);
+            }
+            catch (RuntimeException e) {
+                try (output) {
+                    Files.deleteIfExists(target);
+                }
+                catch (IOException | RuntimeException cleanupFailure) {
+                    e.addSuppressed(cleanupFailure);
+                }
+                throw e;
+            }
         }
 
         @Override
@@ -237,6 +307,9 @@ public abstract sealed class LocalParquetFile
             checkState(!closed, "file %s is closed", path());
             long writtenBefore = writer.getWrittenBytes();
             writer.write(page);
+            // measured between pages: within a page, the writer flushes a row group once its
+            // encoded data reach the row-group size (a quarter of the memory at most)
+            recordMemoryUsage(memoryUsage());
             rowCount += page.getPositionCount();
             if (writer.getWrittenBytes() > writtenBefore) {
                 writtenPageBytes = appendedPageBytes;
@@ -259,7 +332,7 @@ public abstract sealed class LocalParquetFile
         @Override
         public long memoryUsage()
         {
-            return writer.getRetainedBytes();
+            return writer.getRetainedBytes() + outputBufferBytes;
         }
 
         @Override
@@ -268,10 +341,16 @@ public abstract sealed class LocalParquetFile
         {
             checkState(!closed, "file %s is closed", path());
             closed = true;
-            try (output) {
-                writer.close();
+            try {
+                try (output) {
+                    writer.close();
+                }
+                return new Written(path(), Files.size(path()), rowCount);
             }
-            return new Written(path(), Files.size(path()), rowCount);
+            catch (IOException | RuntimeException e) {
+                deleteAfter(e);
+                throw e;
+            }
         }
 
         @Override

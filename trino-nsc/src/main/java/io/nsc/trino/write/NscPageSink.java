@@ -12,7 +12,6 @@ import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.type.Type;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,18 +33,22 @@ import static java.util.Objects.requireNonNull;
  * {@link ReplicaUploader}), and deleted locally. The fragments {@link #finish()} returns name the
  * uploaded files; only the coordinator's commit makes them part of the table.
  *
- * <p>Memory stays within {@code nsc.writer-buffer-size} (plus a page) whatever the size of the
- * files. Without {@code sorted_by}, pages stream into the file's writer, which holds about one
- * row group. With it, a quarter of the memory goes to the file's writer and the rest to a
- * {@link SpillingSorter}: the rows are sorted in memory when they fit, else spilled as sorted
- * runs and merged into the file.
+ * <p>Memory stays within {@code nsc.writer-buffer-size} whatever the size of the files (unless a
+ * single page is larger than a sorter's buffer). Without {@code sorted_by}, pages stream into the
+ * file's writer, which holds about one row group and room to encode it. With it, a quarter of the
+ * memory goes to the file's writer and the rest to a {@link SpillingSorter}: the rows are sorted
+ * in memory when they fit, else spilled as sorted runs and merged into the file. Trino samples
+ * {@link #getMemoryUsage()} between pages only: it reports the most the sink held during the last
+ * page (a spill, a merge, a row group's encoding), so that Trino's accounting covers those.
  *
  * <p>Rows are encoded long after they arrive (a row group at a time, or when a sorted file's runs
  * are merged), so a file's size is estimated: the row groups written, plus the in-memory size of
  * the other rows at the compression this writer got so far (before its first row group, an
  * assumed {@link #ASSUMED_COMPRESSION}). A file is closed once the estimate reaches the target.
- * A sorted file's rows are gathered up to their estimate; if their merge makes more than the
- * target, the merged rows are cut into several files, each sorted, their ranges disjoint.
+ * A sorted file's rows are gathered up to their estimate (Trino sizes dictionary and run-length
+ * blocks per row, as the merge writes them); if their merge makes more than the
+ * target, the merged rows are cut into several files, each sorted, in ascending ranges (rows of
+ * equal keys may fall on both sides of a cut).
  */
 public class NscPageSink
         implements ConnectorPageSink
@@ -68,6 +71,8 @@ public class NscPageSink
     private final List<Slice> fragments = new ArrayList<>();
     private long completedBytes;
     private long peakMemoryUsage;
+    // the most held during the current (or last) appendPage or finish
+    private long pagePeakMemoryUsage;
     // what the uploaded files hold, and the in-memory size of their pages: the compression so far
     private long uploadedFileBytes;
     private long uploadedPageBytes;
@@ -107,6 +112,7 @@ public class NscPageSink
         }
         // a page may be a small view of large blocks: keep (and count) only what it shows
         page.compact();
+        startMeasuringMemory();
         try {
             if (sorter.isPresent()) {
                 appendSorted(sorter.get(), page);
@@ -115,7 +121,7 @@ public class NscPageSink
                 appendUnsorted(page);
             }
         }
-        catch (IOException | UncheckedIOException | ArithmeticException e) {
+        catch (IOException | RuntimeException e) {
             throw failed(e);
         }
         return NOT_BLOCKED;
@@ -124,6 +130,7 @@ public class NscPageSink
     @Override
     public CompletableFuture<Collection<Slice>> finish()
     {
+        startMeasuringMemory();
         try {
             if (sortedRows != null) {
                 writeSortedFiles();
@@ -132,7 +139,7 @@ public class NscPageSink
                 uploadFile();
             }
         }
-        catch (IOException | UncheckedIOException | ArithmeticException e) {
+        catch (IOException | RuntimeException e) {
             throw failed(e);
         }
         log.debug("Page sink %s wrote %s files, peak memory %s bytes", fileNamePrefix, fragments.size(), peakMemoryUsage);
@@ -147,6 +154,7 @@ public class NscPageSink
     @Override
     public void abort()
     {
+        pagePeakMemoryUsage = 0;
         sketches = null;
         if (sortedRows != null) {
             sortedRows.close();
@@ -170,14 +178,18 @@ public class NscPageSink
         return completedBytes;
     }
 
-    /** The sorter's buffer or merge pages, and the row group being written. */
+    /**
+     * The most the sink held during the last {@link #appendPage} or {@link #finish()}, or what it
+     * holds now if more: the sorter's buffer or merge (with the pages being spilled, encoded and
+     * decoded), and the file's row group with its encoding and write buffer.
+     */
     @Override
     public long getMemoryUsage()
     {
-        return (sortedRows == null ? 0 : sortedRows.memoryUsage()) + (file == null ? 0 : file.memoryUsage());
+        return Math.max(pagePeakMemoryUsage, currentMemoryUsage());
     }
 
-    /** The most {@link #getMemoryUsage()} was, including while files were merged and written. */
+    /** The most the sink held since it was created, measured as {@link #getMemoryUsage()} is. */
     public long getPeakMemoryUsage()
     {
         return peakMemoryUsage;
@@ -186,9 +198,19 @@ public class NscPageSink
     private void appendUnsorted(Page page)
             throws IOException
     {
-        appendToFile(page, resources.memoryBytes());
-        if (estimatedFileBytes() >= resources.targetFileBytes()) {
-            uploadFile();
+        // A page may hold more than the file has room for (Trino's pages reach 1MB): the file
+        // takes the rows that fill it, the next file the rest. Half the room at a time, since the
+        // compression is learned as row groups are written.
+        double pageBytesPerRow = (double) page.getSizeInBytes() / page.getPositionCount();
+        int offset = 0;
+        while (offset < page.getPositionCount()) {
+            long room = resources.targetFileBytes() - (file == null ? 0 : estimatedFileBytes());
+            int rows = (int) Math.min(page.getPositionCount() - offset, Math.max(1, Math.ceil(room / 2.0 / (pageBytesPerRow * compression()))));
+            appendToFile(page.getRegion(offset, rows), resources.memoryBytes());
+            offset += rows;
+            if (estimatedFileBytes() >= resources.targetFileBytes()) {
+                uploadFile();
+            }
         }
     }
 
@@ -200,6 +222,7 @@ public class NscPageSink
         }
         sortedRows.add(page);
         sortedRowCount += page.getPositionCount();
+        // Trino counts dictionary and run-length blocks per row, as the merge will write them
         sortedPageBytes += page.getSizeInBytes();
         recordMemoryUsage();
         if (sortedPageBytes * compression() >= resources.targetFileBytes()) {
@@ -219,7 +242,7 @@ public class NscPageSink
             mergedRows += page.getPositionCount();
             mergedPageBytes += page.getSizeInBytes();
             // cut where the file is full, unless the rows left would make a small file: they go in this one
-            long restPageBytes = (sortedRowCount - mergedRows) * mergedPageBytes / mergedRows;
+            double restPageBytes = (double) (sortedRowCount - mergedRows) * mergedPageBytes / mergedRows;
             if (estimatedFileBytes() >= resources.targetFileBytes() && restPageBytes * compression() >= resources.targetFileBytes() / 2) {
                 uploadFile();
             }
@@ -252,6 +275,7 @@ public class NscPageSink
             throws IOException
     {
         Written written = file.finish();
+        recordMemoryUsage();
         try {
             NscWriteFragment fragment = uploader.upload(written, settings.replication(), settings.minReplicas()).withColumnSketches(sketches.serialize());
             fragments.add(fragment.toSlice());
@@ -260,10 +284,21 @@ public class NscPageSink
             uploadedPageBytes += filePageBytes;
         }
         finally {
-            Files.deleteIfExists(written.path());
+            // quietly: a failed delete must not hide why the upload failed
+            deleteQuietly(written.path());
             file = null;
             sketches = null;
             filePageBytes = 0;
+        }
+    }
+
+    private static void deleteQuietly(Path path)
+    {
+        try {
+            Files.deleteIfExists(path);
+        }
+        catch (IOException | RuntimeException e) {
+            log.warn(e, "Cannot delete temporary nsc file %s", path);
         }
     }
 
@@ -303,9 +338,29 @@ public class NscPageSink
         return LocalParquetFile.create(path, schema, settings.rowGroupSize(), memoryLimitBytes);
     }
 
+    private long currentMemoryUsage()
+    {
+        return (sortedRows == null ? 0 : sortedRows.memoryUsage()) + (file == null ? 0 : file.memoryUsage());
+    }
+
+    private void startMeasuringMemory()
+    {
+        if (sortedRows != null) {
+            sortedRows.resetPeakMemoryUsage();
+        }
+        if (file != null) {
+            file.resetPeakMemoryUsage();
+        }
+        pagePeakMemoryUsage = currentMemoryUsage();
+    }
+
+    /** The sorter's and the file's peaks since the page began: an upper bound of what they held at once. */
     private void recordMemoryUsage()
     {
-        peakMemoryUsage = Math.max(peakMemoryUsage, getMemoryUsage());
+        long sorterPeak = sortedRows == null ? 0 : sortedRows.peakMemoryUsage();
+        long filePeak = file == null ? 0 : file.peakMemoryUsage();
+        pagePeakMemoryUsage = Math.max(pagePeakMemoryUsage, sorterPeak + filePeak);
+        peakMemoryUsage = Math.max(peakMemoryUsage, pagePeakMemoryUsage);
     }
 
     /** Cleans up at once (the engine aborts later, if at all) and says what failed. */
@@ -313,6 +368,10 @@ public class NscPageSink
     {
         String target = file != null ? "nsc file " + file.path() : "sorted runs in " + resources.tempDirectory();
         abort();
+        if (e instanceof TrinoException trinoException) {
+            // the uploader's, with its own error code (no storage node takes the file, ...)
+            return trinoException;
+        }
         if (e instanceof ArithmeticException) {
             // trino-parquet stores timestamp(9) as INT64 nanoseconds since the epoch
             return new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "A value does not fit its Parquet encoding (timestamp(9) values must lie between 1677-09-21 00:12:43.145224192 and 2262-04-11 23:47:16.854775807): " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.nsc.trino.write;
 
+import com.google.common.annotations.VisibleForTesting;
 import io.nsc.parquet.wire.PageCodec;
 import io.trino.spi.Page;
 
@@ -25,25 +26,29 @@ import static java.util.Objects.requireNonNull;
 public final class SortedRunWriter
         implements Closeable
 {
-    private static final int OUTPUT_BUFFER_BYTES = 64 * 1024;
-
     private final Path path;
     private final OutputStream output;
     private final PageCodec codec = new PageCodec(PAGE_COMPRESSION_LZ4);
     private long rowCount;
+    private long peakEncodingBytes;
     private boolean closed;
 
-    private SortedRunWriter(Path path, OutputStream output)
+    @VisibleForTesting
+    SortedRunWriter(Path path, OutputStream output)
     {
         this.path = requireNonNull(path, "path is null");
         this.output = requireNonNull(output, "output is null");
     }
 
-    /** Creates the file; it must not exist. */
-    public static SortedRunWriter create(Path path)
+    /**
+     * Creates the file; it must not exist.
+     *
+     * @param bufferBytes the write buffer: part of what spilling holds in memory
+     */
+    public static SortedRunWriter create(Path path, int bufferBytes)
             throws IOException
     {
-        return new SortedRunWriter(path, new BufferedOutputStream(Files.newOutputStream(path, CREATE_NEW, WRITE), OUTPUT_BUFFER_BYTES));
+        return new SortedRunWriter(path, new BufferedOutputStream(Files.newOutputStream(path, CREATE_NEW, WRITE), bufferBytes));
     }
 
     /** Appends the page's rows; the caller appends them in sorted order. */
@@ -56,18 +61,38 @@ public final class SortedRunWriter
         }
         PageCodec.BatchBuilder batch = codec.newBatch();
         batch.add(page);
+        peakEncodingBytes = Math.max(peakEncodingBytes, batch.retainedSizeInBytes());
         batch.build().writeDelimitedTo(output);
         rowCount += page.getPositionCount();
     }
 
-    /** Closes the file and describes it. */
+    /** The most memory encoding a page took besides the page: its serialized and compressed copies. */
+    public long peakEncodingBytes()
+    {
+        return peakEncodingBytes;
+    }
+
+    /** Closes the file and describes it; if that fails (a full disk fails here), deletes it. */
     public SortedRun finish()
             throws IOException
     {
         checkState(!closed, "run %s is closed", path);
+        SortedRun run;
+        try {
+            output.close();
+            run = new SortedRun(path, rowCount, Files.size(path));
+        }
+        catch (IOException | RuntimeException e) {
+            try {
+                close();
+            }
+            catch (IOException | RuntimeException cleanupFailure) {
+                e.addSuppressed(cleanupFailure);
+            }
+            throw e;
+        }
         closed = true;
-        output.close();
-        return new SortedRun(path, rowCount, Files.size(path));
+        return run;
     }
 
     /** Closes and deletes the file, if not finished. */

@@ -1,5 +1,6 @@
 package io.nsc.trino.write;
 
+import com.google.common.collect.AbstractIterator;
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
 import io.trino.spi.Page;
@@ -12,9 +13,11 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
+import static java.lang.Math.ceilDiv;
 import static java.lang.Math.clamp;
 import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
@@ -24,13 +27,22 @@ import static java.util.Objects.requireNonNull;
  * sorted table: rows are buffered up to the memory limit, each full buffer is sorted by
  * {@link RowSorter} and spilled to a temporary local file as a sorted run, and {@link #sorted()}
  * merges the runs ({@link SortedRunMerger}). When there are more runs than the memory can read at
- * once, consecutive runs are first merged into longer ones, so the order stays stable: rows that
- * tie come out in the order they were added. Rows that never outgrew the buffer are sorted in
- * memory and nothing is spilled.
+ * once, merge passes first merge batches of consecutive runs into longer ones, each batch as
+ * small as leaves few enough runs, so that every row is rewritten once per pass and the passes
+ * are few (logarithmic in the runs); consecutive runs keep the order stable: rows that tie come
+ * out in the order they were added. Rows that never outgrew the buffer are sorted in memory and
+ * nothing is spilled.
  *
- * <p>Memory: the buffer, with the sort's address arrays, while rows are added; one page per run
- * merged plus the page being built during a merge; never more than the limit plus one page.
- * Runs are deleted once merged and by {@link #close()}, whatever happened before.
+ * <p>Memory: the buffer, with the sort's address arrays, while rows are added; one page and a read
+ * buffer per run merged plus the page being built during a merge; and, at any time, room for
+ * encoding or decoding one page ({@link #CODING_PAGES}) and a write buffer. The buffer is spilled
+ * before a page would take it past what that leaves, so the sorter holds no more than its limit
+ * unless a single page is larger than that (it is then spilled alone). {@link #peakMemoryUsage()}
+ * measures it, the pages being spilled, encoded and decoded included.
+ *
+ * <p>Disk: the runs, until merged; a merge pass holds a batch's runs and its output at once.
+ * Runs are deleted once merged and by {@link #close()}, whatever happened before; a run whose
+ * write fails is deleted by {@link SortedRunWriter}.
  */
 public final class SpillingSorter
         implements Closeable
@@ -44,8 +56,17 @@ public final class SpillingSorter
     // Runs merged at once: wider merges read smaller pages; past this many, a merge pass costs
     // less than reading pages so small that each row's bookkeeping dominates.
     static final int MAX_MERGE_WIDTH = 64;
-    // The smallest page a merge reads per run; a small memory merges fewer runs at once instead.
+    // The page size a merge aims for at the least: a smaller memory merges fewer runs at once
+    // instead, down to two (the minimum memory below gives two runs pages of exactly this size).
     static final int MIN_MERGE_PAGE_BYTES = 64 * 1024;
+    // Encoding or decoding a page holds up to about four pages' bytes besides the merge's pages:
+    // the page, its serialized bytes (with room to grow) and their compressed copy; or the bytes
+    // read, their copy, the decompressed bytes and the decoded page.
+    static final int CODING_PAGES = 4;
+    // runs are read and written through buffers this small: a merge opens many at once
+    static final int IO_BUFFER_BYTES = SortedRunReader.INPUT_BUFFER_BYTES;
+    // two runs merged and the page built, room to code a page, two read buffers and a write buffer
+    static final long MIN_MEMORY_BYTES = (3L + CODING_PAGES) * MIN_MERGE_PAGE_BYTES + 3L * IO_BUFFER_BYTES;
 
     private final RowSorter sorter;
     private final long memoryLimitBytes;
@@ -53,6 +74,8 @@ public final class SpillingSorter
     private final String runNamePrefix;
     private final int mergeWidth;
     private final PageSize pageSize;
+    // the buffer is spilled before it outgrows this: the rest is room to spill it
+    private final long bufferLimitBytes;
 
     private final List<Page> buffer = new ArrayList<>();
     private long bufferedBytes;
@@ -62,12 +85,16 @@ public final class SpillingSorter
     private final List<SortedRunReader> openRuns = new ArrayList<>();
     private SortedRunMerger merge;
     private int runsWritten;
+    private int buffersSpilled;
+    private long rowsSpilled;
     private long bytesSpilled;
+    private int mergePasses;
+    private long peakMemoryUsage;
     private boolean sorting;
     private boolean closed;
 
     /**
-     * @param memoryLimitBytes what the buffer and a merge may hold; at least three merge pages (two runs and the output)
+     * @param memoryLimitBytes what the buffer and a merge may hold; at least {@link #MIN_MEMORY_BYTES}
      * @param runNamePrefix the start of each run file's name, to tell whose runs they are
      */
     public SpillingSorter(RowSorter sorter, long memoryLimitBytes, Path tempDirectory, String runNamePrefix)
@@ -75,12 +102,15 @@ public final class SpillingSorter
         this.sorter = requireNonNull(sorter, "sorter is null");
         this.tempDirectory = requireNonNull(tempDirectory, "tempDirectory is null");
         this.runNamePrefix = requireNonNull(runNamePrefix, "runNamePrefix is null");
-        checkArgument(memoryLimitBytes >= 3L * MIN_MERGE_PAGE_BYTES, "memoryLimitBytes must be at least %s: %s", 3L * MIN_MERGE_PAGE_BYTES, memoryLimitBytes);
+        checkArgument(memoryLimitBytes >= MIN_MEMORY_BYTES, "memoryLimitBytes must be at least %s: %s", MIN_MEMORY_BYTES, memoryLimitBytes);
         this.memoryLimitBytes = memoryLimitBytes;
-        // a page and a read buffer per run merged, and the output page being built
-        this.mergeWidth = toIntExact(clamp(memoryLimitBytes / (MIN_MERGE_PAGE_BYTES + SortedRunReader.INPUT_BUFFER_BYTES) - 1, 2, MAX_MERGE_WIDTH));
-        long pageBytes = (memoryLimitBytes - (long) mergeWidth * SortedRunReader.INPUT_BUFFER_BYTES) / (mergeWidth + 1);
+        // a page and a read buffer per run merged, the output page being built, room to code a
+        // page and the output's write buffer
+        this.mergeWidth = toIntExact(clamp(memoryLimitBytes / (MIN_MERGE_PAGE_BYTES + IO_BUFFER_BYTES) - 1 - CODING_PAGES, 2, MAX_MERGE_WIDTH));
+        long pageBytes = (memoryLimitBytes - (mergeWidth + 1L) * IO_BUFFER_BYTES) / (mergeWidth + 1 + CODING_PAGES);
         this.pageSize = new PageSize(MAX_PAGE_ROWS, toIntExact(Math.min(Integer.MAX_VALUE, pageBytes)));
+        // a spill codes the sorted pages one at a time into a write buffer
+        this.bufferLimitBytes = memoryLimitBytes - CODING_PAGES * pageBytes - IO_BUFFER_BYTES;
     }
 
     /**
@@ -96,10 +126,17 @@ public final class SpillingSorter
         if (page.getPositionCount() == 0) {
             return;
         }
+        long pageMemory = page.getRetainedSizeInBytes() + page.getPositionCount() * RowSorter.SORT_BYTES_PER_ROW;
+        if (bufferMemory() + pageMemory > bufferLimitBytes || bufferedRows + page.getPositionCount() > MAX_BUFFERED_ROWS) {
+            // spill before the page would take the buffer past its limit
+            spillBuffer();
+        }
         buffer.add(page);
         bufferedBytes += page.getRetainedSizeInBytes();
         bufferedRows += page.getPositionCount();
-        if (bufferMemory() >= memoryLimitBytes || bufferedRows >= MAX_BUFFERED_ROWS) {
+        recordMemoryUsage(bufferMemory());
+        if (bufferMemory() >= bufferLimitBytes) {
+            // a page larger than the buffer alone
             spillBuffer();
         }
     }
@@ -116,29 +153,66 @@ public final class SpillingSorter
         checkState(!sorting && !closed, "sorted() was called already");
         sorting = true;
         if (runs.isEmpty()) {
-            return sorter.sort(buffer, pageSize);
+            // the buffer stays until close()
+            return measured(sorter.sort(buffer, pageSize), this::bufferMemory);
         }
         spillBuffer();
         while (runs.size() > mergeWidth) {
-            // merge just enough of the oldest runs into one that the rest can be merged at once
-            int count = Math.min(mergeWidth, runs.size() - mergeWidth + 1);
-            List<SortedRun> merged = ImmutableList.copyOf(runs.subList(0, count));
-            SortedRun combined = writeRun(mergeRuns(merged));
-            closeMerge();
-            merged.forEach(run -> deleteQuietly(run.path()));
-            runs.subList(0, count).clear();
-            runs.addFirst(combined);
+            mergePass();
         }
-        return mergeRuns(runs);
+        SortedRunMerger finalMerge = mergeRuns(runs);
+        return measured(finalMerge, this::mergeReadMemory);
+    }
+
+    /**
+     * Merges batches of consecutive runs, each into one run in their place. A batch is just large
+     * enough that the pass leaves at most {@link #mergeWidth} runs, and never wider than that: a
+     * pass rewrites every row once (at most) and divides the runs by up to the width.
+     */
+    private void mergePass()
+            throws IOException
+    {
+        int batchSize = Math.min(mergeWidth, Math.max(2, ceilDiv(runs.size(), mergeWidth)));
+        // in place, so that close() finds every run on disk whatever fails
+        for (int start = 0; start < runs.size(); start++) {
+            int end = Math.min(start + batchSize, runs.size());
+            if (end - start < 2) {
+                continue;
+            }
+            List<SortedRun> batch = ImmutableList.copyOf(runs.subList(start, end));
+            // reading a page and writing one never overlap: each is measured on its own
+            SortedRun combined = writeRun(measured(mergeRuns(batch), this::mergeReadMemory), this::mergeMemory);
+            closeMerge();
+            runs.subList(start, end).clear();
+            runs.add(start, combined);
+            batch.forEach(run -> deleteQuietly(run.path()));
+        }
+        mergePasses++;
     }
 
     /** What the sorter holds in memory now: the buffer (and its sort) or the merge's pages and read buffers. */
     public long memoryUsage()
     {
         if (merge != null) {
-            return merge.retainedBytes() + (long) openRuns.size() * SortedRunReader.INPUT_BUFFER_BYTES;
+            return mergeMemory();
         }
         return bufferMemory();
+    }
+
+    /**
+     * The most the sorter held since it was created (or since {@link #resetPeakMemoryUsage()}):
+     * measured as rows are added, while each page is spilled, while each merged page is read and
+     * written, in intermediate merges too, and as {@link #sorted()}'s pages are read.
+     */
+    public long peakMemoryUsage()
+    {
+        return peakMemoryUsage;
+    }
+
+    /** Starts measuring {@link #peakMemoryUsage()} anew from what the sorter holds now. */
+    public void resetPeakMemoryUsage()
+    {
+        peakMemoryUsage = memoryUsage();
     }
 
     public long memoryLimitBytes()
@@ -162,6 +236,24 @@ public final class SpillingSorter
     public int runsWritten()
     {
         return runsWritten;
+    }
+
+    /** Buffers spilled as runs so far: the runs the merges start from. */
+    public int buffersSpilled()
+    {
+        return buffersSpilled;
+    }
+
+    /** Rows written to runs so far, each time a merge rewrote them included: the sort's disk traffic in rows. */
+    public long rowsSpilled()
+    {
+        return rowsSpilled;
+    }
+
+    /** Passes of intermediate merges so far. */
+    public int mergePasses()
+    {
+        return mergePasses;
     }
 
     /** Bytes written to temporary files so far. */
@@ -197,26 +289,67 @@ public final class SpillingSorter
         if (buffer.isEmpty()) {
             return;
         }
-        runs.add(writeRun(sorter.sort(buffer, pageSize)));
+        // the buffer is held until its last page is written
+        runs.add(writeRun(sorter.sort(buffer, pageSize), this::bufferMemory));
+        buffersSpilled++;
         buffer.clear();
         bufferedBytes = 0;
         bufferedRows = 0;
     }
 
-    private SortedRun writeRun(Iterator<Page> sortedPages)
+    /** Writes the pages as a run; {@code heldBytes} is what else the sorter holds meanwhile. */
+    private SortedRun writeRun(Iterator<Page> sortedPages, LongSupplier heldBytes)
             throws IOException
     {
         Files.createDirectories(tempDirectory);
         Path path = tempDirectory.resolve(runNamePrefix + UUID.randomUUID() + ".run");
-        try (SortedRunWriter writer = SortedRunWriter.create(path)) {
+        try (SortedRunWriter writer = SortedRunWriter.create(path, IO_BUFFER_BYTES)) {
             while (sortedPages.hasNext()) {
-                writer.append(sortedPages.next());
+                Page page = sortedPages.next();
+                writer.append(page);
+                recordMemoryUsage(heldBytes.getAsLong() + page.getRetainedSizeInBytes() + writer.peakEncodingBytes() + IO_BUFFER_BYTES);
             }
             SortedRun run = writer.finish();
             runsWritten++;
+            rowsSpilled += run.rowCount();
             bytesSpilled += run.sizeBytes();
             return run;
         }
+    }
+
+    /** The sorted pages, each measured as it is read, with what else the sorter holds meanwhile. */
+    private Iterator<Page> measured(Iterator<Page> pages, LongSupplier heldBytes)
+    {
+        return new AbstractIterator<>()
+        {
+            @Override
+            protected Page computeNext()
+            {
+                if (!pages.hasNext()) {
+                    return endOfData();
+                }
+                Page page = pages.next();
+                recordMemoryUsage(heldBytes.getAsLong() + page.getRetainedSizeInBytes());
+                return page;
+            }
+        };
+    }
+
+    /** The merge's pages and read buffers. */
+    private long mergeMemory()
+    {
+        return merge.retainedBytes() + (long) openRuns.size() * IO_BUFFER_BYTES;
+    }
+
+    /** The merge's pages and read buffers, and the most a run's page took to decode. */
+    private long mergeReadMemory()
+    {
+        return mergeMemory() + openRuns.stream().mapToLong(SortedRunReader::peakDecodingBytes).max().orElse(0);
+    }
+
+    private void recordMemoryUsage(long bytes)
+    {
+        peakMemoryUsage = Math.max(peakMemoryUsage, bytes);
     }
 
     private SortedRunMerger mergeRuns(List<SortedRun> sortedRuns)
@@ -230,6 +363,7 @@ public final class SpillingSorter
             readers.add(reader);
         }
         merge = new SortedRunMerger(sorter, readers.build(), pageSize);
+        recordMemoryUsage(mergeReadMemory());
         return merge;
     }
 

@@ -15,6 +15,7 @@ import io.trino.spi.type.TypeOperators;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ final class TestLocalParquetFile
         types.forEach(type -> assertThat(WriteTypes.isSupported(type)).as(type.toString()).isTrue());
 
         Page nulls = new Page(types.stream().map(type -> type.createBlockBuilder(null, 1).appendNull().build()).toArray(Block[]::new));
-        Written written = LocalParquetFile.write(directory.resolve("types.parquet"), WriteTypes.parquetSchema(names, types), RowGroupSize.DEFAULT, List.of(nulls).iterator());
+        Written written = write(directory.resolve("types.parquet"), WriteTypes.parquetSchema(names, types), RowGroupSize.DEFAULT, List.of(nulls).iterator());
 
         ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
         assertThat(summary.rowCount()).isEqualTo(1);
@@ -100,7 +101,7 @@ final class TestLocalParquetFile
         for (int start = 0; start < 4900; start += 700) {
             pages.add(bigintPage(start, 700));
         }
-        Written written = LocalParquetFile.write(directory.resolve("rows.parquet"), schema(), RowGroupSize.ofRows(1000), pages.iterator());
+        Written written = write(directory.resolve("rows.parquet"), schema(), RowGroupSize.ofRows(1000), pages.iterator());
         assertThat(written.rowCount()).isEqualTo(4900);
         ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
         assertThat(IntStream.range(0, summary.stats().rowGroupCount()).mapToLong(summary.stats()::rowGroupRowCount))
@@ -117,7 +118,7 @@ final class TestLocalParquetFile
         for (int start = 0; start < 200_000; start += 10_000) {
             pages.add(bigintPage(start, 10_000));
         }
-        Written written = LocalParquetFile.write(directory.resolve("bytes.parquet"), schema(), RowGroupSize.parse("256kB"), pages.iterator());
+        Written written = write(directory.resolve("bytes.parquet"), schema(), RowGroupSize.parse("256kB"), pages.iterator());
         ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
         assertThat(written.rowCount()).isEqualTo(200_000);
         assertThat(summary.rowCount()).isEqualTo(200_000);
@@ -136,7 +137,7 @@ final class TestLocalParquetFile
             pages.add(bigintPage(ids.subList(start, Math.min(ids.size(), start + 300))));
         }
         Iterator<Page> sorted = new RowSorter(List.of(BIGINT), List.of(0), new TypeOperators()).sort(pages, PageSize.ofRows(128));
-        Written written = LocalParquetFile.write(directory.resolve("sorted.parquet"), schema(), RowGroupSize.ofRows(100), sorted);
+        Written written = write(directory.resolve("sorted.parquet"), schema(), RowGroupSize.ofRows(100), sorted);
         ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
         assertThat(summary.stats().rowGroupCount()).isEqualTo(10);
         for (int rowGroup = 1; rowGroup < 10; rowGroup++) {
@@ -155,13 +156,16 @@ final class TestLocalParquetFile
         // the file's leading magic number only
         assertThat(file.writtenBytes()).isEqualTo(4);
         assertThat(file.unwrittenPageBytes()).isEqualTo(first.getSizeInBytes());
-        assertThat(file.memoryUsage()).isEqualTo(first.getRetainedSizeInBytes());
+        // a sixteenth of the memory is the write buffer
+        long writeBuffer = 1024 * 1024 / 16;
+        assertThat(file.memoryUsage()).isEqualTo(first.getRetainedSizeInBytes() + writeBuffer);
         Page second = bigintPage(700, 700);
         file.append(second);
         // 1000 rows written; the second page's last 400 rows wait, and keep the page alive
         assertThat(file.writtenBytes()).isPositive();
         assertThat(file.unwrittenPageBytes()).isEqualTo(second.getRegion(300, 400).getSizeInBytes());
-        assertThat(file.memoryUsage()).isEqualTo(second.getRetainedSizeInBytes());
+        assertThat(file.memoryUsage()).isEqualTo(second.getRetainedSizeInBytes() + writeBuffer);
+        assertThat(file.peakMemoryUsage()).as("the encoding of the first row group included").isGreaterThan(first.getRetainedSizeInBytes() + second.getRetainedSizeInBytes() + writeBuffer);
         Written written = file.finish();
         assertThat(written.rowCount()).isEqualTo(1400);
         assertThat(written.sizeBytes()).isEqualTo(Files.size(written.path()));
@@ -174,18 +178,18 @@ final class TestLocalParquetFile
             throws Exception
     {
         Page page = bigintPage(0, 10_000);
-        // half the limit for the row group's pages: two pages fit, the third does not
-        long memoryLimit = 4 * page.getRetainedSizeInBytes();
+        // a quarter of the limit (less the write buffer) for the row group's pages: two pages reach it
+        long memoryLimit = 8 * page.getRetainedSizeInBytes();
         for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(1_000_000), RowGroupSize.parse("64MB"))) {
             LocalParquetFile file = LocalParquetFile.create(directory.resolve("cut-" + rowGroupSize.toSql() + ".parquet"), schema(), rowGroupSize, memoryLimit);
-            long highWaterMark = 0;
             for (int start = 0; start < 200_000; start += 10_000) {
                 file.append(bigintPage(start, 10_000));
-                highWaterMark = Math.max(highWaterMark, file.memoryUsage());
+                assertThat(file.memoryUsage()).isLessThanOrEqualTo(file.peakMemoryUsage());
             }
             Written written = file.finish();
             assertThat(written.rowCount()).isEqualTo(200_000);
-            assertThat(highWaterMark).as(rowGroupSize.toString()).isPositive().isLessThanOrEqualTo(memoryLimit);
+            // the row groups' encoding included
+            assertThat(file.peakMemoryUsage()).as(rowGroupSize.toString()).isGreaterThan(memoryLimit / 4).isLessThanOrEqualTo(memoryLimit);
             ParquetFileSummary summary = ParquetFooterParser.parse(written.path());
             assertThat(summary.stats().rowGroupCount()).as(rowGroupSize.toString()).isGreaterThanOrEqualTo(5);
         }
@@ -216,11 +220,28 @@ final class TestLocalParquetFile
     {
         // a page whose channel count does not match the schema fails inside the writer
         Page wrong = new Page(bigintPage(0, 1).getBlock(0), bigintPage(0, 1).getBlock(0));
-        assertThatThrownBy(() -> LocalParquetFile.write(directory.resolve("bad.parquet"), schema(), RowGroupSize.ofRows(10), List.of(wrong).iterator()))
+        assertThatThrownBy(() -> write(directory.resolve("bad.parquet"), schema(), RowGroupSize.ofRows(10), List.of(wrong).iterator()))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LocalParquetFile.write(directory.resolve("bad2.parquet"), schema(), RowGroupSize.parse("64kB"), List.of(wrong).iterator()))
+        assertThatThrownBy(() -> write(directory.resolve("bad2.parquet"), schema(), RowGroupSize.parse("64kB"), List.of(wrong).iterator()))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(directory).isEmptyDirectory();
+    }
+
+    /** Writes the pages as one file, holding a whole row group in memory if it must; deletes the file if that fails. */
+    private static Written write(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Iterator<Page> pages)
+            throws IOException
+    {
+        LocalParquetFile file = LocalParquetFile.create(target, schema, rowGroupSize, Long.MAX_VALUE);
+        try {
+            while (pages.hasNext()) {
+                file.append(pages.next());
+            }
+            return file.finish();
+        }
+        catch (IOException | RuntimeException e) {
+            file.abort();
+            throw e;
+        }
     }
 
     private static ParquetSchema schema()

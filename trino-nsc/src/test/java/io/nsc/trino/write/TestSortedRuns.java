@@ -1,6 +1,8 @@
 package io.nsc.trino.write;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.wire.PageCodec;
+import io.nsc.protocol.proto.PageBatch;
 import io.trino.spi.Page;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
@@ -8,7 +10,9 @@ import io.trino.spi.type.TypeOperators;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,7 +22,9 @@ import java.util.Iterator;
 import java.util.List;
 
 import static io.nsc.trino.write.RandomRows.TYPES;
+import static io.nsc.protocol.proto.PageCompression.PAGE_COMPRESSION_LZ4;
 import static io.trino.spi.type.BigintType.BIGINT;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -75,13 +81,57 @@ final class TestSortedRuns
             throws IOException
     {
         Path path = directory.resolve("abandoned.run");
-        try (SortedRunWriter writer = SortedRunWriter.create(path)) {
+        try (SortedRunWriter writer = SortedRunWriter.create(path, 8192)) {
             writer.append(new RandomRows(10).nextPage(10));
         }
         assertThat(directory).isEmptyDirectory();
         // a run never overwrites a file
         Files.createFile(path);
-        assertThatThrownBy(() -> SortedRunWriter.create(path)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> SortedRunWriter.create(path, 8192)).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void testRunWhoseLastWriteFailsLeavesNoFile()
+            throws IOException
+    {
+        // a full disk refuses the buffered bytes when the run is closed
+        Path path = directory.resolve("full-disk.run");
+        OutputStream failing = new FilterOutputStream(Files.newOutputStream(path, CREATE_NEW, WRITE))
+        {
+            @Override
+            public void flush()
+                    throws IOException
+            {
+                throw new IOException("No space left on device");
+            }
+        };
+        try (SortedRunWriter writer = new SortedRunWriter(path, failing)) {
+            writer.append(new RandomRows(11).nextPage(10));
+            assertThat(path).exists();
+            assertThatThrownBy(writer::finish)
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("No space left on device");
+            assertThat(directory).isEmptyDirectory();
+        }
+        assertThat(directory).isEmptyDirectory();
+    }
+
+    @Test
+    void testDamagedRunIsAnIoError()
+            throws IOException
+    {
+        // a batch whose header claims a row more than its pages hold: PageCodec refuses it
+        Path path = directory.resolve("damaged.run");
+        PageCodec.BatchBuilder batch = new PageCodec(PAGE_COMPRESSION_LZ4).newBatch();
+        batch.add(new RandomRows(12).nextPage(200));
+        PageBatch damaged = batch.build().toBuilder().setPositionCount(201).build();
+        try (OutputStream output = Files.newOutputStream(path, CREATE_NEW, WRITE)) {
+            damaged.writeDelimitedTo(output);
+        }
+        SortedRun run = new SortedRun(path, 201, Files.size(path));
+        assertThatThrownBy(() -> readAll(run))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasMessageStartingWith("Sorted run " + path + " is damaged: batch holds 200 positions, header says 201");
     }
 
     @Test
@@ -116,7 +166,7 @@ final class TestSortedRuns
     private static SortedRun write(Path path, List<Page> pages)
             throws IOException
     {
-        try (SortedRunWriter writer = SortedRunWriter.create(path)) {
+        try (SortedRunWriter writer = SortedRunWriter.create(path, 8192)) {
             for (Page page : pages) {
                 writer.append(page);
             }

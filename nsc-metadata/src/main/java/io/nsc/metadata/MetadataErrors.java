@@ -11,6 +11,13 @@ import io.grpc.StatusRuntimeException;
  */
 public final class MetadataErrors
 {
+    /**
+     * Descriptions travel in a gRPC trailer, percent-encoded, and a client refuses trailers over
+     * 8 KiB with a bare INTERNAL; a description naming a client's input (a table name of any
+     * length) is cut so that even nine encoded bytes per character stay below that.
+     */
+    static final int MAX_DESCRIPTION_LENGTH = 800;
+
     private MetadataErrors() {}
 
     public static StatusRuntimeException invalidArgument(String format, Object... args)
@@ -55,6 +62,18 @@ public final class MetadataErrors
 
     private static StatusRuntimeException error(Status status, String format, Object... args)
     {
-        return status.withDescription(format.formatted(args)).asRuntimeException();
+        return status.withDescription(bounded(format.formatted(args))).asRuntimeException();
+    }
+
+    private static String bounded(String description)
+    {
+        if (description.length() <= MAX_DESCRIPTION_LENGTH) {
+            return description;
+        }
+        int end = MAX_DESCRIPTION_LENGTH - 3;
+        if (Character.isHighSurrogate(description.charAt(end - 1))) {
+            end--;
+        }
+        return description.substring(0, end) + "...";
     }
 }

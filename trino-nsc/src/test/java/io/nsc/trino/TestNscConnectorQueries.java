@@ -83,6 +83,9 @@ final class TestNscConnectorQueries
                 .contains("l_shipdate date", "l_extendedprice double", "l_orderkey bigint", "l_comment varchar");
         assertQueryFails("SELECT * FROM nsc.tpch.no_such_table", ".*Table 'nsc.tpch.no_such_table' does not exist");
         assertQueryFails("SELECT * FROM nsc.no_such_schema.t", ".*Schema 'no_such_schema' does not exist");
+        // the metadata service's NOT_FOUND names the table: its status must not outgrow gRPC's trailer limit
+        String longName = "a".repeat(10_000);
+        assertQueryFails("SELECT * FROM nsc.tpch." + longName, ".*Table 'nsc.tpch.%s' does not exist".formatted(longName));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.nsc.metadata.server;
 import com.google.common.collect.ImmutableMap;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.AllocateFilesRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
@@ -67,6 +68,7 @@ import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
 import static io.nsc.metadata.TestingStats.compactStats;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 final class TestMetadataServer
@@ -315,6 +317,15 @@ final class TestMetadataServer
         assertStatus(() -> client.listTables(ListTablesRequest.newBuilder().setSchemaName("missing").build()), NOT_FOUND, "Schema missing does not exist");
         assertStatus(() -> client.getTable(GetTableRequest.newBuilder().setSchemaName("tpch").setTableName("nope").build()), NOT_FOUND, "Table tpch.nope does not exist");
         assertStatus(() -> client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(42).build()), NOT_FOUND, "Table with id 42 does not exist");
+        // a name of any length is answered with a readable status, not an overflowing trailer (a bare INTERNAL); four more errors
+        for (String character : List.of("a", "\u00e9", "\u20ac", "\ud83d\ude00")) {
+            String longName = character.repeat(20_000 / character.length());
+            assertThatThrownBy(() -> client.getTable(GetTableRequest.newBuilder().setSchemaName("tpch").setTableName(longName).build()))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(NOT_FOUND);
+                        assertThat(e.getStatus().getDescription()).startsWith("Table tpch." + character.repeat(4)).endsWith("...").hasSizeLessThanOrEqualTo(800);
+                    });
+        }
 
         assertStatus(() -> client.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).build()), UNAVAILABLE, "No storage node is live");
         client.registerNode(registration("node-a", "127.0.0.1:17001"));
@@ -332,7 +343,7 @@ final class TestMetadataServer
         assertThat(client.heartbeat(HeartbeatRequest.newBuilder().setNodeId("node-z").build()).getKnown()).isFalse();
 
         assertThat(httpGet(server, "/v1/metrics"))
-                .contains("rpc_errors 13\n")
+                .contains("rpc_errors 17\n")
                 .contains("registered_nodes 2\n")
                 .contains("live_nodes 2\n")
                 .contains("commits 0\n");

@@ -34,6 +34,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.base.Verify.verify;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static io.nsc.parquet.LocalFiles.closeAndDelete;
 import static io.trino.parquet.writer.ParquetWriter.MAGIC;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.util.Objects.requireNonNull;
@@ -125,7 +126,7 @@ public final class FixedRowGroupParquetWriter
         }
         catch (IOException | RuntimeException e) {
             closed = true;
-            closeAndDeleteTemporary(e);
+            closeAndDelete(output, temporary, e);
             throw e;
         }
     }
@@ -249,7 +250,7 @@ public final class FixedRowGroupParquetWriter
         }
         catch (IOException | RuntimeException e) {
             // a full disk fails the footer's write, a target that cannot be replaced the move: leave nothing behind
-            closeAndDeleteTemporary(e);
+            closeAndDelete(output, temporary, e);
             throw e;
         }
     }
@@ -262,28 +263,7 @@ public final class FixedRowGroupParquetWriter
             return;
         }
         closed = true;
-        try (output) {
-            // nothing more to write
-        }
-        finally {
-            Files.deleteIfExists(temporary);
-        }
-    }
-
-    private void closeAndDeleteTemporary(Exception failure)
-    {
-        try (output) {
-            // nothing more to write
-        }
-        catch (IOException | RuntimeException e) {
-            failure.addSuppressed(e);
-        }
-        try {
-            Files.deleteIfExists(temporary);
-        }
-        catch (IOException | RuntimeException e) {
-            failure.addSuppressed(e);
-        }
+        closeAndDelete(output, temporary);
     }
 
     private void writeFooter()

@@ -20,6 +20,7 @@ import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
+import static io.nsc.parquet.LocalFiles.closeAndDelete;
 import static java.lang.Math.clamp;
 import static java.lang.Math.toIntExact;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
@@ -290,12 +291,7 @@ public abstract sealed class LocalParquetFile
                 return new DataSizeFile(target, output, outputBufferBytes, writer);
             }
             catch (RuntimeException e) {
-                try (output) {
-                    Files.deleteIfExists(target);
-                }
-                catch (IOException | RuntimeException cleanupFailure) {
-                    e.addSuppressed(cleanupFailure);
-                }
+                closeAndDelete(output, target, e);
                 throw e;
             }
         }
@@ -358,12 +354,7 @@ public abstract sealed class LocalParquetFile
                 throws IOException
         {
             closed = true;
-            try (output) {
-                // nothing more to write
-            }
-            finally {
-                Files.deleteIfExists(path());
-            }
+            closeAndDelete(output, path());
         }
     }
 }

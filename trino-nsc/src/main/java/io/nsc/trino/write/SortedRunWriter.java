@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static com.google.common.base.Preconditions.checkState;
+import static io.nsc.parquet.LocalFiles.closeAndDelete;
 import static io.nsc.protocol.proto.PageCompression.PAGE_COMPRESSION_LZ4;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.WRITE;
@@ -83,12 +84,8 @@ public final class SortedRunWriter
             run = new SortedRun(path, rowCount, Files.size(path));
         }
         catch (IOException | RuntimeException e) {
-            try {
-                close();
-            }
-            catch (IOException | RuntimeException cleanupFailure) {
-                e.addSuppressed(cleanupFailure);
-            }
+            closed = true;
+            closeAndDelete(output, path, e);
             throw e;
         }
         closed = true;
@@ -104,11 +101,6 @@ public final class SortedRunWriter
             return;
         }
         closed = true;
-        try (output) {
-            // nothing more to write
-        }
-        finally {
-            Files.deleteIfExists(path);
-        }
+        closeAndDelete(output, path);
     }
 }

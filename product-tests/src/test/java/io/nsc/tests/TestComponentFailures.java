@@ -68,14 +68,14 @@ final class TestComponentFailures
             Jdbc.assertChecksMatchTpch(connection, CHECKS);
             long killed = System.nanoTime();
             cluster.kill(victim);
-            // every query right after the kill still returns correct rows (reads fail over to the other replica)
-            Jdbc.assertChecksMatchTpch(connection, CHECKS);
-
             // Reads whose first replica is the dead node fail over to the next one until the
-            // metadata service notices the node is gone and the coordinator's file list is refreshed.
-            // The probe reads a column of every table, so some of its files have the victim first.
+            // metadata service notices the node is gone (metadata.node-timeout, 10 s) and the
+            // coordinator's file list is refreshed: the probe runs first, inside that window. It
+            // reads a column of every table, so some of its files have the victim first.
             Jdbc.QueryResult first = Jdbc.query(connection, PROBE);
             assertThat(replicaFailovers(cluster, first.queryId())).as("failovers right after the kill").isPositive();
+            // every query right after the kill still returns correct rows
+            Jdbc.assertChecksMatchTpch(connection, CHECKS);
             Duration withoutRetries = null;
             long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
             while (withoutRetries == null && System.nanoTime() < deadline) {

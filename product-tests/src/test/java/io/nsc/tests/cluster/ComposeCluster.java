@@ -1,102 +1,108 @@
 package io.nsc.tests.cluster;
 
-import com.github.dockerjava.api.DockerClient;
-import io.nsc.protocol.security.TlsFiles;
 import io.nsc.tests.NscCommand;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.ComposeContainer;
-import org.testcontainers.containers.ContainerState;
-import org.testcontainers.containers.wait.strategy.Wait;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
+import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 /**
- * The Docker Compose cluster of {@code docker/docker-compose.yml} through Testcontainers, for
- * machines with a Docker engine ({@code -Dnsc.cluster=compose}). Never run on the machines nsc
- * was built on: they have no engine (see the README).
+ * The Docker Compose cluster of {@code docker/docker-compose.yml} ({@code -Dnsc.cluster=compose}),
+ * started with {@code ./nsc compose up --secure} as a user starts it, under a project name of its
+ * own so it never touches a developer's Compose cluster. Components are killed, started and
+ * asked for their metrics with the Docker CLI; the services' HTTP endpoints are not published,
+ * so metrics are read inside each container with its own certificate.
  */
 public final class ComposeCluster
         implements NscCluster
 {
     private static final List<String> STORAGE_NODES = List.of("storage-1", "storage-2", "storage-3");
-    private static final Duration STARTUP = Duration.ofMinutes(20);
+    private static final List<String> SERVICES = List.of("metadata", "storage-1", "storage-2", "storage-3");
+    private static final Duration STARTUP = Duration.ofMinutes(5);
 
-    private final ComposeContainer compose;
-    private final TlsFiles identity;
-    private final String trinoPassword;
+    private final NscCommand nsc;
+    private final String project;
+    private final int trinoHttpsPort;
+    private final Path tls;
     private final HttpClient http;
 
-    private ComposeCluster(ComposeContainer compose)
+    private ComposeCluster(NscCommand nsc, String project, int trinoHttpsPort, Path tls)
     {
-        this.compose = compose;
-        // the cluster made its CA in the shared volume: borrow the metadata service's identity
-        // (the services' HTTP endpoints take any certificate of the CA) and Trino's password
-        try {
-            Path tls = Files.createTempDirectory("nsc-compose-tls");
-            ContainerState metadata = container("metadata");
-            for (String file : List.of("ca.pem", "metadata.pem", "metadata.key", "trino-password")) {
-                metadata.copyFileFromContainer("/var/lib/nsc-tls/" + file, tls.resolve(file).toString());
-            }
-            this.identity = new TlsFiles(tls.resolve("metadata.pem"), tls.resolve("metadata.key"), tls.resolve("ca.pem"));
-            this.trinoPassword = Files.readString(tls.resolve("trino-password"), UTF_8).strip();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException(e);
-        }
+        this.nsc = nsc;
+        this.project = project;
+        this.trinoHttpsPort = trinoHttpsPort;
+        this.tls = tls;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
-                .sslContext(identity.toTransportSecurity().jdkContext().orElseThrow())
+                .sslContext(trusting(tls.resolve("ca.pem")))
                 .build();
     }
 
     public static ComposeCluster start()
     {
-        ComposeContainer compose = new ComposeContainer(NscCommand.repositoryRoot().resolve("docker/docker-compose.yml").toFile())
-                .withBuild(true)
-                .withEnv("NSC_TPCH_SCALE", "0.01")
-                // as the process cluster: short reclaim timeouts, small files (see ProcessCluster)
-                .withEnv("NSC_ALLOCATION_TIMEOUT", "30s")
-                .withEnv("NSC_ORPHAN_CHECK_INTERVAL", "2s")
-                .withEnv("NSC_ORPHAN_MIN_AGE", "5s")
-                .withEnv("NSC_WRITER_BUFFER_SIZE", "16MB")
-                .withEnv("NSC_WRITER_TARGET_FILE_SIZE", "256kB")
-                .withExposedService("coordinator", 8443, Wait.forHealthcheck().withStartupTimeout(STARTUP))
-                .withExposedService("metadata", 7071, Wait.forHealthcheck().withStartupTimeout(STARTUP))
-                .waitingFor("loader", Wait.forLogMessage(".*(loaded TPC-H|already holds TPC-H).*", 1).withStartupTimeout(STARTUP));
-        for (String node : STORAGE_NODES) {
-            compose = compose.withExposedService(node, 7081, Wait.forHealthcheck().withStartupTimeout(STARTUP));
+        try {
+            Path var = Files.createTempDirectory("nsc-compose-tests");
+            String project = "nsc-tests-" + ProcessHandle.current().pid();
+            int httpsPort = freePort();
+            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), Map.ofEntries(
+                    Map.entry("NSC_VAR", var.toString()),
+                    Map.entry("NSC_COMPOSE_PROJECT", project),
+                    Map.entry("NSC_TRINO_PORT", String.valueOf(freePort())),
+                    Map.entry("NSC_TRINO_HTTPS_PORT", String.valueOf(httpsPort)),
+                    // the enclosing Maven build has just built the modules the images take
+                    Map.entry("NSC_SKIP_BUILD", "1"),
+                    // as the process cluster (see ProcessCluster): short reclaim and repair times, small files
+                    Map.entry("NSC_ALLOCATION_TIMEOUT", "30s"),
+                    Map.entry("NSC_ORPHAN_CHECK_INTERVAL", "2s"),
+                    Map.entry("NSC_ORPHAN_MIN_AGE", "5s"),
+                    Map.entry("NSC_REPLICA_LOSS_TIMEOUT", "10s"),
+                    Map.entry("NSC_REPLICATION_CHECK_INTERVAL", "1s"),
+                    Map.entry("NSC_WRITER_BUFFER_SIZE", "16MB"),
+                    Map.entry("NSC_WRITER_TARGET_FILE_SIZE", "256kB")));
+            NscCommand.Result up = nsc.run(20, "compose", "up", "--secure", "--scale", "0.01");
+            if (up.exitCode() != 0) {
+                nsc.run(5, "compose", "down", "--volumes");
+                throw new IllegalStateException("./nsc compose up failed:%n%s".formatted(up.output()));
+            }
+            return new ComposeCluster(nsc, project, httpsPort, var.resolve("compose").resolve(project).resolve("tls"));
         }
-        compose.start();
-        return new ComposeCluster(compose);
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override
     public String jdbcUrl()
     {
-        return "jdbc:trino://localhost:%s/nsc".formatted(compose.getServicePort("coordinator", 8443));
+        return "jdbc:trino://localhost:%s/nsc".formatted(trinoHttpsPort);
     }
 
     @Override
@@ -105,95 +111,21 @@ public final class ComposeCluster
     {
         Properties properties = new Properties();
         properties.setProperty("user", "nsc");
-        properties.setProperty("password", trinoPassword);
+        properties.setProperty("password", trinoPassword());
         properties.setProperty("SSL", "true");
-        properties.setProperty("SSLTrustStorePath", identity.ca().toString());
-        return DriverManager.getConnection("jdbc:trino://localhost:%s/%s".formatted(compose.getServicePort("coordinator", 8443), path), properties);
+        properties.setProperty("SSLTrustStorePath", tls.resolve("ca.pem").toString());
+        return DriverManager.getConnection("jdbc:trino://localhost:%s/%s".formatted(trinoHttpsPort, path), properties);
     }
 
     @Override
     public String trinoRest(String path)
     {
-        URI uri = URI.create("https://localhost:%s%s".formatted(compose.getServicePort("coordinator", 8443), path));
-        return send(HttpRequest.newBuilder(uri)
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword).getBytes(UTF_8)))
-                .build());
-    }
-
-    @Override
-    public List<String> storageNodeIds()
-    {
-        return STORAGE_NODES;
-    }
-
-    @Override
-    public void kill(String component)
-    {
-        docker().killContainerCmd(container(component).getContainerId()).exec();
-    }
-
-    @Override
-    public void startStopped()
-    {
-        for (String component : List.of("metadata", "storage-1", "storage-2", "storage-3")) {
-            ContainerState container = container(component);
-            if (!Boolean.TRUE.equals(docker().inspectContainerCmd(container.getContainerId()).exec().getState().getRunning())) {
-                docker().startContainerCmd(container.getContainerId()).exec();
-            }
-        }
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        for (String component : List.of("metadata", "storage-1", "storage-2", "storage-3")) {
-            while (!healthy(component)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(component + " did not become healthy");
-                }
-                sleep();
-            }
-        }
-    }
-
-    @Override
-    public Map<String, Long> metrics(String component)
-    {
-        String body = get(component, "/v1/metrics");
-        return body.lines()
-                .map(line -> line.split(" "))
-                .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
-                .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
-    }
-
-    @Override
-    public void close()
-    {
-        compose.stop();
-    }
-
-    private boolean healthy(String component)
-    {
-        try {
-            get(component, "/v1/health");
-            return true;
-        }
-        catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    private String get(String component, String path)
-    {
-        int port = component.equals("metadata") ? 7071 : 7081;
-        URI uri = URI.create("https://localhost:%s%s".formatted(compose.getServicePort(component, port), path));
-        return send(HttpRequest.newBuilder(uri).build());
-    }
-
-    private String send(HttpRequest request)
-    {
-        URI uri = request.uri();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:%s%s".formatted(trinoHttpsPort, path)))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword()).getBytes(UTF_8)))
+                .build();
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("%s answered %s".formatted(uri, response.statusCode()));
-            }
+            checkState(response.statusCode() == 200, "%s answered %s", request.uri(), response.statusCode());
             return response.body();
         }
         catch (IOException e) {
@@ -205,16 +137,126 @@ public final class ComposeCluster
         }
     }
 
-    private ContainerState container(String service)
+    @Override
+    public List<String> storageNodeIds()
     {
-        return compose.getContainerByServiceName(service)
-                .or(() -> compose.getContainerByServiceName(service + "-1"))
-                .orElseThrow(() -> new IllegalArgumentException("no compose service " + service));
+        return STORAGE_NODES;
     }
 
-    private static DockerClient docker()
+    @Override
+    public void kill(String component)
     {
-        return DockerClientFactory.instance().client();
+        docker("kill", "--signal", "KILL", container(component));
+    }
+
+    @Override
+    public void startStopped()
+    {
+        for (String service : SERVICES) {
+            String container = container(service);
+            if (!docker("inspect", "--format", "{{.State.Running}}", container).equals("true")) {
+                docker("start", container);
+            }
+        }
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        for (String service : SERVICES) {
+            while (!docker("inspect", "--format", "{{.State.Health.Status}}", container(service)).equals("healthy")) {
+                checkState(System.nanoTime() < deadline, "%s did not become healthy within %s", service, STARTUP);
+                sleep();
+            }
+        }
+    }
+
+    @Override
+    public Map<String, Long> metrics(String component)
+    {
+        int port = component.equals("metadata") ? 7071 : 7081;
+        String body = docker("exec", container(component), "curl", "-fsS",
+                "--cacert", "/var/lib/nsc-tls/ca.pem",
+                "--cert", "/var/lib/nsc-tls/%s.pem".formatted(component),
+                "--key", "/var/lib/nsc-tls/%s.key".formatted(component),
+                "https://localhost:%s/v1/metrics".formatted(port));
+        return body.lines()
+                .map(line -> line.split(" "))
+                .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
+                .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+    }
+
+    @Override
+    public void close()
+    {
+        NscCommand.Result down = nsc.run(5, "compose", "down", "--volumes");
+        checkState(down.exitCode() == 0, "./nsc compose down failed:%n%s", down.output());
+    }
+
+    private String trinoPassword()
+    {
+        try {
+            return Files.readString(tls.resolve("trino-password"), UTF_8).strip();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The container of a Compose service, by the labels both Compose versions set. */
+    private String container(String service)
+    {
+        String id = docker("ps", "-aq",
+                "--filter", "label=com.docker.compose.project=" + project,
+                "--filter", "label=com.docker.compose.service=" + service);
+        checkState(!id.isEmpty() && !id.contains("\n"), "expected one container of service %s in project %s, found [%s]", service, project, id);
+        return id;
+    }
+
+    private static String docker(String... arguments)
+    {
+        List<String> command = new ArrayList<>();
+        command.add("docker");
+        command.addAll(List.of(arguments));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            byte[] output = process.getInputStream().readAllBytes();
+            checkState(process.waitFor(1, TimeUnit.MINUTES), "%s did not finish", command);
+            String text = new String(output, UTF_8).strip();
+            checkState(process.exitValue() == 0, "%s failed: %s", command, text);
+            return text;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+    }
+
+    private static SSLContext trusting(Path caFile)
+    {
+        try (InputStream in = Files.newInputStream(caFile)) {
+            KeyStore trustStore = KeyStore.getInstance(KeyStore.getDefaultType());
+            trustStore.load(null, null);
+            trustStore.setCertificateEntry("nsc-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(trustStore);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot trust " + caFile, e);
+        }
+    }
+
+    private static int freePort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     private static void sleep()

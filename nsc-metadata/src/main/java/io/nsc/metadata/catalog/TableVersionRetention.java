@@ -62,7 +62,7 @@ final class TableVersionRetention
             throws SQLException
     {
         if (table.droppedMillis().isPresent() && expired(table.droppedMillis().get(), now)) {
-            throw notFound("Table with id %s was dropped more than %s ago (metadata.table-version-retention): its files are no longer kept",
+            throw notFound("Table with id %s was dropped at least %s ago (metadata.table-version-retention): its files are no longer kept",
                     table.tableId(), succinct(retention));
         }
         if (version == table.lastVersion()) {
@@ -70,7 +70,7 @@ final class TableVersionRetention
         }
         Optional<Long> replacedMillis = committedMillis(connection, table.tableId(), version + 1);
         if (replacedMillis.isEmpty() || expired(replacedMillis.get(), now)) {
-            throw failedPrecondition("Version %s of table with id %s is no longer retained: version %s replaced it more than %s ago (metadata.table-version-retention); rerun the query",
+            throw failedPrecondition("Version %s of table with id %s is no longer retained: version %s replaced it at least %s ago (metadata.table-version-retention); rerun the query",
                     version, table.tableId(), version + 1, succinct(retention));
         }
     }

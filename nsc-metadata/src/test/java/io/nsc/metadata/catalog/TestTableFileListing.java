@@ -204,7 +204,7 @@ final class TestTableFileListing
 
         // replaced exactly the retention ago: expired, mid-listing as at its start
         clock.advance(1, MILLISECONDS);
-        String expired = "Version 1 of table with id %s is no longer retained: version 2 replaced it more than 1h ago (metadata.table-version-retention); rerun the query".formatted(tableId);
+        String expired = "Version 1 of table with id %s is no longer retained: version 2 replaced it at least 1h ago (metadata.table-version-retention); rerun the query".formatted(tableId);
         assertStatus(() -> page(tableId, 1, firstPage.next().orElseThrow(), 2), FAILED_PRECONDITION, expired);
         assertStatus(() -> page(tableId, 1, FilePosition.START, 2), FAILED_PRECONDITION, expired);
         // the current version is kept however old; a version never reached is no version at all
@@ -272,7 +272,7 @@ final class TestTableFileListing
         // the retention after the drop: the table is gone, its files orphans
         clock.advance(RETENTION.toMillis(), MILLISECONDS);
         assertStatus(() -> page(tableId, 2, FilePosition.START, 10), NOT_FOUND,
-                "Table with id %s was dropped more than 1h ago (metadata.table-version-retention): its files are no longer kept".formatted(tableId));
+                "Table with id %s was dropped at least 1h ago (metadata.table-version-retention): its files are no longer kept".formatted(tableId));
         assertThat(catalog.findOrphans("node-a", fileIds)).containsExactlyInAnyOrderElementsOf(fileIds);
         assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
         assertThat(catalog.findOrphans("node-a", List.of(recreated.getFirst().fileId()))).isEmpty();

@@ -288,7 +288,7 @@ public final class CatalogStore
      * @return empty when the table does not exist (a dropped table's versions are listed for the
      *         table version retention, its current one is not)
      * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached;
-     *         FAILED_PRECONDITION for a version replaced longer than the retention ago
+     *         FAILED_PRECONDITION for a version replaced the retention ago or longer
      */
     public Optional<TableFilesPage> getTableFilesPage(TableFilesPageRequest request)
     {

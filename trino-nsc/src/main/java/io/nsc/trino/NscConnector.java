@@ -3,6 +3,7 @@ package io.nsc.trino;
 import com.google.inject.Inject;
 import io.airlift.bootstrap.LifeCycleManager;
 import io.nsc.trino.metadata.NscMetadata;
+import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.read.NscPageSourceProvider;
 import io.nsc.trino.split.NscSplitManager;
 import io.nsc.trino.write.NscPageSinkProvider;
@@ -17,7 +18,10 @@ import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
 
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static io.trino.spi.transaction.IsolationLevel.READ_COMMITTED;
 import static io.trino.spi.transaction.IsolationLevel.checkConnectorSupports;
 import static java.util.Objects.requireNonNull;
@@ -26,7 +30,9 @@ public class NscConnector
         implements Connector
 {
     private final LifeCycleManager lifeCycleManager;
-    private final NscMetadata metadata;
+    private final NscMetadataFactory metadataFactory;
+    // the metadata of each open transaction: it holds the table versions the transaction planned
+    private final ConcurrentMap<NscTransactionHandle, NscMetadata> transactions = new ConcurrentHashMap<>();
     private final NscSplitManager splitManager;
     private final NscPageSourceProvider pageSourceProvider;
     private final NscPageSinkProvider pageSinkProvider;
@@ -36,7 +42,7 @@ public class NscConnector
     @Inject
     public NscConnector(
             LifeCycleManager lifeCycleManager,
-            NscMetadata metadata,
+            NscMetadataFactory metadataFactory,
             NscSplitManager splitManager,
             NscPageSourceProvider pageSourceProvider,
             NscPageSinkProvider pageSinkProvider,
@@ -44,7 +50,7 @@ public class NscConnector
             NscTableProperties tableProperties)
     {
         this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
-        this.metadata = requireNonNull(metadata, "metadata is null");
+        this.metadataFactory = requireNonNull(metadataFactory, "metadataFactory is null");
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
         this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
@@ -56,13 +62,31 @@ public class NscConnector
     public ConnectorTransactionHandle beginTransaction(IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit)
     {
         checkConnectorSupports(READ_COMMITTED, isolationLevel);
-        return NscTransactionHandle.INSTANCE;
+        NscTransactionHandle transaction = NscTransactionHandle.create();
+        transactions.put(transaction, metadataFactory.create());
+        return transaction;
     }
 
     @Override
     public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transaction)
     {
+        NscMetadata metadata = transactions.get((NscTransactionHandle) transaction);
+        checkArgument(metadata != null, "no such transaction: %s", transaction);
         return metadata;
+    }
+
+    // Writes commit in finishInsert / finishCreateTable already: a transaction's end only forgets
+    // the versions it planned.
+    @Override
+    public void commit(ConnectorTransactionHandle transaction)
+    {
+        transactions.remove((NscTransactionHandle) transaction);
+    }
+
+    @Override
+    public void rollback(ConnectorTransactionHandle transaction)
+    {
+        transactions.remove((NscTransactionHandle) transaction);
     }
 
     @Override

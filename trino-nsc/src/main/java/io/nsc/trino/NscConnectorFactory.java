@@ -1,6 +1,9 @@
 package io.nsc.trino;
 
+import com.google.common.annotations.VisibleForTesting;
 import com.google.inject.Injector;
+import com.google.inject.Module;
+import com.google.inject.util.Modules;
 import io.airlift.bootstrap.Bootstrap;
 import io.airlift.json.JsonModule;
 import io.trino.spi.connector.Connector;
@@ -15,6 +18,23 @@ import static java.util.Objects.requireNonNull;
 public final class NscConnectorFactory
         implements ConnectorFactory
 {
+    private final Module overrides;
+
+    public NscConnectorFactory()
+    {
+        this(Modules.EMPTY_MODULE);
+    }
+
+    /**
+     * @param overrides bindings that replace the connector's own, for tests that watch or pace
+     *        what the connector does (such as when a scan lists its next batch of files)
+     */
+    @VisibleForTesting
+    public NscConnectorFactory(Module overrides)
+    {
+        this.overrides = requireNonNull(overrides, "overrides is null");
+    }
+
     @Override
     public String getName()
     {
@@ -29,7 +49,7 @@ public final class NscConnectorFactory
 
         Bootstrap app = new Bootstrap(
                 new JsonModule(),
-                new NscModule(context.getTypeManager(), context.getNodeManager()));
+                Modules.override(new NscModule(context.getTypeManager(), context.getNodeManager())).with(overrides));
 
         Injector injector = app
                 .doNotInitializeLogging()

@@ -32,7 +32,9 @@ public enum NscErrorCode
     /** A storage node sent a page batch that is malformed or larger than the connector accepts. */
     NSC_BAD_STORAGE_RESPONSE(9, EXTERNAL),
     /** A storage-side scan needed more memory than a storage node allows one scan (every replica would refuse it alike). */
-    NSC_STORAGE_SCAN_MEMORY_LIMIT(10, INSUFFICIENT_RESOURCES);
+    NSC_STORAGE_SCAN_MEMORY_LIMIT(10, INSUFFICIENT_RESOURCES),
+    /** The table version a query planned is no longer kept: a later version replaced it longer than the metadata service's retention ago. */
+    NSC_TABLE_VERSION_EXPIRED(11, EXTERNAL);
 
     private final ErrorCode errorCode;
 

@@ -7,7 +7,7 @@ import io.nsc.protocol.security.TlsModule;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.client.StorageNodeLoad;
-import io.nsc.trino.metadata.NscMetadata;
+import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.metadata.TableFilesCache;
 import io.nsc.trino.read.FooterCache;
 import io.nsc.trino.read.NscPageSourceProvider;
@@ -47,7 +47,7 @@ public class NscModule
         binder.bind(StorageClients.class).in(Scopes.SINGLETON);
         binder.bind(StorageNodeLoad.class).in(Scopes.SINGLETON);
         binder.bind(TableFilesCache.class).in(Scopes.SINGLETON);
-        binder.bind(NscMetadata.class).in(Scopes.SINGLETON);
+        binder.bind(NscMetadataFactory.class).in(Scopes.SINGLETON);
         binder.bind(NscSplitManager.class).in(Scopes.SINGLETON);
         binder.bind(FooterCache.class).in(Scopes.SINGLETON);
         binder.bind(ScanFanOut.class).in(Scopes.SINGLETON);

@@ -3,6 +3,7 @@ package io.nsc.trino;
 import com.google.common.collect.ImmutableMap;
 import io.trino.Session;
 import io.trino.plugin.tpch.TpchPlugin;
+import io.trino.spi.Plugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.QueryRunner;
 
@@ -31,6 +32,15 @@ public final class NscQueryRunner
     public static QueryRunner create(TestingNscCluster cluster, Map<String, String> nscProperties, Map<String, Map<String, String>> moreNscCatalogs)
             throws Exception
     {
+        return create(cluster, new NscPlugin(), nscProperties, moreNscCatalogs);
+    }
+
+    /**
+     * @param nscPlugin the plugin the nsc catalogs come from: one whose connector a test watches, or the real one
+     */
+    public static QueryRunner create(TestingNscCluster cluster, Plugin nscPlugin, Map<String, String> nscProperties, Map<String, Map<String, String>> moreNscCatalogs)
+            throws Exception
+    {
         Session session = testSessionBuilder()
                 .setCatalog("nsc")
                 .setSchema("tpch")
@@ -39,7 +49,7 @@ public final class NscQueryRunner
         try {
             queryRunner.installPlugin(new TpchPlugin());
             queryRunner.createCatalog("tpch", "tpch", ImmutableMap.of("tpch.column-naming", "STANDARD"));
-            queryRunner.installPlugin(new NscPlugin());
+            queryRunner.installPlugin(nscPlugin);
             queryRunner.createCatalog("nsc", "nsc", ImmutableMap.<String, String>builder()
                     .put("nsc.metadata-address", cluster.metadataAddress())
                     .putAll(cluster.clientTlsProperties())

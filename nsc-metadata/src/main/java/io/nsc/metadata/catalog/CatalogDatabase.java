@@ -144,7 +144,51 @@ public final class CatalogDatabase
             List.of("ALTER TABLE nodes ADD COLUMN draining BOOLEAN DEFAULT FALSE NOT NULL"),
             // 6: replicas a node stopped reporting (an unmounted or replaced disk) are marked, not
             // forgotten: they may come back, and until then they are neither read nor counted
-            List.of("ALTER TABLE file_replicas ADD COLUMN missing BOOLEAN DEFAULT FALSE NOT NULL"));
+            List.of("ALTER TABLE file_replicas ADD COLUMN missing BOOLEAN DEFAULT FALSE NOT NULL"),
+            // 7: snapshot reads. When each version was committed, so that a version replaced by a
+            // later one stays listable for the table version retention; and dropped tables with
+            // their files and replicas, kept for that retention too, so that a query that planned
+            // before a DROP TABLE reads its version to the end (and no storage node reclaims the
+            // files under it). Versions committed before this migration have no time: a version
+            // that was already replaced then counts as replaced longer ago than the retention.
+            List.of(
+                    """
+                    CREATE TABLE table_versions (
+                        table_id BIGINT NOT NULL,
+                        version BIGINT NOT NULL,
+                        committed_millis BIGINT NOT NULL,
+                        PRIMARY KEY (table_id, version))
+                    """,
+                    """
+                    CREATE TABLE dropped_tables (
+                        table_id BIGINT NOT NULL PRIMARY KEY,
+                        schema_name VARCHAR(128) NOT NULL,
+                        table_name VARCHAR(128) NOT NULL,
+                        version BIGINT NOT NULL,
+                        dropped_millis BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE dropped_files (
+                        file_id CHAR(32) NOT NULL PRIMARY KEY,
+                        table_id BIGINT NOT NULL REFERENCES dropped_tables (table_id),
+                        committed_version BIGINT NOT NULL,
+                        commit_ordinal INT NOT NULL,
+                        size_bytes BIGINT NOT NULL,
+                        row_count BIGINT NOT NULL,
+                        crc32c INT NOT NULL,
+                        compact_stats BLOB NOT NULL,
+                        column_sketches VARBINARY(16777216))
+                    """,
+                    "CREATE INDEX dropped_files_by_table ON dropped_files (table_id, committed_version, commit_ordinal)",
+                    // no reference to nodes: a dropped table's replicas are only read, never repaired
+                    """
+                    CREATE TABLE dropped_file_replicas (
+                        file_id CHAR(32) NOT NULL REFERENCES dropped_files (file_id),
+                        node_id VARCHAR(256) NOT NULL,
+                        ordinal INT NOT NULL,
+                        missing BOOLEAN NOT NULL,
+                        PRIMARY KEY (file_id, node_id))
+                    """));
 
     public static final int SCHEMA_VERSION = MIGRATIONS.size();
 

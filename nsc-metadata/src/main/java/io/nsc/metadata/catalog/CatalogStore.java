@@ -35,6 +35,7 @@ import static io.nsc.metadata.catalog.Names.checkSchemaName;
 import static io.nsc.metadata.catalog.Names.checkTableName;
 import static io.nsc.metadata.catalog.Names.checkTablePropertyName;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.HOURS;
 
 /**
  * The durable catalog: schemas, tables and their columns, committed files with their replicas,
@@ -47,6 +48,10 @@ import static java.util.Objects.requireNonNull;
  * <p>An allocation is open for the allocation timeout after it was issued. A commit may claim
  * only files of open allocations; a file that is neither committed to a table nor in an open
  * allocation is an orphan, which its storage nodes may delete ({@link #findOrphans}).
+ *
+ * <p>A table version stays listable for the table version retention after a later commit
+ * replaced it or the table was dropped ({@link TableVersionRetention}): a dropped table's files
+ * are kept, and are no orphans, until then.
  */
 public final class CatalogStore
 {
@@ -60,19 +65,27 @@ public final class CatalogStore
 
     private static final Joiner NODE_ID_JOINER = Joiner.on(',');
     private static final Splitter NODE_ID_SPLITTER = Splitter.on(',').omitEmptyStrings();
+    public static final Duration DEFAULT_TABLE_VERSION_RETENTION = new Duration(1, HOURS);
 
     private final CatalogDatabase database;
     // wall-clock time: allocation times are persisted and must mean the same after a restart
     private final Clock clock;
     private final Duration allocationTimeout;
     private final long allocationTimeoutMillis;
+    private final TableVersionRetention retention;
 
     public CatalogStore(CatalogDatabase database, Clock clock, Duration allocationTimeout)
+    {
+        this(database, clock, allocationTimeout, DEFAULT_TABLE_VERSION_RETENTION);
+    }
+
+    public CatalogStore(CatalogDatabase database, Clock clock, Duration allocationTimeout, Duration tableVersionRetention)
     {
         this.database = requireNonNull(database, "database is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.allocationTimeout = requireNonNull(allocationTimeout, "allocationTimeout is null");
         this.allocationTimeoutMillis = allocationTimeout.toMillis();
+        this.retention = new TableVersionRetention(tableVersionRetention);
     }
 
     // ---------------------------------------------------------------- cluster
@@ -215,15 +228,19 @@ public final class CatalogStore
                 }
                 throw alreadyExists("Table %s already exists", name);
             }
-            long tableId = insertTable(connection, name, columns, properties, clock.millis());
+            long now = clock.millis();
+            long tableId = insertTable(connection, name, columns, properties, now);
             updateTable(connection, tableId, 1, List.of());
+            retention.recordVersion(connection, tableId, 1, now);
             return new CreateTableResult(findTable(connection, name).orElseThrow(), true);
         });
     }
 
     /**
-     * Removes the table with its columns, properties and files in one transaction. The files'
-     * ids then belong to no table, so storage nodes reclaim them as orphans.
+     * Removes the table with its columns, properties and files in one transaction. Its files stay
+     * listable by the versions of the table for the table version retention (a query that planned
+     * before the drop reads on); after it their ids belong to no table, and storage nodes reclaim
+     * them as orphans.
      *
      * @return the dropped table; empty when it did not exist and {@code ifExists} is set
      */
@@ -239,13 +256,16 @@ public final class CatalogStore
                 throw notFound("Table %s does not exist", name);
             }
             long tableId = table.get().tableId();
+            long now = clock.millis();
+            retention.purgeExpiredDrops(connection, now);
+            int filesKept = TableVersionRetention.keepDropped(connection, table.get(), now);
             // children first: they reference the rows deleted after them
             executeUpdate(connection, "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = ?)", tableId);
-            int filesReleased = executeUpdate(connection, "DELETE FROM files WHERE table_id = ?", tableId);
+            executeUpdate(connection, "DELETE FROM files WHERE table_id = ?", tableId);
             executeUpdate(connection, "DELETE FROM table_properties WHERE table_id = ?", tableId);
             executeUpdate(connection, "DELETE FROM columns WHERE table_id = ?", tableId);
             executeUpdate(connection, "DELETE FROM tables WHERE table_id = ?", tableId);
-            return Optional.of(new DroppedTable(tableId, filesReleased));
+            return Optional.of(new DroppedTable(tableId, filesKept));
         });
     }
 
@@ -265,13 +285,15 @@ public final class CatalogStore
      * should try them (see {@link TableFileListing} for why the pages of one version never mix
      * versions).
      *
-     * @return empty when the table does not exist
-     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached
+     * @return empty when the table does not exist (a dropped table's versions are listed for the
+     *         table version retention, its current one is not)
+     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached;
+     *         FAILED_PRECONDITION for a version replaced the retention ago or longer
      */
     public Optional<TableFilesPage> getTableFilesPage(TableFilesPageRequest request)
     {
         requireNonNull(request, "request is null");
-        return database.inTransaction(connection -> TableFileListing.read(connection, request));
+        return database.inTransaction(connection -> TableFileListing.read(connection, request, retention, clock.millis()));
     }
 
     // ---------------------------------------------------------------- allocations and commits
@@ -377,8 +399,9 @@ public final class CatalogStore
 
     /**
      * The ids among {@code fileIds} that no commit claims on {@code nodeId} or can still claim:
-     * neither committed to an existing table with a replica on that node, nor in an open
-     * allocation. A committed file whose replica the catalog dropped from the node (one too
+     * neither committed to an existing table with a replica on that node, nor a file of a table
+     * dropped within the table version retention (on any node: a query may still read it), nor in
+     * an open allocation. A committed file whose replica the catalog dropped from the node (one too
      * many after a repair, or a drained node) is an orphan there; one that has no replica row at
      * all is never an orphan, as the node's copy may be the last. An expired allocation reported
      * here is marked, so that no later commit can claim a file that a node may already have
@@ -399,6 +422,8 @@ public final class CatalogStore
         Set<String> distinct = ImmutableSet.copyOf(fileIds);
         return database.inTransaction(connection -> {
             long now = clock.millis();
+            // the files of tables dropped longer than the retention ago are orphans from here on
+            retention.purgeExpiredDrops(connection, now);
             ImmutableList.Builder<String> orphans = ImmutableList.builder();
             List<String> newlyOrphaned = new ArrayList<>();
             try (PreparedStatement committed = connection.prepareStatement(
@@ -416,6 +441,9 @@ public final class CatalogStore
                         if (!claimedHere.get()) {
                             orphans.add(fileId);
                         }
+                        continue;
+                    }
+                    if (TableVersionRetention.isKeptDroppedFile(connection, fileId)) {
                         continue;
                     }
                     Optional<AllocationState> allocation = queryOptional(allocated, fileId, AllocationState::read);
@@ -467,6 +495,7 @@ public final class CatalogStore
             insertFiles(connection, tableId, version, request.files());
             deleteAllocations(connection, request.files());
             updateTable(connection, tableId, version, request.files());
+            retention.recordVersion(connection, tableId, version, now);
             return new CommitResult(tableId, version, existing.isEmpty());
         });
     }
@@ -995,7 +1024,7 @@ public final class CatalogStore
     }
 
     /** "1h" rather than Duration's "1.00h", for messages. */
-    private static String succinct(Duration duration)
+    static String succinct(Duration duration)
     {
         Duration succinct = duration.convertToMostSuccinctTimeUnit();
         double value = succinct.getValue();

@@ -3,7 +3,8 @@ package io.nsc.metadata.catalog;
 /**
  * A table that was dropped.
  *
- * @param filesReleased files that were committed to it; no table claims them any more, so their
- *        storage nodes may reclaim them (see {@link CatalogStore#findOrphans})
+ * @param filesReleased files that were committed to it; kept for the table version retention,
+ *        after which no table claims them any more and their storage nodes may reclaim them
+ *        (see {@link CatalogStore#findOrphans})
  */
 public record DroppedTable(long tableId, int filesReleased) {}

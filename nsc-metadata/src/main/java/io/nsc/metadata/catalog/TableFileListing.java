@@ -23,8 +23,10 @@ import static io.nsc.metadata.MetadataErrors.outOfRange;
  * do), so the files of version v are exactly those committed at v or before. A listing that
  * resumes after the position of the last file it read therefore sees version v whole and alone,
  * whatever commits land between its pages, while each page holds the catalog's lock only for
- * the time it takes to read that page. Dropping the table ends the listing with NOT_FOUND (its
- * table id is never reused).
+ * the time it takes to read that page. A version stays listable while the table version
+ * retention keeps it ({@link TableVersionRetention}), through later commits and a DROP TABLE
+ * alike; a version past it ends the listing with FAILED_PRECONDITION, a table dropped longer ago
+ * with NOT_FOUND (its table id is never reused).
  */
 final class TableFileListing
 {
@@ -35,36 +37,41 @@ final class TableFileListing
     private TableFileListing() {}
 
     /**
-     * @return empty when the table does not exist
+     * @return empty when the table does not exist (nor was dropped within the retention), or
+     *         the current version of a dropped table is asked for
      * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached;
-     *         INVALID_ARGUMENT for a listing that continues after a position where no file of the version stands
+     *         INVALID_ARGUMENT for a listing that continues after a position where no file of the version stands;
+     *         FAILED_PRECONDITION for a version the retention no longer keeps
      */
-    static Optional<TableFilesPage> read(Connection connection, TableFilesPageRequest request)
+    static Optional<TableFilesPage> read(Connection connection, TableFilesPageRequest request, TableVersionRetention retention, long now)
             throws SQLException
     {
-        Optional<Long> current = currentVersion(connection, request.tableId());
-        if (current.isEmpty()) {
+        Optional<ListedTable> found = ListedTable.find(connection, request.tableId());
+        if (found.isEmpty() || (found.get().dropped() && request.version() == 0)) {
             return Optional.empty();
         }
-        long version = request.version() == 0 ? current.get() : request.version();
+        ListedTable table = found.get();
+        long lastVersion = table.lastVersion();
+        long version = request.version() == 0 ? lastVersion : request.version();
         boolean continues = !request.after().equals(FilePosition.START);
-        if (version > current.get()) {
+        if (version > lastVersion) {
             if (continues) {
                 // a listing only ever began at a version the table had reached: this one never began
-                throw invalidArgument("Table with id %s is at version %s: no listing of version %s was ever begun to continue", request.tableId(), current.get(), version);
+                throw invalidArgument("Table with id %s is at version %s: no listing of version %s was ever begun to continue", request.tableId(), lastVersion, version);
             }
-            throw outOfRange("Table with id %s is at version %s: version %s does not exist", request.tableId(), current.get(), version);
+            throw outOfRange("Table with id %s is at version %s: version %s does not exist", request.tableId(), lastVersion, version);
         }
+        retention.checkRetained(connection, table, version, now);
         if (continues) {
-            requireFileAt(connection, request.tableId(), version, request.after());
+            requireFileAt(connection, table, version, request.after());
         }
         List<FileRow> rows = new ArrayList<>();
-        boolean more = readFileRows(connection, request, version, rows);
+        boolean more = readFileRows(connection, table, request, version, rows);
         if (rows.isEmpty()) {
             return Optional.of(new TableFilesPage(request.tableId(), version, List.of(), Optional.empty()));
         }
         FilePosition last = rows.getLast().position();
-        Map<String, List<String>> replicas = replicas(connection, request.tableId(), request.after(), last);
+        Map<String, List<String>> replicas = replicas(connection, table, request.after(), last);
         List<FileEntry> files = rows.stream()
                 .map(row -> row.toFileEntry(replicas.getOrDefault(row.fileId(), List.of())))
                 .collect(ImmutableList.toImmutableList());
@@ -79,11 +86,11 @@ final class TableFileListing
      *
      * @return whether files of the version remain after them
      */
-    private static boolean readFileRows(Connection connection, TableFilesPageRequest request, long version, List<FileRow> rows)
+    private static boolean readFileRows(Connection connection, ListedTable table, TableFilesPageRequest request, long version, List<FileRow> rows)
             throws SQLException
     {
         FilePosition after = request.after();
-        PageFill page = new PageFill(request, rows);
+        PageFill page = new PageFill(table, request, rows);
         if (after.committedVersion() > 0 && after.committedVersion() <= version) {
             String restOfCommit = "f.committed_version = ? AND f.commit_ordinal > ?";
             if (page.add(connection, restOfCommit, after.committedVersion(), after.commitOrdinal())) {
@@ -96,12 +103,14 @@ final class TableFileListing
     /** The files of one page as its queries return them, up to its bounds. */
     private static final class PageFill
     {
+        private final ListedTable table;
         private final TableFilesPageRequest request;
         private final List<FileRow> rows;
         private long bytes;
 
-        PageFill(TableFilesPageRequest request, List<FileRow> rows)
+        PageFill(ListedTable table, TableFilesPageRequest request, List<FileRow> rows)
         {
+            this.table = table;
             this.request = request;
             this.rows = rows;
         }
@@ -117,11 +126,11 @@ final class TableFileListing
         {
             String sql = """
                     SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s
-                    FROM files f
+                    FROM %s f
                     WHERE f.table_id = ? AND %s
                     ORDER BY f.table_id, f.committed_version, f.commit_ordinal
                     LIMIT ?
-                    """.formatted(request.withColumnSketches() ? "f.column_sketches" : "CAST(NULL AS VARBINARY)", range);
+                    """.formatted(request.withColumnSketches() ? "f.column_sketches" : "CAST(NULL AS VARBINARY)", table.filesTable(), range);
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 statement.setLong(1, request.tableId());
                 statement.setLong(2, first);
@@ -147,31 +156,31 @@ final class TableFileListing
      * Replicas of the files in (after, last], in the order readers should try them; missing
      * replicas are left out. Read per range of the files' index, as the files were.
      */
-    private static Map<String, List<String>> replicas(Connection connection, long tableId, FilePosition after, FilePosition last)
+    private static Map<String, List<String>> replicas(Connection connection, ListedTable table, FilePosition after, FilePosition last)
             throws SQLException
     {
         Map<String, List<String>> replicas = new HashMap<>();
         if (after.committedVersion() == last.committedVersion()) {
-            readReplicas(connection, tableId, "f.committed_version = ? AND f.commit_ordinal > ? AND f.commit_ordinal <= ?", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
+            readReplicas(connection, table, "f.committed_version = ? AND f.commit_ordinal > ? AND f.commit_ordinal <= ?", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
             return replicas;
         }
-        readReplicas(connection, tableId, "f.committed_version = ? AND f.commit_ordinal > ?", replicas, after.committedVersion(), after.commitOrdinal());
-        readReplicas(connection, tableId, "f.committed_version > ? AND f.committed_version < ?", replicas, after.committedVersion(), last.committedVersion());
-        readReplicas(connection, tableId, "f.committed_version = ? AND f.commit_ordinal <= ?", replicas, last.committedVersion(), last.commitOrdinal());
+        readReplicas(connection, table, "f.committed_version = ? AND f.commit_ordinal > ?", replicas, after.committedVersion(), after.commitOrdinal());
+        readReplicas(connection, table, "f.committed_version > ? AND f.committed_version < ?", replicas, after.committedVersion(), last.committedVersion());
+        readReplicas(connection, table, "f.committed_version = ? AND f.commit_ordinal <= ?", replicas, last.committedVersion(), last.commitOrdinal());
         return replicas;
     }
 
-    private static void readReplicas(Connection connection, long tableId, String range, Map<String, List<String>> replicas, long... parameters)
+    private static void readReplicas(Connection connection, ListedTable table, String range, Map<String, List<String>> replicas, long... parameters)
             throws SQLException
     {
         String sql = """
                 SELECT r.file_id, r.node_id
-                FROM files f JOIN file_replicas r ON r.file_id = f.file_id
+                FROM %s f JOIN %s r ON r.file_id = f.file_id
                 WHERE f.table_id = ? AND %s AND NOT r.missing
                 ORDER BY r.file_id, r.ordinal
-                """.formatted(range);
+                """.formatted(table.filesTable(), table.replicasTable(), range);
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setLong(1, tableId);
+            statement.setLong(1, table.tableId());
             for (int i = 0; i < parameters.length; i++) {
                 statement.setLong(i + 2, parameters[i]);
             }
@@ -187,31 +196,20 @@ final class TableFileListing
      * A listing continues after the last file of its previous page: a position naming no file of
      * the version (past the end of a commit, or of a later commit) would make it skip or repeat files.
      */
-    private static void requireFileAt(Connection connection, long tableId, long version, FilePosition position)
+    private static void requireFileAt(Connection connection, ListedTable table, long version, FilePosition position)
             throws SQLException
     {
-        String sql = "SELECT 1 FROM files f WHERE f.table_id = ? AND f.committed_version = ? AND f.commit_ordinal = ? AND f.committed_version <= ?";
+        String sql = "SELECT 1 FROM %s f WHERE f.table_id = ? AND f.committed_version = ? AND f.commit_ordinal = ? AND f.committed_version <= ?".formatted(table.filesTable());
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setLong(1, tableId);
+            statement.setLong(1, table.tableId());
             statement.setLong(2, position.committedVersion());
             statement.setInt(3, position.commitOrdinal());
             statement.setLong(4, version);
             try (ResultSet resultSet = statement.executeQuery()) {
                 if (!resultSet.next()) {
                     throw invalidArgument("Version %s of table with id %s has no file %s of commit %s to continue a listing after",
-                            version, tableId, position.commitOrdinal(), position.committedVersion());
+                            version, table.tableId(), position.commitOrdinal(), position.committedVersion());
                 }
-            }
-        }
-    }
-
-    private static Optional<Long> currentVersion(Connection connection, long tableId)
-            throws SQLException
-    {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT version FROM tables WHERE table_id = ?")) {
-            statement.setLong(1, tableId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                return resultSet.next() ? Optional.of(resultSet.getLong(1)) : Optional.empty();
             }
         }
     }

@@ -7,6 +7,7 @@ import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
+import io.nsc.metadata.catalog.CatalogStore;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -34,6 +35,7 @@ public class MetadataConfig
     private int maxCopiesPerNode = 4;
     private int tableFilesPageMaxFiles = 1000;
     private DataSize tableFilesPageMaxSize = DataSize.of(4, MEGABYTE);
+    private Duration tableVersionRetention = CatalogStore.DEFAULT_TABLE_VERSION_RETENTION;
 
     @NotNull
     public String getBindHost()
@@ -149,6 +151,21 @@ public class MetadataConfig
     public MetadataConfig setAllocationTimeout(Duration allocationTimeout)
     {
         this.allocationTimeout = allocationTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("0s")
+    public Duration getTableVersionRetention()
+    {
+        return tableVersionRetention;
+    }
+
+    @Config("metadata.table-version-retention")
+    @ConfigDescription("How long a table version stays readable after a later commit replaced it or the table was dropped: a query running longer fails and must be rerun; a dropped table's files are reclaimed only after it")
+    public MetadataConfig setTableVersionRetention(Duration tableVersionRetention)
+    {
+        this.tableVersionRetention = tableVersionRetention;
         return this;
     }
 

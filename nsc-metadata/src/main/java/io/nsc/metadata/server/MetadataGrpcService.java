@@ -217,7 +217,7 @@ public final class MetadataGrpcService
             Optional<DroppedTable> dropped = catalog.dropTable(name, request.getIfExists());
             dropped.ifPresent(table -> {
                 stats.tableDropped(table.filesReleased());
-                log.info("Dropped table %s (id %s), releasing %s files", name, table.tableId(), table.filesReleased());
+                log.info("Dropped table %s (id %s), releasing %s files once the table version retention passes", name, table.tableId(), table.filesReleased());
             });
             return DropTableResponse.newBuilder()
                     .setDropped(dropped.isPresent())

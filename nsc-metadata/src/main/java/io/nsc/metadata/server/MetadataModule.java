@@ -69,7 +69,7 @@ public class MetadataModule
     @Singleton
     public static CatalogStore createCatalogStore(CatalogDatabase database, Clock clock, MetadataConfig config)
     {
-        return new CatalogStore(database, clock, config.getAllocationTimeout());
+        return new CatalogStore(database, clock, config.getAllocationTimeout(), config.getTableVersionRetention());
     }
 
     @Provides

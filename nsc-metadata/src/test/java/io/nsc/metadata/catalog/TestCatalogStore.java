@@ -746,7 +746,7 @@ final class TestCatalogStore
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(6);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(7);
         assertThat(catalog.clusterId()).matches(UUID_PATTERN);
         TableEntry table = catalog.getTable(LINEITEM).orElseThrow();
         assertThat(table.tableId()).isEqualTo(7);
@@ -833,7 +833,7 @@ final class TestCatalogStore
 
         database = CatalogDatabase.open(directory);
         catalog = new CatalogStore(database, clock, ALLOCATION_TIMEOUT);
-        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(6);
+        assertThat(database.inTransaction(CatalogDatabase::currentSchemaVersion)).isEqualTo(CatalogDatabase.SCHEMA_VERSION).isEqualTo(7);
         String clusterId = catalog.clusterId();
         assertThat(clusterId).matches(UUID_PATTERN);
         // the catalog is as it was

@@ -1,5 +1,6 @@
 package io.nsc.metadata.catalog;
 
+import com.google.common.collect.ImmutableList;
 import com.google.protobuf.ByteString;
 import io.airlift.units.Duration;
 import io.nsc.metadata.TestingClock;
@@ -17,17 +18,22 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
+import static io.grpc.Status.Code.NOT_FOUND;
 import static io.grpc.Status.Code.OUT_OF_RANGE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
+import static io.nsc.metadata.StatusAssertions.assertStatusContains;
 import static io.nsc.metadata.TestingStats.compactStats;
 import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Paging through a table's files: a synthetic table of 20,000 files committed through the
  * catalog API is listed in bounded pages, every file exactly once, and always of the version the
- * listing began with, even when commits land between its pages.
+ * listing began with, even when commits land between its pages or the table is dropped; a
+ * version is listed for the table version retention after it stopped being current, and no longer.
  */
 final class TestTableFileListing
 {
@@ -36,6 +42,7 @@ final class TestTableFileListing
     private static final int COMMITS = 20;
     private static final int FILES_PER_COMMIT = 1000;
     private static final long UNBOUNDED_BYTES = Long.MAX_VALUE;
+    private static final Duration RETENTION = new Duration(1, HOURS);
 
     @TempDir
     Path dataDir;
@@ -49,7 +56,7 @@ final class TestTableFileListing
     void setUp()
     {
         database = CatalogDatabase.open(dataDir.resolve("catalog"));
-        catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
+        catalog = new CatalogStore(database, clock, new Duration(1, HOURS), RETENTION);
         catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
         catalog.registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 1), List.of());
         catalog.createSchema("s", false);
@@ -177,13 +184,103 @@ final class TestTableFileListing
         assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true)),
                 OUT_OF_RANGE, "Table with id %s is at version 1: version 2 does not exist".formatted(tableId));
         assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId + 1, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+    }
 
-        // dropped between two pages: the listing ends, it does not go on with nothing
-        commitFiles(3);
-        TableFilesPage first = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 2, UNBOUNDED_BYTES, true)).orElseThrow();
-        assertThat(first.files()).hasSize(2);
-        catalog.dropTable(TABLE, false);
-        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, first.version(), first.next().orElseThrow(), 2, UNBOUNDED_BYTES, true))).isEmpty();
+    @Test
+    void testReplacedVersionListedForTheRetentionOnly()
+    {
+        List<FileEntry> first = commitFiles(3);
+        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        TableFilesPage firstPage = page(tableId, 1, FilePosition.START, 2);
+        assertThat(firstPage.files()).isEqualTo(first.subList(0, 2));
+
+        // version 2 replaces version 1: a listing of version 1 goes on for the retention, and only with version 1's files
+        commitFiles(2);
+        clock.advance(RETENTION.toMillis() - 1, MILLISECONDS);
+        TableFilesPage rest = page(tableId, 1, firstPage.next().orElseThrow(), 2);
+        assertThat(rest.files()).isEqualTo(first.subList(2, 3));
+        assertThat(rest.next()).isEmpty();
+        assertThat(countFiles(tableId, 1, 10)).isEqualTo(3);
+
+        // replaced exactly the retention ago: expired, mid-listing as at its start
+        clock.advance(1, MILLISECONDS);
+        String expired = "Version 1 of table with id %s is no longer retained: version 2 replaced it at least 1h ago (metadata.table-version-retention); rerun the query".formatted(tableId);
+        assertStatus(() -> page(tableId, 1, firstPage.next().orElseThrow(), 2), FAILED_PRECONDITION, expired);
+        assertStatus(() -> page(tableId, 1, FilePosition.START, 2), FAILED_PRECONDITION, expired);
+        // the current version is kept however old; a version never reached is no version at all
+        assertThat(countFiles(tableId, 2, 10)).isEqualTo(5);
+        assertThat(page(tableId, 0, FilePosition.START, 10).version()).isEqualTo(2);
+        assertStatus(() -> page(tableId, 3, FilePosition.START, 10), OUT_OF_RANGE, "Table with id %s is at version 2: version 3 does not exist".formatted(tableId));
+
+        // version 3 lands: version 2 stays listed for the retention from then, and the long-expired version 1 stays expired
+        commitFiles(1);
+        assertThat(countFiles(tableId, 2, 10)).isEqualTo(5);
+        assertStatus(() -> page(tableId, 1, FilePosition.START, 2), FAILED_PRECONDITION, expired);
+        clock.advance(RETENTION.toMillis(), MILLISECONDS);
+        assertStatusContains(() -> page(tableId, 2, FilePosition.START, 2), FAILED_PRECONDITION, "Version 2 of table with id %s is no longer retained".formatted(tableId));
+        assertThat(countFiles(tableId, 3, 10)).isEqualTo(6);
+    }
+
+    @Test
+    void testNoRetentionKeepsOnlyTheCurrentVersion()
+    {
+        CatalogStore unretained = new CatalogStore(database, clock, new Duration(1, HOURS), new Duration(0, MILLISECONDS));
+        commitFiles(2);
+        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        commitFiles(2);
+        // in the very millisecond version 2 was committed
+        assertStatusContains(() -> unretained.getTableFilesPage(new TableFilesPageRequest(tableId, 1, FilePosition.START, 10, UNBOUNDED_BYTES, false)),
+                FAILED_PRECONDITION, "Version 1 of table with id %s is no longer retained".formatted(tableId));
+        assertThat(unretained.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, false)).orElseThrow().files()).hasSize(4);
+    }
+
+    @Test
+    void testDroppedTableListedForTheRetentionAndItsFilesKeptUntilThen()
+    {
+        List<FileEntry> first = commitFiles(3);
+        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        List<FileEntry> second = commitFiles(2);
+        TableFilesPage firstPage = page(tableId, 1, FilePosition.START, 2);
+
+        // dropped between two pages: the listing goes on with the version it began, replicas and all
+        assertThat(catalog.dropTable(TABLE, false)).contains(new DroppedTable(tableId, 5));
+        TableFilesPage rest = page(tableId, 1, firstPage.next().orElseThrow(), 2);
+        assertThat(rest.files()).isEqualTo(first.subList(2, 3));
+        assertThat(rest.next()).isEmpty();
+        List<FileEntry> listed = new ArrayList<>();
+        Optional<FilePosition> after = Optional.of(FilePosition.START);
+        while (after.isPresent()) {
+            TableFilesPage page = page(tableId, 2, after.get(), 2);
+            listed.addAll(page.files());
+            after = page.next();
+        }
+        assertThat(listed).isEqualTo(ImmutableList.builder().addAll(first).addAll(second).build());
+        // a dropped table has no current version, nor versions after its last
+        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+        assertStatus(() -> page(tableId, 3, FilePosition.START, 10), OUT_OF_RANGE, "Table with id %s is at version 2: version 3 does not exist".formatted(tableId));
+
+        // no node may reclaim the files meanwhile, and the name is free for a new table with files of its own
+        List<String> fileIds = listed.stream().map(FileEntry::fileId).toList();
+        assertThat(catalog.findOrphans("node-a", fileIds)).isEmpty();
+        assertThat(catalog.findOrphans("node-b", fileIds)).isEmpty();
+        List<FileEntry> recreated = commitFiles(1);
+        long newTableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        assertThat(newTableId).isNotEqualTo(tableId);
+        assertThat(page(newTableId, 0, FilePosition.START, 10).files()).isEqualTo(recreated);
+        assertThat(countFiles(tableId, 2, 10)).isEqualTo(5);
+
+        // the retention after the drop: the table is gone, its files orphans
+        clock.advance(RETENTION.toMillis(), MILLISECONDS);
+        assertStatus(() -> page(tableId, 2, FilePosition.START, 10), NOT_FOUND,
+                "Table with id %s was dropped at least 1h ago (metadata.table-version-retention): its files are no longer kept".formatted(tableId));
+        assertThat(catalog.findOrphans("node-a", fileIds)).containsExactlyInAnyOrderElementsOf(fileIds);
+        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+        assertThat(catalog.findOrphans("node-a", List.of(recreated.getFirst().fileId()))).isEmpty();
+    }
+
+    private TableFilesPage page(long tableId, long version, FilePosition after, int pageSize)
+    {
+        return catalog.getTableFilesPage(new TableFilesPageRequest(tableId, version, after, pageSize, UNBOUNDED_BYTES, true)).orElseThrow();
     }
 
     @Test

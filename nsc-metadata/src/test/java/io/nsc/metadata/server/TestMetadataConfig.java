@@ -37,7 +37,8 @@ final class TestMetadataConfig
                 .setCopyTimeout(new Duration(10, MINUTES))
                 .setMaxCopiesPerNode(4)
                 .setTableFilesPageMaxFiles(1000)
-                .setTableFilesPageMaxSize(DataSize.of(4, MEGABYTE)));
+                .setTableFilesPageMaxSize(DataSize.of(4, MEGABYTE))
+                .setTableVersionRetention(new Duration(1, HOURS)));
     }
 
     @Test
@@ -59,6 +60,7 @@ final class TestMetadataConfig
                 .put("metadata.max-copies-per-node", "8")
                 .put("metadata.table-files-page-max-files", "50")
                 .put("metadata.table-files-page-max-size", "1MB")
+                .put("metadata.table-version-retention", "10m")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -76,7 +78,8 @@ final class TestMetadataConfig
                 .setCopyTimeout(new Duration(2, MINUTES))
                 .setMaxCopiesPerNode(8)
                 .setTableFilesPageMaxFiles(50)
-                .setTableFilesPageMaxSize(DataSize.of(1, MEGABYTE));
+                .setTableFilesPageMaxSize(DataSize.of(1, MEGABYTE))
+                .setTableVersionRetention(new Duration(10, MINUTES));
 
         assertFullMapping(properties, expected);
     }

@@ -433,9 +433,9 @@ final class TestMetadataServer
         CommitFilesResponse empty = client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("ctas").addAllColumns(COLUMNS).build());
         assertThat(empty).isEqualTo(CommitFilesResponse.newBuilder().setTableId(committed.getTableId()).setVersion(1).build());
 
-        // the properties survive a restart
+        // the properties survive a restart; with no table version retention a dropped table's files are released at once
         close(server);
-        MetadataServer restarted = startServer();
+        MetadataServer restarted = startServer(Map.of("metadata.table-version-retention", "0s"));
         MetadataServiceBlockingStub after = client(restarted);
         assertThat(after.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("t").build()).getPropertiesMap()).isEqualTo(properties);
         assertThat(after.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("ctas").build()).getPropertiesMap()).containsExactly(Map.entry("row_group_size", "32MB"));

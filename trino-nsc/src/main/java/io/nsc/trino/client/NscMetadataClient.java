@@ -45,6 +45,7 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_COMMIT_OUTCOME_UNKNOWN;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
+import static io.nsc.trino.NscErrorCode.NSC_TABLE_VERSION_EXPIRED;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.SCHEMA_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
@@ -122,7 +123,9 @@ public class NscMetadataClient
      * {@code next_page_token} is {@code pageToken} (empty for the first page).
      *
      * @param version the version to list; every page of a listing answers the first page's
-     * @throws TrinoException TABLE_NOT_FOUND when the table was dropped
+     * @throws TrinoException TABLE_NOT_FOUND when the table was dropped longer than the metadata
+     *         service's table version retention ago; NSC_TABLE_VERSION_EXPIRED when a later version
+     *         replaced {@code version} that long ago
      */
     public GetTableFilesResponse getTableFilesPage(long tableId, long version, int pageSize, ByteString pageToken, boolean withColumnSketches)
     {
@@ -137,10 +140,12 @@ public class NscMetadataClient
             return stub().getTableFiles(request);
         }
         catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-                throw new TrinoException(TABLE_NOT_FOUND, "nsc table with id %s was dropped while the query read its files".formatted(tableId), e);
-            }
-            throw metadataError("list files of version %s of table %s".formatted(version, tableId), e);
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> new TrinoException(TABLE_NOT_FOUND, "nsc table with id %s was dropped while the query read its files: %s".formatted(tableId, e.getStatus().getDescription()), e);
+                // the version the query planned is gone: only a new plan, at the current version, can read the table
+                case FAILED_PRECONDITION -> new TrinoException(NSC_TABLE_VERSION_EXPIRED, "nsc table with id %s: %s".formatted(tableId, e.getStatus().getDescription()), e);
+                default -> metadataError("list files of version %s of table %s".formatted(version, tableId), e);
+            };
         }
     }
 

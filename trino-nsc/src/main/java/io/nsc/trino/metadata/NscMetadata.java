@@ -2,7 +2,6 @@ package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
-import com.google.inject.Inject;
 import io.airlift.slice.Slice;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
@@ -64,6 +63,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -81,6 +81,14 @@ import static io.trino.spi.connector.SaveMode.IGNORE;
 import static io.trino.spi.connector.SaveMode.REPLACE;
 import static java.util.Objects.requireNonNull;
 
+/**
+ * The metadata of one transaction (see {@link NscMetadataFactory}): the first reference to a
+ * table pins the version the metadata service names current then, and every later reference in
+ * the transaction gets that same version, so a query never reads two versions of one table (a
+ * self-join, a subquery) whatever commits land while it is planned. The version travels in the
+ * table handle to every file listing of the query: splits, statistics and pushdown decisions. A
+ * write through this transaction unpins its table, so that the transaction reads what it wrote.
+ */
 public class NscMetadata
         implements ConnectorMetadata
 {
@@ -93,8 +101,8 @@ public class NscMetadata
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
+    private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
 
-    @Inject
     public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache)
     {
         this.client = requireNonNull(client, "client is null");
@@ -124,9 +132,16 @@ public class NscMetadata
         if (startVersion.isPresent() || endVersion.isPresent()) {
             throw new TrinoException(NOT_SUPPORTED, "nsc tables do not support versioned queries (FOR VERSION / FOR TIMESTAMP)");
         }
-        return client.getTable(tableName)
-                .map(this::toTableHandle)
-                .orElse(null);
+        TableInfo planned = plannedTables.get(tableName);
+        if (planned == null) {
+            Optional<TableInfo> current = client.getTable(tableName);
+            if (current.isEmpty()) {
+                // not pinned: a table created later in this transaction is found then
+                return null;
+            }
+            planned = plannedTables.computeIfAbsent(tableName, _ -> current.get());
+        }
+        return toTableHandle(planned);
     }
 
     @Override
@@ -453,6 +468,7 @@ public class NscMetadata
         }
         NewTable table = checkNewTable(tableMetadata);
         client.createTable(table.name(), table.protoColumns(), table.storedProperties(), saveMode == IGNORE);
+        plannedTables.remove(table.name());
     }
 
     @Override
@@ -487,6 +503,7 @@ public class NscMetadata
                 .putAllTableProperties(handle.tableProperties())
                 .addAllFiles(toDataFiles(fragments))
                 .build());
+        plannedTables.remove(handle.schemaTableName());
         return Optional.empty();
     }
 
@@ -532,6 +549,7 @@ public class NscMetadata
         }
         finally {
             tableFilesCache.invalidate(handle.tableId());
+            plannedTables.remove(handle.schemaTableName());
         }
         return Optional.empty();
     }
@@ -542,6 +560,7 @@ public class NscMetadata
         NscTableHandle handle = (NscTableHandle) tableHandle;
         client.dropTable(handle.schemaTableName());
         tableFilesCache.invalidate(handle.tableId());
+        plannedTables.remove(handle.schemaTableName());
     }
 
     /** A table about to be created, checked: names, types and properties are all acceptable. */

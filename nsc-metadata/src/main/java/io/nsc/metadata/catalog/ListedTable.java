@@ -1,0 +1,63 @@
+package io.nsc.metadata.catalog;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A table whose files a listing reads: a live one at its current version, or a dropped one at
+ * the version it was dropped at, whose files were moved aside for the table version retention.
+ *
+ * @param lastVersion the current version of a live table, the last one of a dropped table
+ * @param droppedMillis when the table was dropped; empty for a live table
+ */
+record ListedTable(long tableId, long lastVersion, Optional<Long> droppedMillis)
+{
+    ListedTable
+    {
+        requireNonNull(droppedMillis, "droppedMillis is null");
+    }
+
+    /** The live table with the id, else the dropped one still in the catalog; empty when neither is. */
+    static Optional<ListedTable> find(Connection connection, long tableId)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT version FROM tables WHERE table_id = ?")) {
+            statement.setLong(1, tableId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                if (resultSet.next()) {
+                    return Optional.of(new ListedTable(tableId, resultSet.getLong(1), Optional.empty()));
+                }
+            }
+        }
+        try (PreparedStatement statement = connection.prepareStatement("SELECT version, dropped_millis FROM dropped_tables WHERE table_id = ?")) {
+            statement.setLong(1, tableId);
+            try (ResultSet resultSet = statement.executeQuery()) {
+                if (resultSet.next()) {
+                    return Optional.of(new ListedTable(tableId, resultSet.getLong(1), Optional.of(resultSet.getLong(2))));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    boolean dropped()
+    {
+        return droppedMillis.isPresent();
+    }
+
+    /** The catalog tables holding this table's files and their replicas. */
+    String filesTable()
+    {
+        return dropped() ? "dropped_files" : "files";
+    }
+
+    String replicasTable()
+    {
+        return dropped() ? "dropped_file_replicas" : "file_replicas";
+    }
+}

@@ -1,0 +1,28 @@
+package io.nsc.trino.metadata;
+
+import com.google.inject.Inject;
+import io.nsc.trino.client.NscMetadataClient;
+import io.trino.spi.type.TypeManager;
+
+import static java.util.Objects.requireNonNull;
+
+/** A metadata per transaction: each remembers the table versions its transaction planned. */
+public class NscMetadataFactory
+{
+    private final NscMetadataClient client;
+    private final TypeManager typeManager;
+    private final TableFilesCache tableFilesCache;
+
+    @Inject
+    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache)
+    {
+        this.client = requireNonNull(client, "client is null");
+        this.typeManager = requireNonNull(typeManager, "typeManager is null");
+        this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
+    }
+
+    public NscMetadata create()
+    {
+        return new NscMetadata(client, typeManager, tableFilesCache);
+    }
+}

@@ -38,11 +38,12 @@ final class TrinoQueryInfo
     /**
      * A scan of one table in one stage.
      *
-     * @param splitsMade the splits the connector's split source made (its {@code splits} metric)
+     * @param splitsPlanned the splits the connector's split source planned (its {@code splits}
+     * metric; a pushed-down aggregation runs them as the parts of one split)
      * @param splitsByNode the splits each node's tasks ran, for the nodes that ran any
      * @param rowsRead the rows the scan's operators received from the connector on all nodes
      */
-    record Scan(String table, long splitsMade, Map<String, Long> splitsByNode, long rowsRead)
+    record Scan(String table, long splitsPlanned, Map<String, Long> splitsByNode, long rowsRead)
     {
         Scan
         {

@@ -50,12 +50,55 @@ final class TestDemoCluster
     void testDemoAgainChangesNothing(NscCluster cluster)
     {
         ProcessCluster process = processCluster(cluster);
-        NscCommand.Result again = process.command().run(5, "demo", "--scale", "0.01", "--trino-port", String.valueOf(process.trinoPort()), "--secure");
+        NscCommand.Result again = process.demo(5);
         assertThat(again.exitCode()).as(again.output()).isZero();
         assertThat(again.output()).contains("already running");
         NscCommand.Result status = process.command().run(1, "status");
         assertThat(status.exitCode()).as(status.output()).isZero();
-        assertThat(status.output().lines().filter(line -> line.endsWith(" healthy"))).hasSize(5);
+        // metadata, three storage nodes, the coordinator and each worker on a line of its own
+        assertThat(status.output().lines().filter(line -> line.endsWith(" healthy"))).hasSize(5 + process.trinoWorkers().size());
+        for (String worker : process.trinoWorkers()) {
+            assertThat(status.output()).containsPattern("(?m)^%s +\\d+ +\\d+ .* healthy$".formatted(worker));
+        }
+    }
+
+    @Test
+    void testDemoRefusesABadWorkerCountAndChangesNothing(NscCluster cluster)
+    {
+        ProcessCluster process = processCluster(cluster);
+        for (String count : List.of("nine", "-1", "9")) {
+            NscCommand.Result refused = process.command().run(1, "demo", "--workers", count);
+            assertThat(refused.exitCode()).as(refused.output()).isNotZero();
+            assertThat(refused.output()).contains("--workers must be a whole number from 0 to 8", "got '%s'".formatted(count));
+        }
+        // another number of workers only for a stopped cluster: the running one keeps its workers
+        NscCommand.Result other = process.command().run(1, "demo", "--workers", String.valueOf(process.trinoWorkers().size() + 1));
+        assertThat(other.exitCode()).as(other.output()).isNotZero();
+        assertThat(other.output()).contains("Trino runs with %s workers; stop the cluster first to change that".formatted(process.trinoWorkers().size()));
+        NscCommand.Result status = process.command().run(1, "status");
+        assertThat(status.output().lines().filter(line -> line.endsWith(" healthy"))).hasSize(5 + process.trinoWorkers().size());
+    }
+
+    @Test
+    void testWorkerStopsAndStartsByName(NscCluster cluster)
+            throws SQLException
+    {
+        ProcessCluster process = processCluster(cluster);
+        String worker = process.trinoWorkers().getFirst();
+        NscCommand.Result stop = process.command().run(2, "stop", worker);
+        assertThat(stop.exitCode()).as(stop.output()).isZero();
+        assertThat(stop.output()).contains("stopped " + worker);
+        NscCommand.Result stopped = process.command().run(1, "status");
+        assertThat(stopped.output()).containsPattern("(?m)^%s +- .* stopped$".formatted(worker));
+
+        NscCommand.Result start = process.command().run(5, "start");
+        assertThat(start.exitCode()).as(start.output()).isZero();
+        assertThat(start.output()).contains("started " + worker);
+        // ./nsc start returns only once the coordinator schedules on every worker again
+        try (Connection connection = cluster.connect("nsc")) {
+            assertThat(Jdbc.rows(connection, "SELECT node_id FROM system.runtime.nodes WHERE NOT coordinator AND state = 'active' ORDER BY 1"))
+                    .containsExactlyElementsOf(process.trinoWorkers().stream().map(List::<Object>of).toList());
+        }
     }
 
     @Test

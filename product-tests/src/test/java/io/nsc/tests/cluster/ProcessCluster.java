@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static com.google.common.base.Preconditions.checkState;
@@ -29,15 +30,17 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The local cluster of {@code ./nsc demo --secure}: real service processes and a real Trino 476
- * server that serves HTTPS with passwords, with its own state directory and ports so it never
- * touches a developer's running demo.
+ * The local cluster of {@code ./nsc demo --secure --workers 2}: real service processes and real
+ * Trino 476 servers, a coordinator that serves HTTPS with passwords and runs no splits and two
+ * workers, with its own state directory and ports so it never touches a developer's running demo.
  */
 public final class ProcessCluster
         implements NscCluster
 {
     private static final int PORT_BASE = 27070;
     private static final List<String> STORAGE_NODES = List.of("storage-1", "storage-2", "storage-3");
+    // as many as the Compose cluster runs: the splits of a query are spread over several workers
+    private static final int TRINO_WORKERS = 2;
 
     private final NscCommand nsc;
     private final Path var;
@@ -92,12 +95,13 @@ public final class ProcessCluster
         return "127.0.0.1:" + port;
     }
 
-    /** Runs {@code ./nsc demo --scale 0.01} and returns once Trino answers queries. */
+    /** Runs {@code ./nsc demo --scale 0.01 --secure --workers 2} and returns once Trino answers queries. */
     public static ProcessCluster start()
     {
         try {
             Path var = Files.createTempDirectory("nsc-product-tests");
-            int trinoPort = freePort();
+            // the coordinator's HTTPS port; its plain HTTP port and the workers' ports follow it
+            int trinoPort = freePorts(2 + TRINO_WORKERS);
             NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), Map.of(
                     "NSC_VAR", var.toString(),
                     "NSC_PORT_BASE", String.valueOf(PORT_BASE),
@@ -113,7 +117,7 @@ public final class ProcessCluster
                     // small files, so that a write uploads some before a test cancels it
                     "NSC_WRITER_BUFFER_SIZE", "16MB",
                     "NSC_WRITER_TARGET_FILE_SIZE", "256kB"));
-            NscCommand.Result demo = nsc.run(20, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure");
+            NscCommand.Result demo = nsc.run(20, demoArguments(trinoPort));
             checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
             return new ProcessCluster(nsc, var, trinoPort, demo.output());
         }
@@ -125,6 +129,23 @@ public final class ProcessCluster
     public NscCommand command()
     {
         return nsc;
+    }
+
+    /** Runs {@code ./nsc demo} again with the arguments that started this cluster. */
+    public NscCommand.Result demo(long timeoutMinutes)
+    {
+        return nsc.run(timeoutMinutes, demoArguments(trinoPort));
+    }
+
+    private static String[] demoArguments(int trinoPort)
+    {
+        return new String[] {"demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure", "--workers", String.valueOf(TRINO_WORKERS)};
+    }
+
+    /** The Trino workers' component names, as {@code ./nsc stop} and {@code ./nsc status} name them. */
+    public List<String> trinoWorkers()
+    {
+        return IntStream.rangeClosed(1, TRINO_WORKERS).mapToObj("trino-worker-%s"::formatted).toList();
     }
 
     public int trinoPort()
@@ -202,7 +223,7 @@ public final class ProcessCluster
     @Override
     public void startStopped()
     {
-        NscCommand.Result demo = nsc.run(10, "demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure");
+        NscCommand.Result demo = demo(10);
         checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
     }
 
@@ -248,11 +269,29 @@ public final class ProcessCluster
         }
     }
 
-    private static int freePort()
+    /** The first of {@code count} consecutive ports that are free now. */
+    private static int freePorts(int count)
             throws IOException
     {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int first;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                first = socket.getLocalPort();
+            }
+            if (first + count - 1 <= 65535 && IntStream.range(1, count).allMatch(offset -> isFree(first + offset))) {
+                return first;
+            }
+        }
+        throw new IOException("no %s consecutive free ports found".formatted(count));
+    }
+
+    private static boolean isFree(int port)
+    {
+        try (ServerSocket _ = new ServerSocket(port)) {
+            return true;
+        }
+        catch (IOException e) {
+            return false;
         }
     }
 }

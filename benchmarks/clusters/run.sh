@@ -30,6 +30,8 @@ case $cluster in
         docker system df | tee -a "$results/compose-up-sf$scale.log"
         ;;
     process)
+        # a cluster of its own: the one in ./var may hold another scale, which demo keeps
+        export NSC_VAR=${NSC_VAR:-$PWD/var/bench-clusters-sf$scale}
         if ((workers > 0)); then
             ./nsc demo --scale "$scale" --workers "$workers"
         else
@@ -38,6 +40,7 @@ case $cluster in
         ;;
     *) echo "cluster must be compose or process" >&2; exit 2 ;;
 esac
-name=$cluster-sf$scale${workers:+$( ((workers > 0)) && echo "-w$workers")}
+name=$cluster-sf$scale
+((workers == 0)) || name+=-w$workers
 python3 benchmarks/tpch-scale/run.py --server http://127.0.0.1:8080 --scale "$scale" --modes auto --repeat 1 \
     --reference "$reference" --out "$results/$name"

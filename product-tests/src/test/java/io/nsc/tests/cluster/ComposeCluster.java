@@ -12,7 +12,6 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -30,7 +29,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import static com.google.common.base.Preconditions.checkState;
-import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 /**
@@ -123,18 +121,7 @@ public final class ComposeCluster
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:%s%s".formatted(trinoHttpsPort, path)))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword()).getBytes(UTF_8)))
                 .build();
-        try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            checkState(response.statusCode() == 200, "%s answered %s", request.uri(), response.statusCode());
-            return response.body();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException(e);
-        }
+        return HttpAnswers.body(http, request);
     }
 
     @Override
@@ -176,10 +163,7 @@ public final class ComposeCluster
                 "--cert", "/var/lib/nsc-tls/%s.pem".formatted(component),
                 "--key", "/var/lib/nsc-tls/%s.key".formatted(component),
                 "https://localhost:%s/v1/metrics".formatted(port));
-        return body.lines()
-                .map(line -> line.split(" "))
-                .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
-                .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+        return HttpAnswers.counters(body);
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -25,7 +24,6 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static com.google.common.base.Preconditions.checkState;
-import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
@@ -182,7 +180,7 @@ public final class ProcessCluster
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:%s%s".formatted(trinoPort, path)))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword()).getBytes(UTF_8)))
                 .build();
-        return send(request);
+        return HttpAnswers.body(http, request);
     }
 
     /** The password ./nsc demo --secure made for Trino's user {@code nsc}. */
@@ -231,27 +229,8 @@ public final class ProcessCluster
     public Map<String, Long> metrics(String component)
     {
         int httpPort = component.equals("metadata") ? PORT_BASE + 1 : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length())) + 1;
-        String body = send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build());
-        return body.lines()
-                .map(line -> line.split(" "))
-                .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
-                .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
-    }
-
-    private String send(HttpRequest request)
-    {
-        try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            checkState(response.statusCode() == 200, "%s answered %s: %s", request.uri(), response.statusCode(), response.body());
-            return response.body();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException(e);
-        }
+        String body = HttpAnswers.body(http, HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build());
+        return HttpAnswers.counters(body);
     }
 
     @Override

@@ -83,6 +83,7 @@ public final class ComposeCluster
                     Map.entry("NSC_ORPHAN_MIN_AGE", "5s"),
                     Map.entry("NSC_REPLICA_LOSS_TIMEOUT", "10s"),
                     Map.entry("NSC_REPLICATION_CHECK_INTERVAL", "1s"),
+                    Map.entry("NSC_TABLE_VERSION_RETENTION", "5s"),
                     Map.entry("NSC_WRITER_BUFFER_SIZE", "16MB"),
                     Map.entry("NSC_WRITER_TARGET_FILE_SIZE", "256kB")));
             NscCommand.Result up = nsc.run(20, "compose", "up", "--secure", "--scale", "0.01");

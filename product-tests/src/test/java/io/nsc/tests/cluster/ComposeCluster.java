@@ -70,22 +70,11 @@ public final class ComposeCluster
             Path var = Files.createTempDirectory("nsc-compose-tests");
             String project = "nsc-tests-" + ProcessHandle.current().pid();
             int httpsPort = freePort();
-            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), Map.ofEntries(
-                    Map.entry("NSC_VAR", var.toString()),
-                    Map.entry("NSC_COMPOSE_PROJECT", project),
-                    Map.entry("NSC_TRINO_PORT", String.valueOf(freePort())),
-                    Map.entry("NSC_TRINO_HTTPS_PORT", String.valueOf(httpsPort)),
-                    // the enclosing Maven build has just built the modules the images take
-                    Map.entry("NSC_SKIP_BUILD", "1"),
-                    // as the process cluster (see ProcessCluster): short reclaim and repair times, small files
-                    Map.entry("NSC_ALLOCATION_TIMEOUT", "30s"),
-                    Map.entry("NSC_ORPHAN_CHECK_INTERVAL", "2s"),
-                    Map.entry("NSC_ORPHAN_MIN_AGE", "5s"),
-                    Map.entry("NSC_REPLICA_LOSS_TIMEOUT", "10s"),
-                    Map.entry("NSC_REPLICATION_CHECK_INTERVAL", "1s"),
-                    Map.entry("NSC_TABLE_VERSION_RETENTION", "5s"),
-                    Map.entry("NSC_WRITER_BUFFER_SIZE", "16MB"),
-                    Map.entry("NSC_WRITER_TARGET_FILE_SIZE", "256kB")));
+            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), TestClusterSettings.environment(Map.of(
+                    "NSC_VAR", var.toString(),
+                    "NSC_COMPOSE_PROJECT", project,
+                    "NSC_TRINO_PORT", String.valueOf(freePort()),
+                    "NSC_TRINO_HTTPS_PORT", String.valueOf(httpsPort))));
             NscCommand.Result up = nsc.run(20, "compose", "up", "--secure", "--scale", "0.01");
             if (up.exitCode() != 0) {
                 nsc.run(5, "compose", "down", "--volumes");

@@ -100,23 +100,9 @@ public final class ProcessCluster
             Path var = Files.createTempDirectory("nsc-product-tests");
             // the coordinator's HTTPS port; its plain HTTP port and the workers' ports follow it
             int trinoPort = freePorts(2 + TRINO_WORKERS);
-            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), Map.ofEntries(
-                    Map.entry("NSC_VAR", var.toString()),
-                    Map.entry("NSC_PORT_BASE", String.valueOf(PORT_BASE)),
-                    // the enclosing Maven build has just built everything
-                    Map.entry("NSC_SKIP_BUILD", "1"),
-                    // short enough that a test sees the storage nodes reclaim what a cancelled write left
-                    Map.entry("NSC_ALLOCATION_TIMEOUT", "30s"),
-                    Map.entry("NSC_ORPHAN_CHECK_INTERVAL", "2s"),
-                    Map.entry("NSC_ORPHAN_MIN_AGE", "5s"),
-                    // a lost node's files are copied elsewhere within seconds, so a test can wait for it
-                    Map.entry("NSC_REPLICA_LOSS_TIMEOUT", "10s"),
-                    Map.entry("NSC_REPLICATION_CHECK_INTERVAL", "1s"),
-                    // dropped tables' files are claimed this long (snapshot reads); a drain waits for them
-                    Map.entry("NSC_TABLE_VERSION_RETENTION", "5s"),
-                    // small files, so that a write uploads some before a test cancels it
-                    Map.entry("NSC_WRITER_BUFFER_SIZE", "16MB"),
-                    Map.entry("NSC_WRITER_TARGET_FILE_SIZE", "256kB")));
+            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), TestClusterSettings.environment(Map.of(
+                    "NSC_VAR", var.toString(),
+                    "NSC_PORT_BASE", String.valueOf(PORT_BASE))));
             NscCommand.Result demo = nsc.run(20, demoArguments(trinoPort));
             checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
             return new ProcessCluster(nsc, var, trinoPort, demo.output());

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The time from killing a metadata service (SIGKILL) to the first successful query through Trino,
+# on the process cluster with its catalog in PostgreSQL and two metadata services:
+# ./nsc demo --catalog postgresql at a small scale, then per round: SELECT count(*) answers,
+# metadata-1 (the address every client tries first) is killed, the same query is sent again and
+# again until one succeeds; metadata-1 is started again before the next round.
+#
+#   benchmarks/catalog/failover.sh [--scale S] [--rounds N] [--keep]     [0.1] [5]
+#
+# --keep leaves the cluster running. The cluster has its own NSC_VAR [var/bench-failover] and
+# ports (NSC_PORT_BASE [17070], NSC_POSTGRESQL_PORT [17432], Trino 18080), so a running demo is
+# left alone. Prints each round and appends them, with the machine and the command, to
+# benchmarks/catalog/results/failover.txt.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+scale=0.1 rounds=5 keep=0
+command_line="benchmarks/catalog/failover.sh $*"
+while (($#)); do
+    case $1 in
+        --scale) scale=${2:?--scale needs a value}; shift 2 ;;
+        --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
+        --keep) keep=1; shift ;;
+        *) echo "unknown option: $1 (--scale S, --rounds N, --keep)" >&2; exit 2 ;;
+    esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive whole number, got '$rounds'" >&2; exit 2; }
+
+export NSC_VAR=${NSC_VAR:-$PWD/var/bench-failover} NSC_PORT_BASE=${NSC_PORT_BASE:-17070} NSC_POSTGRESQL_PORT=${NSC_POSTGRESQL_PORT:-17432}
+trino_port=18080
+results=benchmarks/catalog/results
+mkdir -p "$results"
+
+./nsc demo --catalog postgresql --scale "$scale" --trino-port "$trino_port"
+((keep)) || trap './nsc stop >/dev/null 2>&1' EXIT
+
+output=$(mktemp)
+for ((round = 1; round <= rounds; round++)); do
+    NSC_STATE=$NSC_VAR/cluster/state python3 - "http://127.0.0.1:$trino_port" "$round" <<'PY' | tee -a "$output"
+import os, signal, sys, time
+sys.path.insert(0, "benchmarks")
+from trino_client import run_query
+
+server, round_number = sys.argv[1], sys.argv[2]
+query = "SELECT count(*) FROM nsc.tpch.lineitem"
+_, expected, _ = run_query(server, "bench", query)
+with open(os.path.join(os.environ["NSC_STATE"], "metadata-1.pid")) as file:
+    pid = int(file.read())
+killed = time.monotonic()
+os.kill(pid, signal.SIGKILL)
+failures = 0
+while True:
+    try:
+        _, rows, _ = run_query(server, "bench", query)
+        break
+    except Exception as error:
+        failures += 1
+        last_error = str(error)
+        if time.monotonic() - killed > 300:
+            sys.exit(f"no query succeeded within 300 s of the kill; the last error: {last_error}")
+        time.sleep(0.05)
+seconds = time.monotonic() - killed
+if rows != expected:
+    sys.exit(f"after the kill the query answered {rows}, before it {expected}")
+print(f"round {round_number}: first successful query {seconds:.3f} s after SIGKILL of metadata-1 ({failures} failed before it)")
+PY
+    ./nsc start metadata-1 >/dev/null
+done
+
+median=$(sed -n 's/.*query \([0-9.]*\) s after.*/\1/p' "$output" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+{
+    echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $command_line (scale $scale, $rounds rounds)"
+    echo "machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB memory, $(uname -sr); PostgreSQL $("$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/postgres" --version | awk '{ print $3 }')"
+    echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
+    cat "$output"
+    echo "median: $median s"
+} | tee -a "$results/failover.txt" | tail -1
+rm -f "$output"

@@ -23,7 +23,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,15 +105,9 @@ final class TestMetadataFailover
     void testRepeatableCallInFlightMovesToTheNextInstance()
             throws Exception
     {
-        KillableProxy firstProxy = proxyTo(first);
-        MetadataServiceBlockingStub stub = stub(firstProxy.address() + "," + proxyTo(second).address());
-        first.holdCalls();
+        InFlight<TableInfo> table = callWhileTheFirstDies(stub -> stub.getTable(GetTableRequest.newBuilder().setTableName("orders").build()), first.getTableCalls);
 
-        CompletableFuture<TableInfo> table = CompletableFuture.supplyAsync(() -> stub.getTable(GetTableRequest.newBuilder().setTableName("orders").build()));
-        await(() -> first.getTableCalls.get() == 1);
-        firstProxy.kill();
-
-        TableInfo answer = table.get(1, TimeUnit.MINUTES);
+        TableInfo answer = table.answer().get(1, TimeUnit.MINUTES);
         assertThat(answer.getSchemaName()).isEqualTo("second");
         assertThat(answer.getTableName()).isEqualTo("orders");
         assertThat(first.getTableCalls).hasValue(1);
@@ -122,22 +118,16 @@ final class TestMetadataFailover
     void testCommitInFlightIsNotRepeated()
             throws Exception
     {
-        KillableProxy firstProxy = proxyTo(first);
-        MetadataServiceBlockingStub stub = stub(firstProxy.address() + "," + proxyTo(second).address());
-        first.holdCalls();
-
-        CompletableFuture<?> commit = CompletableFuture.supplyAsync(() -> stub.commitFiles(CommitFilesRequest.getDefaultInstance()));
-        await(() -> first.commitCalls.get() == 1);
-        firstProxy.kill();
+        InFlight<?> commit = callWhileTheFirstDies(stub -> stub.commitFiles(CommitFilesRequest.getDefaultInstance()), first.commitCalls);
 
         // the first instance may have applied it: only the caller can tell whether to try again
-        assertThatThrownBy(() -> getCause(commit))
+        assertThatThrownBy(() -> getCause(commit.answer()))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
         assertThat(first.commitCalls).hasValue(1);
         assertThat(second.commitCalls).hasValue(0);
 
         // the next call goes to the second instance
-        assertThat(stub.listSchemas(ListSchemasRequest.getDefaultInstance()).getSchemaNamesList()).containsExactly("second");
+        assertThat(commit.stub().listSchemas(ListSchemasRequest.getDefaultInstance()).getSchemaNamesList()).containsExactly("second");
     }
 
     @Test
@@ -157,6 +147,24 @@ final class TestMetadataFailover
                 .doesNotContain("CommitFiles", "CreateTable", "DropTable", "CreateSchema", "DropSchema", "ReplaceReplica", "BackupCatalog")
                 .contains("GetTable", "GetTableFiles", "Heartbeat", "RegisterNode", "AllocateFiles");
     }
+
+    /**
+     * Starts {@code call} on a channel over both instances, holds it in the first, and kills the
+     * first instance while the call is in flight there.
+     */
+    private <T> InFlight<T> callWhileTheFirstDies(Function<MetadataServiceBlockingStub, T> call, AtomicInteger firstCalls)
+            throws InterruptedException
+    {
+        KillableProxy firstProxy = proxyTo(first);
+        MetadataServiceBlockingStub stub = stub(firstProxy.address() + "," + proxyTo(second).address());
+        first.holdCalls();
+        CompletableFuture<T> answer = CompletableFuture.supplyAsync(() -> call.apply(stub));
+        await(() -> firstCalls.get() == 1);
+        firstProxy.kill();
+        return new InFlight<>(stub, answer);
+    }
+
+    private record InFlight<T>(MetadataServiceBlockingStub stub, CompletableFuture<T> answer) {}
 
     private KillableProxy proxyTo(CountingMetadataService service)
     {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The time from killing a metadata service (SIGKILL) to the first successful query through Trino,
 # on the process cluster with its catalog in PostgreSQL and two metadata services:
-# ./nsc demo --catalog postgresql at a small scale, then per round: SELECT count(*) answers,
-# metadata-1 (the address every client tries first) is killed, the same query is sent again and
-# again until one succeeds; metadata-1 is started again before the next round.
+# ./nsc demo --catalog postgresql at a small scale, then per round: SELECT count(*) answers, the
+# metadata service the clients use is killed, the same query is sent again and again until one
+# succeeds, and the victim is started again. Clients stay on the service they failed over to, so
+# the rounds kill metadata-1 (the address every client tries first), metadata-2, metadata-1, ...
 #
 #   benchmarks/catalog/failover.sh [--scale S] [--rounds N] [--keep]     [0.1] [5]
 #
@@ -36,15 +37,16 @@ mkdir -p "$results"
 
 output=$(mktemp)
 for ((round = 1; round <= rounds; round++)); do
-    NSC_STATE=$NSC_VAR/cluster/state python3 - "http://127.0.0.1:$trino_port" "$round" <<'PY' | tee -a "$output"
+    victim=metadata-$(((round - 1) % 2 + 1))
+    NSC_STATE=$NSC_VAR/cluster/state python3 - "http://127.0.0.1:$trino_port" "$round" "$victim" <<'PY' | tee -a "$output"
 import os, signal, sys, time
 sys.path.insert(0, "benchmarks")
 from trino_client import run_query
 
-server, round_number = sys.argv[1], sys.argv[2]
+server, round_number, victim = sys.argv[1:4]
 query = "SELECT count(*) FROM nsc.tpch.lineitem"
 _, expected, _ = run_query(server, "bench", query)
-with open(os.path.join(os.environ["NSC_STATE"], "metadata-1.pid")) as file:
+with open(os.path.join(os.environ["NSC_STATE"], victim + ".pid")) as file:
     pid = int(file.read())
 killed = time.monotonic()
 os.kill(pid, signal.SIGKILL)
@@ -62,9 +64,9 @@ while True:
 seconds = time.monotonic() - killed
 if rows != expected:
     sys.exit(f"after the kill the query answered {rows}, before it {expected}")
-print(f"round {round_number}: first successful query {seconds:.3f} s after SIGKILL of metadata-1 ({failures} failed before it)")
+print(f"round {round_number}: first successful query {seconds:.3f} s after SIGKILL of {victim} ({failures} failed before it)")
 PY
-    ./nsc start metadata-1 >/dev/null
+    ./nsc start "$victim" >/dev/null
 done
 
 median=$(sed -n 's/.*query \([0-9.]*\) s after.*/\1/p' "$output" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')

@@ -91,7 +91,7 @@ public final class BenchmarkCatalogCommits
         }
     }
 
-    private static String option(String[] args, String name, String defaultValue)
+    static String option(String[] args, String name, String defaultValue)
     {
         int index = Arrays.asList(args).indexOf(name);
         if (index < 0) {

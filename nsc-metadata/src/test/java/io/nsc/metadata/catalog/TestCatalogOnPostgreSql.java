@@ -3,9 +3,8 @@ package io.nsc.metadata.catalog;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import org.jdbi.v3.core.Handle;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -40,27 +39,15 @@ final class TestCatalogOnPostgreSql
 {
     private static final int WRITERS = 8;
 
-    private static TestingPostgreSqlServer server;
+    @RegisterExtension
+    static final PostgreSqlServerExtension postgreSql = new PostgreSqlServerExtension();
+
     private String url;
-
-    @BeforeAll
-    static void startServer()
-    {
-        server = TestingPostgreSqlServer.start();
-    }
-
-    @AfterAll
-    static void stopServer()
-    {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @Override
     protected CatalogDatabase newDatabase()
     {
-        url = server.createDatabase();
+        url = postgreSql.server().createDatabase();
         return reopenDatabase();
     }
 
@@ -73,12 +60,12 @@ final class TestCatalogOnPostgreSql
     @Override
     protected CatalogDatabase newOtherDatabase()
     {
-        return open(server.createDatabase());
+        return open(postgreSql.server().createDatabase());
     }
 
     private static PostgreSqlCatalogDatabase open(String url)
     {
-        return PostgreSqlCatalogDatabase.open(server.connectionSettings(url, 4));
+        return PostgreSqlCatalogDatabase.open(postgreSql.server().connectionSettings(url, 4));
     }
 
     @Test
@@ -166,7 +153,7 @@ final class TestCatalogOnPostgreSql
     void testServicesStartingAtOnceMigrateOnce()
             throws Exception
     {
-        String fresh = server.createDatabase();
+        String fresh = postgreSql.server().createDatabase();
         List<PostgreSqlCatalogDatabase> opened = new ArrayList<>();
         try {
             List<Outcome> outcomes = race(_ -> {
@@ -194,7 +181,7 @@ final class TestCatalogOnPostgreSql
     @Test
     void testConflictsAreRetriedBoundedly()
     {
-        try (PostgreSqlCatalogDatabase database = PostgreSqlCatalogDatabase.open(server.connectionSettings(url, 2), CatalogSchema.VERSION, 3)) {
+        try (PostgreSqlCatalogDatabase database = PostgreSqlCatalogDatabase.open(postgreSql.server().connectionSettings(url, 2), CatalogSchema.VERSION, 3)) {
             // a work that conflicts twice, then commits: its last run's result, its writes once
             AtomicInteger runs = new AtomicInteger();
             String result = database.inTransaction(handle -> {
@@ -241,7 +228,7 @@ final class TestCatalogOnPostgreSql
     void testUnreachableServerFailsAtStartup()
     {
         String nowhere = "jdbc:postgresql://127.0.0.1:1/nsc";
-        assertThatThrownBy(() -> PostgreSqlCatalogDatabase.open(server.connectionSettings(nowhere, 1)))
+        assertThatThrownBy(() -> PostgreSqlCatalogDatabase.open(postgreSql.server().connectionSettings(nowhere, 1)))
                 .isInstanceOf(CatalogDatabaseException.class)
                 .hasMessageStartingWith("Cannot connect to the PostgreSQL catalog at jdbc:postgresql://127.0.0.1:1/nsc as nsc: ");
     }

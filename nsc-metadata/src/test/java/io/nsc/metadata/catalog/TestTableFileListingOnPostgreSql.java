@@ -1,30 +1,17 @@
 package io.nsc.metadata.catalog;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 final class TestTableFileListingOnPostgreSql
         extends AbstractTestTableFileListing
 {
-    private static TestingPostgreSqlServer server;
-
-    @BeforeAll
-    static void startServer()
-    {
-        server = TestingPostgreSqlServer.start();
-    }
-
-    @AfterAll
-    static void stopServer()
-    {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final PostgreSqlServerExtension postgreSql = new PostgreSqlServerExtension();
 
     @Override
     protected CatalogDatabase newDatabase()
     {
+        TestingPostgreSqlServer server = postgreSql.server();
         return PostgreSqlCatalogDatabase.open(server.connectionSettings(server.createDatabase(), 4));
     }
 }

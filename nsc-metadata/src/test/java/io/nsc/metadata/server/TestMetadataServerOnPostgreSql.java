@@ -3,6 +3,7 @@ package io.nsc.metadata.server;
 import com.google.common.collect.ImmutableMap;
 import io.grpc.ManagedChannel;
 import io.nsc.metadata.catalog.PostgreSqlCatalogDatabase;
+import io.nsc.metadata.catalog.PostgreSqlServerExtension;
 import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TestingCatalog;
@@ -16,9 +17,8 @@ import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.security.TransportSecurity;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -38,24 +38,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 final class TestMetadataServerOnPostgreSql
 {
-    private static TestingPostgreSqlServer postgreSql;
+    @RegisterExtension
+    static final PostgreSqlServerExtension postgreSql = new PostgreSqlServerExtension();
 
     @TempDir
     Path dataDir;
-
-    @BeforeAll
-    static void startPostgreSql()
-    {
-        postgreSql = TestingPostgreSqlServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgreSql()
-    {
-        if (postgreSql != null) {
-            postgreSql.close();
-        }
-    }
 
     @Test
     void testStartNeedsUrlAndUser()
@@ -69,13 +56,13 @@ final class TestMetadataServerOnPostgreSql
     void testServesASharedCatalogAndLeavesBackupsToPostgreSql()
             throws Exception
     {
-        String url = postgreSql.createDatabase();
+        String url = postgreSql.server().createDatabase();
         try (MetadataServer server = MetadataServer.start(properties(Map.of(
                 "metadata.catalog", "POSTGRESQL",
                 "metadata.catalog.postgresql.url", url,
                 "metadata.catalog.postgresql.user", TestingPostgreSqlServer.USER,
                 "metadata.catalog.postgresql.max-connections", "3")));
-                PostgreSqlCatalogDatabase shared = PostgreSqlCatalogDatabase.open(postgreSql.connectionSettings(url, 2))) {
+                PostgreSqlCatalogDatabase shared = PostgreSqlCatalogDatabase.open(postgreSql.server().connectionSettings(url, 2))) {
             ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + server.grpcPort(), TransportSecurity.insecure());
             try {
                 MetadataServiceBlockingStub client = MetadataServiceGrpc.newBlockingStub(channel);

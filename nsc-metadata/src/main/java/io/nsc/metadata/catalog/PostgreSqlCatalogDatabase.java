@@ -15,6 +15,7 @@ import java.sql.SQLTransientConnectionException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Throwables.getCausalChain;
@@ -57,6 +58,7 @@ public final class PostgreSqlCatalogDatabase
     private final Jdbi jdbi;
     private final String url;
     private final int maxAttempts;
+    private final AtomicLong retries = new AtomicLong();
 
     private PostgreSqlCatalogDatabase(HikariDataSource dataSource, String url, int maxAttempts)
     {
@@ -156,9 +158,16 @@ public final class PostgreSqlCatalogDatabase
                     throw unavailable("The catalog transaction conflicted with concurrent ones %s times in a row (SQLState %s, last: %s); nothing was changed, try again",
                             attempt, state.get(), rootMessage(e));
                 }
+                retries.incrementAndGet();
                 pause(attempt);
             }
         }
+    }
+
+    /** Transactions run again after a conflict, since this database was opened. */
+    public long retries()
+    {
+        return retries.get();
     }
 
     private static void pause(int attempt)

@@ -93,6 +93,8 @@ final class TestCatalogOnPostgreSql
                         .extracting(Outcome::description)
                         .containsOnly("Table tpch.lineitem is at version %s, but the commit expects version %s".formatted(version + 1, version));
             }
+            // the writers did overlap: PostgreSQL failed some of them, and they ran again to learn they lost
+            assertThat(((PostgreSqlCatalogDatabase) database).retries() + otherDatabase.retries()).isPositive();
         }
         TableEntry table = tables.getTable(LINEITEM).orElseThrow();
         assertThat(table.version()).isEqualTo(6);
@@ -192,6 +194,7 @@ final class TestCatalogOnPostgreSql
                 return "run " + runs.get();
             });
             assertThat(result).isEqualTo("run 3");
+            assertThat(database.retries()).isEqualTo(2);
             assertThat(tables.listSchemas()).containsExactly("retried");
 
             // one that always conflicts: given up after the bound, with nothing changed

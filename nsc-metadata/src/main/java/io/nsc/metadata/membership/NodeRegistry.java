@@ -4,7 +4,7 @@ import com.google.common.base.Ticker;
 import com.google.common.net.HostAndPort;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.NodeCatalog;
 import io.nsc.metadata.catalog.NodeEntry;
 import io.nsc.metadata.catalog.ReplicaSync;
 
@@ -38,7 +38,7 @@ public final class NodeRegistry
     // and tools, so they are kept to a conservative alphabet.
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,255}");
 
-    private final CatalogStore catalog;
+    private final NodeCatalog catalog;
     private final Ticker ticker;
     private final long nodeTimeoutNanos;
     private final ConcurrentMap<String, Node> nodes = new ConcurrentHashMap<>();
@@ -46,7 +46,7 @@ public final class NodeRegistry
     // a node not seen since this service started counts as unseen since then
     private final long startNanos;
 
-    public NodeRegistry(CatalogStore catalog, Ticker ticker, Duration nodeTimeout)
+    public NodeRegistry(NodeCatalog catalog, Ticker ticker, Duration nodeTimeout)
     {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.ticker = requireNonNull(ticker, "ticker is null");

@@ -7,9 +7,19 @@ import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.nsc.metadata.backup.CatalogBackups;
+import io.nsc.metadata.catalog.AllocationCatalog;
+import io.nsc.metadata.catalog.AllocationPurger;
+import io.nsc.metadata.catalog.AllocationTimeout;
 import io.nsc.metadata.catalog.CatalogDatabase;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.ClusterCatalog;
+import io.nsc.metadata.catalog.CommitCatalog;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
+import io.nsc.metadata.catalog.NodeCatalog;
+import io.nsc.metadata.catalog.PostgreSqlCatalogDatabase;
+import io.nsc.metadata.catalog.PostgreSqlConnectionSettings;
 import io.nsc.metadata.catalog.ReplicaCatalog;
+import io.nsc.metadata.catalog.TableCatalog;
+import io.nsc.metadata.catalog.TableVersionRetention;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
@@ -42,6 +52,7 @@ public class MetadataModule
         binder.bind(MetadataEndpoints.class).in(Scopes.SINGLETON);
 
         newExporter(binder).export(MetadataStats.class).withGeneratedName();
+        newExporter(binder).export(AllocationPurger.class).withGeneratedName();
     }
 
     @Provides
@@ -62,33 +73,89 @@ public class MetadataModule
     @Singleton
     public static CatalogDatabase createCatalogDatabase(MetadataConfig config)
     {
-        return CatalogDatabase.open(Path.of(config.getDataDir()));
+        return switch (config.getCatalog()) {
+            case H2 -> H2CatalogDatabase.open(Path.of(config.getDataDir()));
+            case POSTGRESQL -> PostgreSqlCatalogDatabase.open(new PostgreSqlConnectionSettings(
+                    config.getPostgreSqlUrl(),
+                    config.getPostgreSqlUser(),
+                    config.getPostgreSqlPassword(),
+                    config.getPostgreSqlMaxConnections()));
+        };
     }
 
     @Provides
     @Singleton
-    public static CatalogStore createCatalogStore(CatalogDatabase database, Clock clock, MetadataConfig config)
+    public static TableVersionRetention createTableVersionRetention(MetadataConfig config)
     {
-        return new CatalogStore(database, clock, config.getAllocationTimeout(), config.getTableVersionRetention());
+        return new TableVersionRetention(config.getTableVersionRetention());
     }
 
     @Provides
     @Singleton
-    public static CatalogBackups createCatalogBackups(CatalogDatabase database, CatalogStore catalog, MetadataConfig config, Clock clock)
+    public static AllocationTimeout createAllocationTimeout(MetadataConfig config)
     {
-        return new CatalogBackups(database, catalog.clusterId(), Path.of(config.getDataDir()), clock);
+        return new AllocationTimeout(config.getAllocationTimeout());
     }
 
     @Provides
     @Singleton
-    public static NodeRegistry createNodeRegistry(CatalogStore catalog, MetadataConfig config)
+    public static ClusterCatalog createClusterCatalog(CatalogDatabase database)
+    {
+        return new ClusterCatalog(database);
+    }
+
+    @Provides
+    @Singleton
+    public static TableCatalog createTableCatalog(CatalogDatabase database, Clock clock, TableVersionRetention retention)
+    {
+        return new TableCatalog(database, clock, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static CommitCatalog createCommitCatalog(CatalogDatabase database, Clock clock, AllocationTimeout allocationTimeout, TableVersionRetention retention)
+    {
+        return new CommitCatalog(database, clock, allocationTimeout, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static AllocationCatalog createAllocationCatalog(CatalogDatabase database, Clock clock, AllocationTimeout allocationTimeout, TableVersionRetention retention)
+    {
+        return new AllocationCatalog(database, clock, allocationTimeout, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static AllocationPurger createAllocationPurger(AllocationCatalog allocations, MetadataConfig config)
+    {
+        return new AllocationPurger(allocations, config.getAllocationPurgeInterval());
+    }
+
+    @Provides
+    @Singleton
+    public static NodeCatalog createNodeCatalog(CatalogDatabase database)
+    {
+        return new NodeCatalog(database);
+    }
+
+    @Provides
+    @Singleton
+    public static CatalogBackups createCatalogBackups(CatalogDatabase database, ClusterCatalog cluster, MetadataConfig config, Clock clock)
+    {
+        return new CatalogBackups(database, cluster.clusterId(), Path.of(config.getDataDir()), clock);
+    }
+
+    @Provides
+    @Singleton
+    public static NodeRegistry createNodeRegistry(NodeCatalog catalog, MetadataConfig config)
     {
         return new NodeRegistry(catalog, Ticker.systemTicker(), config.getNodeTimeout());
     }
 
     @Provides
     @Singleton
-    public static FileAllocator createFileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config, Clock clock)
+    public static FileAllocator createFileAllocator(AllocationCatalog catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config, Clock clock)
     {
         return new FileAllocator(catalog, nodes, policy, config.getDefaultReplication(), clock);
     }

@@ -3,7 +3,8 @@ package io.nsc.metadata.membership;
 import io.airlift.units.Duration;
 import io.nsc.metadata.TestingTicker;
 import io.nsc.metadata.catalog.CatalogDatabase;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
+import io.nsc.metadata.catalog.TestingCatalog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,6 @@ import java.util.List;
 
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
-import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,14 +28,14 @@ final class TestNodeRegistry
     Path dataDir;
 
     private CatalogDatabase database;
-    private CatalogStore catalog;
+    private TestingCatalog catalog;
     private final TestingTicker ticker = new TestingTicker();
 
     @BeforeEach
     void setUp()
     {
-        database = CatalogDatabase.open(dataDir);
-        catalog = new CatalogStore(database, Clock.systemUTC(), new Duration(1, HOURS));
+        database = H2CatalogDatabase.open(dataDir);
+        catalog = TestingCatalog.create(database, Clock.systemUTC());
     }
 
     @AfterEach
@@ -47,7 +47,7 @@ final class TestNodeRegistry
     @Test
     void testLivenessFollowsHeartbeats()
     {
-        NodeRegistry registry = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        NodeRegistry registry = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
         registry.register("node-a", "127.0.0.1:7001", 1000, 900, List.of());
         registry.register("node-b", "127.0.0.1:7002", 1000, 800, List.of());
         assertThat(registry.liveNodes()).extracting(StorageNodeState::nodeId).containsExactly("node-a", "node-b");
@@ -74,7 +74,7 @@ final class TestNodeRegistry
     @Test
     void testUnknownNodeMustRegister()
     {
-        NodeRegistry registry = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        NodeRegistry registry = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
         assertThat(registry.heartbeat("node-x", 1, 0, 0)).isFalse();
         assertThat(registry.nodes()).isEmpty();
     }
@@ -82,11 +82,11 @@ final class TestNodeRegistry
     @Test
     void testRestartedServiceKnowsNodesButWaitsForHeartbeats()
     {
-        NodeRegistry before = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        NodeRegistry before = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
         before.register("node-a", "127.0.0.1:7001", 1000, 900, List.of());
         before.heartbeat("node-a", 600, 2, 0.5);
 
-        NodeRegistry after = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        NodeRegistry after = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
         StorageNodeState persisted = after.node("node-a").orElseThrow();
         assertThat(persisted.alive()).isFalse();
         assertThat(persisted.address()).isEqualTo("127.0.0.1:7001");
@@ -100,19 +100,19 @@ final class TestNodeRegistry
     @Test
     void testReRegistrationUpdatesAddress()
     {
-        NodeRegistry registry = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        NodeRegistry registry = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
         registry.register("node-a", "127.0.0.1:7001", 1000, 900, List.of());
         registry.register("node-a", "10.0.0.5:7001", 2000, 1900, List.of());
 
         assertThat(registry.nodes()).containsExactly(registry.node("node-a").orElseThrow());
         assertThat(registry.node("node-a").orElseThrow().address()).isEqualTo("10.0.0.5:7001");
-        assertThat(new NodeRegistry(catalog, ticker, NODE_TIMEOUT).node("node-a").orElseThrow().capacityBytes()).isEqualTo(2000);
+        assertThat(new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT).node("node-a").orElseThrow().capacityBytes()).isEqualTo(2000);
     }
 
     @Test
     void testInvalidRegistrations()
     {
-        NodeRegistry registry = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        NodeRegistry registry = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
         assertStatusContains(() -> registry.register("", "127.0.0.1:7001", 1, 1, List.of()), INVALID_ARGUMENT, "Invalid node id ''");
         assertStatusContains(() -> registry.register("a,b", "127.0.0.1:7001", 1, 1, List.of()), INVALID_ARGUMENT, "Invalid node id 'a,b'");
         assertStatusContains(() -> registry.register("node-a", "127.0.0.1", 1, 1, List.of()), INVALID_ARGUMENT, "Invalid node address '127.0.0.1': expected host:port");

@@ -565,11 +565,33 @@ public final class CatalogStore
         });
     }
 
+    /**
+     * Records the newest heartbeat of each of several nodes in one transaction; beats of nodes no
+     * longer in the catalog are ignored.
+     */
+    public void recordHeartbeats(Collection<NodeHeartbeat> heartbeats)
+    {
+        database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    "UPDATE nodes SET free_bytes = ?, file_count = ?, last_heartbeat_millis = ? WHERE node_id = ?")) {
+                for (NodeHeartbeat heartbeat : heartbeats) {
+                    statement.setLong(1, heartbeat.freeBytes());
+                    statement.setLong(2, heartbeat.fileCount());
+                    statement.setLong(3, heartbeat.heartbeatMillis());
+                    statement.setString(4, heartbeat.nodeId());
+                    statement.addBatch();
+                }
+                statement.executeBatch();
+            }
+            return null;
+        });
+    }
+
     public List<NodeEntry> listNodes()
     {
         return database.inTransaction(connection -> {
             try (PreparedStatement statement = connection.prepareStatement(
-                    "SELECT node_id, address, capacity_bytes, free_bytes, file_count, last_heartbeat_millis FROM nodes ORDER BY node_id");
+                    "SELECT node_id, address, capacity_bytes, free_bytes, file_count, last_heartbeat_millis, draining FROM nodes ORDER BY node_id");
                     ResultSet resultSet = statement.executeQuery()) {
                 ImmutableList.Builder<NodeEntry> nodes = ImmutableList.builder();
                 while (resultSet.next()) {
@@ -579,7 +601,8 @@ public final class CatalogStore
                             resultSet.getLong(3),
                             resultSet.getLong(4),
                             resultSet.getLong(5),
-                            resultSet.getLong(6)));
+                            resultSet.getLong(6),
+                            resultSet.getBoolean(7)));
                 }
                 return nodes.build();
             }

@@ -13,6 +13,7 @@ import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
+import io.nsc.metadata.repair.ReplicationLeadership;
 import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
@@ -81,9 +82,10 @@ public class MetadataModule
 
     @Provides
     @Singleton
-    public static NodeRegistry createNodeRegistry(CatalogStore catalog, MetadataConfig config)
+    public static NodeRegistry createNodeRegistry(CatalogStore catalog, MetadataConfig config, Clock clock)
     {
-        return new NodeRegistry(catalog, Ticker.systemTicker(), config.getNodeTimeout());
+        // beats arrive once per heartbeat interval: recording them as often loses nothing
+        return new NodeRegistry(catalog, Ticker.systemTicker(), clock, config.getNodeTimeout(), config.getHeartbeatInterval());
     }
 
     @Provides
@@ -100,6 +102,7 @@ public class MetadataModule
         return new ReplicationMonitor(
                 new ReplicaCatalog(database, config.getDefaultReplication()),
                 nodes,
+                ReplicationLeadership.sole(),
                 grants,
                 // insecure nodes have no key to sign with
                 !security.isInsecure(),

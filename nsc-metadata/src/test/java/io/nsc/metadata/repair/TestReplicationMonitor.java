@@ -58,13 +58,13 @@ final class TestReplicationMonitor
         database = CatalogDatabase.open(dataDir);
         catalog = new CatalogStore(database, Clock.systemUTC(), new Duration(1, HOURS));
         replicas = new ReplicaCatalog(database, 2);
-        registry = new NodeRegistry(catalog, ticker, NODE_TIMEOUT);
+        registry = new NodeRegistry(catalog, ticker, Clock.systemUTC(), NODE_TIMEOUT, new Duration(1, SECONDS));
         // free space decides the copy target: node-c has the most
         registry.register("node-a", "127.0.0.1:7001", 1000, 500, List.of());
         registry.register("node-b", "127.0.0.1:7002", 1000, 600, List.of());
         registry.register("node-c", "127.0.0.1:7003", 1000, 900, List.of());
         grants = new GrantAuthority(new byte[32], Clock.systemUTC(), java.time.Duration.ofMinutes(30));
-        monitor = new ReplicationMonitor(replicas, registry, grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
+        monitor = new ReplicationMonitor(replicas, registry, ReplicationLeadership.sole(), grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
         catalog.createSchema("s", false);
     }
 

@@ -55,6 +55,18 @@ final class TestNscTool
         assertThat(err()).contains("--insecure takes no --certificate, --key or --ca");
 
         reset();
+        assertThat(run("info", "--metadata", "127.0.0.1:1,127.0.0.1:1", "--insecure", "s.t")).isEqualTo(2);
+        assertThat(err()).contains("nsc info: metadata service address 127.0.0.1:1 is listed twice").contains("usage: nsc info --metadata host:port[,host:port...]");
+
+        reset();
+        assertThat(run("load", "--metadata", "127.0.0.1:1,no-port", "--insecure", "s.t", "x.parquet")).isEqualTo(2);
+        assertThat(err()).contains("nsc load: metadata service address 'no-port' is not host:port");
+
+        reset();
+        assertThat(run("drain", "--metadata", "127.0.0.1:1,", "--insecure", "node-1")).isEqualTo(2);
+        assertThat(err()).contains("empty entry in the metadata service addresses");
+
+        reset();
         assertThat(run("certs", "--dir", "/tmp/x", "admin:root")).isEqualTo(2);
         assertThat(err()).contains("Unknown role 'admin'");
 

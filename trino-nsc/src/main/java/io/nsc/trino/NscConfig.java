@@ -7,10 +7,10 @@ import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
+import io.nsc.protocol.client.ValidMetadataAddresses;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
@@ -42,14 +42,14 @@ public class NscConfig
     private Duration scanTimeout = new Duration(1, HOURS);
 
     @NotNull
-    @Pattern(regexp = "[^:\\s]+:\\d+", message = "must be host:port")
+    @ValidMetadataAddresses
     public String getMetadataAddress()
     {
         return metadataAddress;
     }
 
     @Config("nsc.metadata-address")
-    @ConfigDescription("host:port of the nsc metadata service")
+    @ConfigDescription("Comma-separated host:port of the nsc metadata services, in order of preference: the connector uses the first that answers and fails over to the next")
     public NscConfig setMetadataAddress(String metadataAddress)
     {
         this.metadataAddress = metadataAddress;

@@ -5,6 +5,8 @@ import io.airlift.units.DataSize;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.Duration;
+import io.nsc.protocol.client.ValidMetadataAddresses;
+import jakarta.validation.constraints.NotNull;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -13,6 +15,7 @@ import static io.airlift.configuration.testing.ConfigAssertions.assertFullMappin
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
 import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
+import static io.airlift.testing.ValidationAssertions.assertValidates;
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
@@ -52,7 +55,7 @@ final class TestNscConfig
     void testExplicitPropertyMappings()
     {
         Map<String, String> properties = ImmutableMap.<String, String>builder()
-                .put("nsc.metadata-address", "meta.example:9000")
+                .put("nsc.metadata-address", "meta.example:9000,meta-2.example:9000")
                 .put("nsc.target-split-size", "8MB")
                 .put("nsc.metadata-timeout", "5s")
                 .put("nsc.storage-timeout", "20s")
@@ -75,7 +78,7 @@ final class TestNscConfig
                 .buildOrThrow();
 
         assertFullMapping(properties, new NscConfig()
-                .setMetadataAddress("meta.example:9000")
+                .setMetadataAddress("meta.example:9000,meta-2.example:9000")
                 .setTargetSplitSize(DataSize.of(8, MEGABYTE))
                 .setMetadataTimeout(new Duration(5, SECONDS))
                 .setStorageTimeout(new Duration(20, SECONDS))
@@ -95,6 +98,18 @@ final class TestNscConfig
                 .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
                 .setAggregationPushdownMaxGroups(500)
                 .setScanTimeout(new Duration(7, MINUTES)));
+    }
+
+    @Test
+    void testMetadataAddressesAreValidated()
+    {
+        assertValidates(new NscConfig().setMetadataAddress("127.0.0.1:7070"));
+        assertValidates(new NscConfig().setMetadataAddress("127.0.0.1:7070, meta-2.example:7072"));
+        assertFailsValidation(new NscConfig(), "metadataAddress", "must not be null", NotNull.class);
+        assertFailsValidation(new NscConfig().setMetadataAddress(""), "metadataAddress", "at least one metadata service address is needed", ValidMetadataAddresses.class);
+        assertFailsValidation(new NscConfig().setMetadataAddress("127.0.0.1:7070,meta-2.example"), "metadataAddress", "metadata service address 'meta-2.example' is not host:port", ValidMetadataAddresses.class);
+        assertFailsValidation(new NscConfig().setMetadataAddress("127.0.0.1:7070,"), "metadataAddress", "empty entry in the metadata service addresses: every entry must be host:port", ValidMetadataAddresses.class);
+        assertFailsValidation(new NscConfig().setMetadataAddress("127.0.0.1:7070,127.0.0.1:7070"), "metadataAddress", "metadata service address 127.0.0.1:7070 is listed twice", ValidMetadataAddresses.class);
     }
 
     @Test

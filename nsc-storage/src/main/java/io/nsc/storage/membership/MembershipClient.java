@@ -4,6 +4,7 @@ import com.google.common.annotations.VisibleForTesting;
 import io.airlift.log.Logger;
 import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.DamagedReplica;
 import io.nsc.protocol.proto.FailedCopy;
 import io.nsc.protocol.proto.FileAttestation;
@@ -57,7 +58,7 @@ public final class MembershipClient
 
     private final String nodeId;
     private final String advertisedHost;
-    private final String metadataAddress;
+    private final String metadataAddress;  // every configured instance, for messages
     private final ParquetFileStore store;
     private final ClusterIdentity identity;
     private final GrantKeyring keyring;
@@ -71,16 +72,17 @@ public final class MembershipClient
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private int consecutiveFailures;
 
-    public MembershipClient(String nodeId, String advertisedHost, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, GrantKeyring keyring, ReplicaCopier copier)
+    public MembershipClient(String nodeId, String advertisedHost, MetadataAddresses metadataAddresses, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, GrantKeyring keyring, ReplicaCopier copier)
     {
         this.copier = requireNonNull(copier, "copier is null");
         this.keyring = requireNonNull(keyring, "keyring is null");
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.advertisedHost = requireNonNull(advertisedHost, "advertisedHost is null");
-        this.metadataAddress = requireNonNull(metadataAddress, "metadataAddress is null");
+        this.metadataAddress = metadataAddresses.toString();
         this.store = requireNonNull(store, "store is null");
         this.identity = requireNonNull(identity, "identity is null");
-        this.channel = GrpcChannels.forAddress(metadataAddress, security);
+        // the first instance that answers; when it dies, the next (which a shared catalog makes know this node)
+        this.channel = GrpcChannels.forMetadataService(metadataAddresses, security);
         this.metadata = MetadataServiceGrpc.newBlockingStub(channel);
     }
 

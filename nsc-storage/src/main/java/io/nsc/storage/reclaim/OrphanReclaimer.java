@@ -8,6 +8,7 @@ import io.airlift.log.Logger;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.FindOrphansResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -62,7 +63,7 @@ public final class OrphanReclaimer
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
     private final String nodeId;
-    private final String metadataAddress;
+    private final String metadataAddress;  // every configured instance, for messages
     private final ParquetFileStore store;
     private final ClusterIdentity identity;
     private final Duration checkInterval;
@@ -76,18 +77,18 @@ public final class OrphanReclaimer
     // only rounds touch it, one at a time (the orphan thread; a test's direct call)
     private boolean refusing;
 
-    public OrphanReclaimer(String nodeId, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock)
+    public OrphanReclaimer(String nodeId, MetadataAddresses metadataAddresses, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock)
     {
-        this(nodeId, metadataAddress, security, store, identity, checkInterval, minAge, clock, MAX_FILE_IDS_PER_CALL);
+        this(nodeId, metadataAddresses, security, store, identity, checkInterval, minAge, clock, MAX_FILE_IDS_PER_CALL);
     }
 
     @VisibleForTesting
-    OrphanReclaimer(String nodeId, String metadataAddress, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock, int batchSize)
+    OrphanReclaimer(String nodeId, MetadataAddresses metadataAddresses, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, Duration checkInterval, Duration minAge, Clock clock, int batchSize)
     {
         checkArgument(batchSize > 0 && batchSize <= MAX_FILE_IDS_PER_CALL, "batchSize must be between 1 and %s", MAX_FILE_IDS_PER_CALL);
         this.batchSize = batchSize;
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
-        this.metadataAddress = requireNonNull(metadataAddress, "metadataAddress is null");
+        this.metadataAddress = metadataAddresses.toString();
         this.store = requireNonNull(store, "store is null");
         this.identity = requireNonNull(identity, "identity is null");
         this.checkInterval = requireNonNull(checkInterval, "checkInterval is null");
@@ -95,7 +96,7 @@ public final class OrphanReclaimer
         this.clock = requireNonNull(clock, "clock is null");
         checkArgument(checkInterval.isPositive(), "checkInterval must be positive");
         checkArgument(!minAge.isNegative(), "minAge is negative");
-        this.channel = GrpcChannels.forAddress(metadataAddress, security);
+        this.channel = GrpcChannels.forMetadataService(metadataAddresses, security);
         this.metadata = MetadataServiceGrpc.newBlockingStub(channel);
     }
 

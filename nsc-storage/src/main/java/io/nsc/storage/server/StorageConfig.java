@@ -2,7 +2,6 @@ package io.nsc.storage.server;
 
 import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
-import com.google.common.net.HostAndPort;
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
 import io.airlift.units.DataSize;
@@ -10,6 +9,7 @@ import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
+import io.nsc.protocol.client.ValidMetadataAddresses;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -35,6 +35,7 @@ public class StorageConfig
     private String advertisedHost = "127.0.0.1";
     private int grpcPort = 7080;
     private int httpPort = 7081;
+    @ValidMetadataAddresses
     private String metadataAddress;
     private DataSize readCoalesceGap = DataSize.of(1, MEGABYTE);
     private DataSize maxResponseChunk = DataSize.of(1, MEGABYTE);
@@ -171,25 +172,11 @@ public class StorageConfig
     }
 
     @Config("storage.metadata-address")
-    @ConfigDescription("host:port of the metadata service to register with; unset runs the node standalone")
+    @ConfigDescription("Comma-separated host:port of the metadata services, in order of preference: the node registers with the first that answers and fails over to the next; unset runs the node standalone")
     public StorageConfig setMetadataAddress(String metadataAddress)
     {
         this.metadataAddress = metadataAddress;
         return this;
-    }
-
-    @AssertTrue(message = "storage.metadata-address must be host:port")
-    public boolean isMetadataAddressValid()
-    {
-        if (metadataAddress == null) {
-            return true;
-        }
-        try {
-            return HostAndPort.fromString(metadataAddress).hasPort();
-        }
-        catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     @NotNull

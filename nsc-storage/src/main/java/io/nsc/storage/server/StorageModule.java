@@ -5,6 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.security.TlsModule;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.membership.ClusterIdentity;
@@ -106,7 +107,7 @@ public class StorageModule
     {
         // without a metadata service the node runs standalone (tests, tools)
         return config.getMetadataAddress()
-                .map(address -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), address, security, store, identity, keyring, copier));
+                .map(addresses -> new MembershipClient(config.getNodeId(), config.getAdvertisedHost(), MetadataAddresses.parse(addresses), security, store, identity, keyring, copier));
     }
 
     @Provides
@@ -129,9 +130,9 @@ public class StorageModule
     {
         // only the metadata service can tell an orphan: a standalone node deletes nothing
         return config.getMetadataAddress()
-                .map(address -> new OrphanReclaimer(
+                .map(addresses -> new OrphanReclaimer(
                         config.getNodeId(),
-                        address,
+                        MetadataAddresses.parse(addresses),
                         security,
                         store,
                         identity,

@@ -3,6 +3,7 @@ package io.nsc.storage.membership;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.KillableProxy;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.protocol.proto.HeartbeatRequest;
@@ -166,6 +167,32 @@ final class TestMembership
             awaitCondition("the new disk gets the id", () -> Files.exists(disk3.resolve("cluster-id")));
             assertThat(Files.readString(disk3.resolve("cluster-id"))).isEqualTo(CLUSTER_ID + "\n");
             assertThat(nodeStats(server).getClusterIdMismatch()).isFalse();
+        }
+    }
+
+    @Test
+    void testFailsOverToTheNextMetadataService()
+    {
+        // two instances of one cluster; the second knows the node only once it registers there
+        FakeMetadataService second = new FakeMetadataService();
+        metadataEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(metadata), Map::of, TransportSecurity.insecure(), AccessPolicy.builder().build());
+        try (ServiceEndpoints secondEndpoints = ServiceEndpoints.start("127.0.0.1", 0, 0, List.of(second), Map::of, TransportSecurity.insecure(), AccessPolicy.builder().build());
+                KillableProxy firstProcess = KillableProxy.start(metadataEndpoints.grpcPort());
+                StorageServer server = StorageServer.start(properties("node-f", List.of(disk), Map.of(
+                        "storage.metadata-address", firstProcess.address() + ",127.0.0.1:" + secondEndpoints.grpcPort())))) {
+            awaitCondition("the node heartbeats to the first", () -> metadata.heartbeats.size() >= 2);
+            assertThat(metadata.registrations).hasSize(1);
+            assertThat(second.registrations).isEmpty();
+            assertThat(second.heartbeats).isEmpty();
+
+            firstProcess.kill();
+            awaitCondition("the node registers with the second", () -> !second.registrations.isEmpty());
+            awaitCondition("and heartbeats to it", () -> second.heartbeats.size() >= 2);
+            assertThat(second.registrations.getFirst().getNodeId()).isEqualTo("node-f");
+            // the same cluster id from another instance is no mismatch
+            assertThat(nodeStats(server).getClusterId()).isEqualTo(CLUSTER_ID);
+            assertThat(nodeStats(server).getClusterIdMismatch()).isFalse();
+            assertThat(metadata.registrations).hasSize(1);
         }
     }
 

@@ -3,6 +3,7 @@ package io.nsc.storage.server;
 import com.google.common.collect.ImmutableMap;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
+import io.nsc.protocol.client.ValidMetadataAddresses;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -72,7 +73,7 @@ final class TestStorageConfig
                 .put("storage.advertised-host", "storage-7.example.com")
                 .put("storage.grpc-port", "9080")
                 .put("storage.http-port", "0")
-                .put("storage.metadata-address", "metadata.example.com:7070")
+                .put("storage.metadata-address", "metadata.example.com:7070,metadata-2.example.com:7070")
                 .put("storage.read-coalesce-gap", "256kB")
                 .put("storage.max-response-chunk", "4MB")
                 .put("storage.orphan-check-interval", "30s")
@@ -104,7 +105,7 @@ final class TestStorageConfig
                 .setAdvertisedHost("storage-7.example.com")
                 .setGrpcPort(9080)
                 .setHttpPort(0)
-                .setMetadataAddress("metadata.example.com:7070")
+                .setMetadataAddress("metadata.example.com:7070,metadata-2.example.com:7070")
                 .setReadCoalesceGap(DataSize.of(256, KILOBYTE))
                 .setMaxResponseChunk(DataSize.of(4, MEGABYTE))
                 .setOrphanCheckInterval(new Duration(30, SECONDS))
@@ -130,7 +131,7 @@ final class TestStorageConfig
 
         assertFullMapping(properties, expected);
         assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));
-        assertThat(expected.getMetadataAddress()).contains("metadata.example.com:7070");
+        assertThat(expected.getMetadataAddress()).contains("metadata.example.com:7070,metadata-2.example.com:7070");
     }
 
     @Test
@@ -146,7 +147,9 @@ final class TestStorageConfig
         assertFailsValidation(validConfig().setDataDirs(""), "dataDirs", "must not be empty", jakarta.validation.constraints.NotEmpty.class);
         assertFailsValidation(validConfig().setDataDirs("/data/a,relative/b"), "dataDirsAbsolute", "storage.data-dirs must be absolute paths", jakarta.validation.constraints.AssertTrue.class);
         assertFailsValidation(validConfig().setDataDirs("/data/a,/data/a/"), "dataDirsDistinct", "storage.data-dirs must not name the same directory twice", jakarta.validation.constraints.AssertTrue.class);
-        assertFailsValidation(validConfig().setMetadataAddress("no-port"), "metadataAddressValid", "storage.metadata-address must be host:port", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(validConfig().setMetadataAddress("no-port"), "metadataAddress", "metadata service address 'no-port' is not host:port", ValidMetadataAddresses.class);
+        assertFailsValidation(validConfig().setMetadataAddress("a.example:7070,a.example:7070"), "metadataAddress", "metadata service address a.example:7070 is listed twice", ValidMetadataAddresses.class);
+        assertValidates(validConfig().setMetadataAddress("a.example:7070, b.example:7070"));
         assertFailsValidation(validConfig().setGrpcPort(70000), "grpcPort", "must be less than or equal to 65535", jakarta.validation.constraints.Max.class);
         assertFailsValidation(validConfig().setMaxResponseChunk(DataSize.of(64, MEGABYTE)), "maxResponseChunk", "must be less than or equal to 32MB", io.airlift.units.MaxDataSize.class);
         assertFailsValidation(validConfig().setMaxRequestSize(DataSize.of(65, MEGABYTE)), "maxRequestSize", "must be less than or equal to 64MB", io.airlift.units.MaxDataSize.class);

@@ -6,6 +6,7 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.catalog.CatalogBackupFormat;
 import io.nsc.protocol.catalog.CatalogBackupFormat.Manifest;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.BackupCatalogRequest;
 import io.nsc.protocol.proto.BackupCatalogResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -41,18 +42,18 @@ import static java.util.concurrent.TimeUnit.HOURS;
  */
 public final class BackupCommand
 {
-    public static final String USAGE = "nsc backup --metadata host:port " + TlsOptions.USAGE + " <file>";
+    public static final String USAGE = "nsc backup --metadata host:port[,host:port...] " + TlsOptions.USAGE + " <file>";
 
     private BackupCommand() {}
 
     public static int run(List<String> args, PrintStream out, PrintStream err)
     {
-        String metadataAddress;
+        MetadataAddresses metadataAddresses;
         TransportSecurity security;
         Path target;
         try {
             Arguments arguments = Arguments.parse(args, Sets.union(Set.of("metadata"), TlsOptions.VALUE_OPTIONS), TlsOptions.FLAG_OPTIONS);
-            metadataAddress = arguments.required("metadata");
+            metadataAddresses = MetadataAddresses.parse(arguments.required("metadata"));
             security = TlsOptions.parse(arguments);
             if (arguments.positionals().size() != 1) {
                 throw new UsageException("need exactly one <file> to write the backup to");
@@ -73,7 +74,7 @@ public final class BackupCommand
             return EXIT_FAILED;
         }
 
-        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress, security);
+        ManagedChannel channel = GrpcChannels.forMetadataService(metadataAddresses, security);
         Path partial = null;
         try {
             partial = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");

@@ -5,6 +5,7 @@ import io.airlift.units.Duration;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.DrainNodeRequest;
 import io.nsc.protocol.proto.GetReplicationStatusRequest;
 import io.nsc.protocol.proto.GetReplicationStatusResponse;
@@ -35,13 +36,13 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  */
 public final class DrainCommand
 {
-    public static final String USAGE = "nsc drain --metadata host:port " + TlsOptions.USAGE + " [--timeout 30m] [--no-wait | --cancel] <node-id>";
+    public static final String USAGE = "nsc drain --metadata host:port[,host:port...] " + TlsOptions.USAGE + " [--timeout 30m] [--no-wait | --cancel] <node-id>";
 
     private DrainCommand() {}
 
     public static int run(List<String> args, PrintStream out, PrintStream err)
     {
-        String metadataAddress;
+        MetadataAddresses metadataAddresses;
         String nodeId;
         TransportSecurity security;
         Duration timeout;
@@ -49,7 +50,7 @@ public final class DrainCommand
         boolean wait;
         try {
             Arguments arguments = Arguments.parse(args, Sets.union(Set.of("metadata", "timeout"), TlsOptions.VALUE_OPTIONS), Sets.union(Set.of("cancel", "no-wait"), TlsOptions.FLAG_OPTIONS));
-            metadataAddress = arguments.required("metadata");
+            metadataAddresses = MetadataAddresses.parse(arguments.required("metadata"));
             security = TlsOptions.parse(arguments);
             timeout = Duration.valueOf(arguments.value("timeout").orElse("30m"));
             cancel = arguments.flag("cancel");
@@ -65,7 +66,7 @@ public final class DrainCommand
             return EXIT_USAGE;
         }
 
-        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress, security);
+        ManagedChannel channel = GrpcChannels.forMetadataService(metadataAddresses, security);
         try {
             MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel);
             StorageNode node = metadata.withDeadlineAfter(30, SECONDS)

@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
@@ -34,7 +35,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  */
 public final class TableInfoCommand
 {
-    public static final String USAGE = "nsc info --metadata host:port " + TlsOptions.USAGE + " <schema>.<table>";
+    public static final String USAGE = "nsc info --metadata host:port[,host:port...] " + TlsOptions.USAGE + " <schema>.<table>";
 
     // the service lowers it to its own limit
     private static final int PAGE_SIZE = 1000;
@@ -44,12 +45,12 @@ public final class TableInfoCommand
 
     public static int run(List<String> args, PrintStream out, PrintStream err)
     {
-        String metadataAddress;
+        MetadataAddresses metadataAddresses;
         List<String> name;
         TransportSecurity security;
         try {
             Arguments arguments = Arguments.parse(args, Sets.union(Set.of("metadata"), TlsOptions.VALUE_OPTIONS), TlsOptions.FLAG_OPTIONS);
-            metadataAddress = arguments.required("metadata");
+            metadataAddresses = MetadataAddresses.parse(arguments.required("metadata"));
             security = TlsOptions.parse(arguments);
             if (arguments.positionals().size() != 1) {
                 throw new UsageException("need exactly one <schema>.<table>");
@@ -65,7 +66,7 @@ public final class TableInfoCommand
             return EXIT_USAGE;
         }
 
-        ManagedChannel channel = GrpcChannels.forAddress(metadataAddress, security);
+        ManagedChannel channel = GrpcChannels.forMetadataService(metadataAddresses, security);
         try {
             MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel);
             TableInfo table = metadata.withDeadlineAfter(CALL_TIMEOUT_SECONDS, SECONDS)

@@ -3,6 +3,7 @@ package io.nsc.tools.load;
 import com.google.common.base.Splitter;
 import com.google.common.base.Stopwatch;
 import com.google.common.collect.Sets;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.tools.cli.Arguments;
 import io.nsc.tools.cli.PeakMemory;
@@ -24,7 +25,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc load}: registers existing Parquet files as (more of) a table. */
 public final class LoadCommand
 {
-    public static final String USAGE = "nsc load --metadata host:port " + TlsOptions.USAGE + " [--replication N] [--no-verify] <schema>.<table> <file-or-dir>...";
+    public static final String USAGE = "nsc load --metadata host:port[,host:port...] " + TlsOptions.USAGE + " [--replication N] [--no-verify] <schema>.<table> <file-or-dir>...";
 
     private LoadCommand() {}
 
@@ -41,7 +42,8 @@ public final class LoadCommand
                     args,
                     Sets.union(Set.of("metadata", "replication"), TlsOptions.VALUE_OPTIONS),
                     Sets.union(Set.of("no-verify"), TlsOptions.FLAG_OPTIONS));
-            metadataAddress = arguments.required("metadata");
+            // refused here, as a usage error, before any file is read
+            metadataAddress = MetadataAddresses.parse(arguments.required("metadata")).toString();
             if (arguments.positionals().size() < 2) {
                 throw new UsageException("need a <schema>.<table> and at least one file or directory");
             }

@@ -8,6 +8,7 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.FileUploader;
 import io.nsc.protocol.client.FileUploader.Uploaded;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.InvalidParquetFileException;
 import io.nsc.protocol.parquet.ParquetFileSummary;
@@ -82,7 +83,7 @@ public final class ParquetLoader
     }
 
     /**
-     * @param metadataAddress host:port of the metadata service's gRPC endpoint
+     * @param metadataAddress host:port of the metadata service's gRPC endpoint, or several, comma-separated, in order of preference
      * @param paths files, and directories whose {@code *.parquet} files (recursively) are loaded
      * @throws LoadException when the load is refused or fails; the message says whether anything was loaded
      */
@@ -103,7 +104,7 @@ public final class ParquetLoader
         List<Column> columns = commonColumns(localFiles);
         NameRules.checkColumnNames(localFiles.getFirst().path(), columns);
 
-        ManagedChannel metadataChannel = openChannel(metadataAddress, "metadata service", security);
+        ManagedChannel metadataChannel = openMetadataChannel(metadataAddress, security);
         StorageChannels storageChannels = new StorageChannels(security);
         try {
             MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(metadataChannel);
@@ -416,6 +417,16 @@ public final class ParquetLoader
     private static MetadataServiceBlockingStub withDeadline(MetadataServiceBlockingStub metadata)
     {
         return metadata.withDeadlineAfter(RPC_TIMEOUT.toMillis(), MILLISECONDS);
+    }
+
+    private static ManagedChannel openMetadataChannel(String addresses, TransportSecurity security)
+    {
+        try {
+            return GrpcChannels.forMetadataService(MetadataAddresses.parse(addresses), security);
+        }
+        catch (IllegalArgumentException e) {
+            throw nothingLoaded("bad metadata service address '%s': %s".formatted(addresses, e.getMessage()), e);
+        }
     }
 
     private static ManagedChannel openChannel(String address, String what, TransportSecurity security)

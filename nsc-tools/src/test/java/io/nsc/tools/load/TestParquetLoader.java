@@ -41,6 +41,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -205,6 +206,32 @@ final class TestParquetLoader
     {
         return List.of("info", "--metadata", metadataAddress, table,
                 "--certificate", identity.certificate().toString(), "--key", identity.key().toString(), "--ca", identity.ca().toString());
+    }
+
+    @Test
+    void usesTheNextMetadataServiceWhenTheFirstIsDown()
+            throws IOException
+    {
+        String addresses = "127.0.0.1:" + unusedPort() + "," + metadataAddress;
+        String table = newTableName();
+        LoadResult result = new ParquetLoader(security).load(addresses, "tpch", table, List.of(tpchDir.resolve("nation/nation-000.parquet")), TWO_REPLICAS);
+        assertThat(result.tableCreated()).isTrue();
+        assertThat(tableInfo("tpch", table).orElseThrow().getRowCount()).isEqualTo(25);
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<String> info = new ArrayList<>(infoCommand("tpch." + table, clientFiles));
+        info.set(info.indexOf(metadataAddress), addresses);
+        assertThat(NscTool.run(info, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8))).isEqualTo(NscTool.EXIT_OK);
+        assertThat(out.toString(UTF_8)).contains("table tpch.%s version 1".formatted(table));
+    }
+
+    private static int unusedPort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     @Test

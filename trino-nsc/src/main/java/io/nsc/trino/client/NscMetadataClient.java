@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.AllocateFilesRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
 import io.nsc.protocol.proto.Column;
@@ -14,6 +15,7 @@ import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.CreateSchemaRequest;
 import io.nsc.protocol.proto.CreateTableRequest;
 import io.nsc.protocol.proto.CreateTableResponse;
+import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.DropSchemaRequest;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.FileAllocation;
@@ -36,6 +38,7 @@ import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 
 import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,22 +57,27 @@ import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.stream.Collectors.toCollection;
 
 /**
- * The connector's only way to the metadata service: it turns gRPC failures into
- * {@link TrinoException}s a user can act on.
+ * The connector's only way to the metadata services: it turns gRPC failures into
+ * {@link TrinoException}s a user can act on. Calls go to the first configured instance that
+ * answers and move to the next when it fails (see {@link GrpcChannels#forMetadataService}).
  */
 public class NscMetadataClient
 {
-    private final String address;
+    // pages of the table's files read to tell whether a commit interrupted by a failover went through
+    private static final int COMMIT_CHECK_PAGE_SIZE = 1000;
+
+    private final MetadataAddresses addresses;
     private final ManagedChannel channel;
     private final long timeoutMillis;
 
     @Inject
     public NscMetadataClient(NscConfig config, TransportSecurity security)
     {
-        this.address = requireNonNull(config.getMetadataAddress(), "metadataAddress is null");
-        this.channel = GrpcChannels.forAddress(address, security);
+        this.addresses = MetadataAddresses.parse(requireNonNull(config.getMetadataAddress(), "metadataAddress is null"));
+        this.channel = GrpcChannels.forMetadataService(addresses, security);
         this.timeoutMillis = config.getMetadataTimeout().toMillis();
     }
 
@@ -263,12 +271,12 @@ public class NscMetadataClient
             };
         }
         if (response.getFilesCount() != 1) {
-            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s allocated %s files, 1 was asked for".formatted(address, response.getFilesCount()));
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s allocated %s files, 1 was asked for".formatted(addresses, response.getFilesCount()));
         }
         FileAllocation allocation = response.getFiles(0);
         List<String> nodeIds = allocation.getReplicasList().stream().map(StorageNode::getNodeId).collect(toImmutableList());
         if (nodeIds.size() != replication || new HashSet<>(nodeIds).size() != nodeIds.size()) {
-            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s placed file %s on %s: %s distinct nodes were asked for".formatted(address, allocation.getFileId(), nodeIds, replication));
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s placed file %s on %s: %s distinct nodes were asked for".formatted(addresses, allocation.getFileId(), nodeIds, replication));
         }
         return allocation;
     }
@@ -300,34 +308,113 @@ public class NscMetadataClient
         }
         if (!replacement.getFileId().equals(fileId) || replacement.getReplicasCount() != 1 || replacement.getReplicas(0).getNodeId().equals(failedNodeId)) {
             throw new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s answered a replacement for the replica of file %s on %s with file %s on %s".formatted(
-                    address, fileId, failedNodeId, replacement.getFileId(), replacement.getReplicasList().stream().map(StorageNode::getNodeId).toList()));
+                    addresses, fileId, failedNodeId, replacement.getFileId(), replacement.getReplicasList().stream().map(StorageNode::getNodeId).toList()));
         }
         return replacement;
     }
 
     /**
      * Registers files with a table in one metadata transaction, creating the table if asked.
+     * <p>
+     * When the instance that took the commit becomes unreachable (UNAVAILABLE), it may or may not
+     * have applied the commit before it died. The commit is then sent once more, and the channel
+     * takes it to the next instance. A second attempt cannot apply it twice: the catalog refuses a
+     * file that is already committed, and a CREATE TABLE AS whose table exists. When the second
+     * attempt is refused that way, the table itself tells whether it holds this commit's files.
      *
+     * @return the service's answer; for a commit found applied after a failover, the table's id
+     *         and the version at which its files were found (the commit's, or a later one)
      * @throws TrinoException TABLE_ALREADY_EXISTS (a CREATE TABLE AS whose table appeared meanwhile),
      *         SCHEMA_NOT_FOUND, TABLE_NOT_FOUND (the table was dropped meanwhile), or
      *         NSC_COMMIT_OUTCOME_UNKNOWN when the call failed in a way that leaves open whether it was applied
      */
     public CommitFilesResponse commitFiles(CommitFilesRequest request)
     {
-        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
         try {
             return stub().commitFiles(request);
         }
         catch (StatusRuntimeException e) {
-            throw switch (e.getStatus().getCode()) {
-                case ALREADY_EXISTS -> tableAlreadyExists(name, e);
-                case NOT_FOUND -> request.getCreateTable() ? schemaNotFound(name.getSchemaName(), e) : tableNotFound(name, e);
-                case INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED, PERMISSION_DENIED, UNAUTHENTICATED, RESOURCE_EXHAUSTED, UNIMPLEMENTED -> metadataError("commit %s files to %s".formatted(request.getFilesCount(), name), e);
-                // the service may have applied the commit before the failure reached us
-                default -> new TrinoException(NSC_COMMIT_OUTCOME_UNKNOWN, "Committing %s files to %s failed with %s: whether they were committed is unknown; check the table before writing again".formatted(
-                        request.getFilesCount(), name, describe(e)), e);
-            };
+            if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+                throw commitFailed(request, e);
+            }
+            return commitAgain(request, e);
         }
+    }
+
+    private CommitFilesResponse commitAgain(CommitFilesRequest request, StatusRuntimeException firstFailure)
+    {
+        try {
+            // the first attempt was not applied: had it been, this one would be refused
+            return stub().commitFiles(request);
+        }
+        catch (StatusRuntimeException e) {
+            e.addSuppressed(firstFailure);
+            Status.Code code = e.getStatus().getCode();
+            if (code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS) {
+                if (request.getFilesCount() == 0) {
+                    // an empty CREATE TABLE AS leaves no file to recognise it by: the table may be ours or another's
+                    throw outcomeUnknown(request, e);
+                }
+                Optional<CommitFilesResponse> applied;
+                try {
+                    applied = findApplied(request);
+                }
+                catch (TrinoException checkFailure) {
+                    e.addSuppressed(checkFailure);
+                    throw outcomeUnknown(request, e);
+                }
+                if (applied.isPresent()) {
+                    return applied.get();
+                }
+            }
+            throw commitFailed(request, e);
+        }
+    }
+
+    /** The table and version holding every file of {@code request}, if the table has them. */
+    private Optional<CommitFilesResponse> findApplied(CommitFilesRequest request)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        Optional<TableInfo> table = getTable(name);
+        if (table.isEmpty() || (request.getExpectedTableId() != 0 && table.get().getTableId() != request.getExpectedTableId())) {
+            return Optional.empty();
+        }
+        Set<String> missing = request.getFilesList().stream().map(DataFile::getFileId).collect(toCollection(HashSet::new));
+        long tableId = table.get().getTableId();
+        long version = table.get().getVersion();
+        ByteString pageToken = ByteString.EMPTY;
+        do {
+            GetTableFilesResponse page = getTableFilesPage(tableId, version, COMMIT_CHECK_PAGE_SIZE, pageToken, false);
+            page.getFilesList().forEach(file -> missing.remove(file.getFileId()));
+            pageToken = page.getNextPageToken();
+        }
+        while (!missing.isEmpty() && !pageToken.isEmpty());
+        if (!missing.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(CommitFilesResponse.newBuilder()
+                .setTableId(tableId)
+                .setVersion(version)
+                .setTableCreated(request.getMustCreate())
+                .build());
+    }
+
+    private TrinoException commitFailed(CommitFilesRequest request, StatusRuntimeException e)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        return switch (e.getStatus().getCode()) {
+            case ALREADY_EXISTS -> tableAlreadyExists(name, e);
+            case NOT_FOUND -> request.getCreateTable() ? schemaNotFound(name.getSchemaName(), e) : tableNotFound(name, e);
+            case INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED, PERMISSION_DENIED, UNAUTHENTICATED, RESOURCE_EXHAUSTED, UNIMPLEMENTED -> metadataError("commit %s files to %s".formatted(request.getFilesCount(), name), e);
+            // the service may have applied the commit before the failure reached us
+            default -> outcomeUnknown(request, e);
+        };
+    }
+
+    private static TrinoException outcomeUnknown(CommitFilesRequest request, StatusRuntimeException e)
+    {
+        return new TrinoException(NSC_COMMIT_OUTCOME_UNKNOWN, "Committing %s files to %s.%s failed with %s: whether they were committed is unknown; check the table before writing again".formatted(
+                request.getFilesCount(), request.getSchemaName(), request.getTableName(), describe(e)), e);
     }
 
     private MetadataServiceBlockingStub stub()
@@ -347,7 +434,7 @@ public class NscMetadataClient
 
     private TrinoException metadataError(String action, StatusRuntimeException e)
     {
-        return new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s failed to %s: %s".formatted(address, action, describe(e)), e);
+        return new TrinoException(NSC_METADATA_ERROR, "nsc metadata service at %s failed to %s: %s".formatted(addresses, action, describe(e)), e);
     }
 
     // Not SchemaNotFoundException/TableNotFoundException: in Trino 476 they carry the generic NOT_FOUND code

@@ -3,6 +3,8 @@ package io.nsc.metadata.backup;
 import io.airlift.log.Logger;
 import io.grpc.Status;
 import io.nsc.metadata.catalog.CatalogDatabase;
+import io.nsc.metadata.catalog.CatalogSchema;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
 import io.nsc.protocol.catalog.CatalogBackupFormat;
 import io.nsc.protocol.catalog.CatalogBackupFormat.Manifest;
 
@@ -20,6 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
+import static io.nsc.metadata.MetadataErrors.failedPrecondition;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static java.util.Objects.requireNonNull;
@@ -27,7 +30,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * Makes online backups of the running catalog in the {@link CatalogBackupFormat}: H2's
  * {@code BACKUP} copies the database file while the catalog waits (see
- * {@link CatalogDatabase#backupTo}), then the copy is wrapped with a manifest naming the cluster.
+ * {@link H2CatalogDatabase#backupTo}), then the copy is wrapped with a manifest naming the cluster.
+ * A catalog in PostgreSQL is the server's to back up ({@code pg_dump}, or its continuous archiving),
+ * with the tools its operators already run for it: this refuses it.
  * The file lives in {@code <data-dir>/backup-tmp/} only while a caller streams it; leftovers of a
  * crash are deleted at start.
  *
@@ -58,10 +63,14 @@ public final class CatalogBackups
     /**
      * Makes a backup file; the caller sends it and then closes the {@link Backup}, which deletes it.
      *
-     * @throws io.grpc.StatusRuntimeException RESOURCE_EXHAUSTED while another backup is in progress
+     * @throws io.grpc.StatusRuntimeException RESOURCE_EXHAUSTED while another backup is in progress;
+     *         FAILED_PRECONDITION for a catalog in PostgreSQL
      */
     public Backup create()
     {
+        if (!(database instanceof H2CatalogDatabase h2)) {
+            throw failedPrecondition("The catalog is in PostgreSQL: back it up with pg_dump (or the server's continuous archiving); ./nsc backup and restore cover the embedded H2 catalog only");
+        }
         if (!running.tryAcquire()) {
             throw Status.RESOURCE_EXHAUSTED
                     .withDescription("Another catalog backup is in progress; try again when it has finished")
@@ -73,14 +82,14 @@ public final class CatalogBackups
         boolean created = false;
         try {
             Files.createDirectories(temporaryDirectory);
-            database.backupTo(h2Copy);
+            h2.backupTo(h2Copy);
             Manifest manifest;
             try (ZipFile copy = new ZipFile(h2Copy.toFile())) {
-                ZipEntry entry = copy.getEntry(CatalogDatabase.DATABASE_FILE);
+                ZipEntry entry = copy.getEntry(H2CatalogDatabase.DATABASE_FILE);
                 if (entry == null || entry.getSize() < 0) {
-                    throw new IOException("H2's backup %s holds no %s".formatted(h2Copy, CatalogDatabase.DATABASE_FILE));
+                    throw new IOException("H2's backup %s holds no %s".formatted(h2Copy, H2CatalogDatabase.DATABASE_FILE));
                 }
-                manifest = new Manifest(clusterId, CatalogDatabase.SCHEMA_VERSION, clock.instant(), entry.getSize());
+                manifest = new Manifest(clusterId, CatalogSchema.VERSION, clock.instant(), entry.getSize());
                 try (InputStream input = copy.getInputStream(entry);
                         OutputStream output = Files.newOutputStream(file, CREATE_NEW, WRITE)) {
                     CatalogBackupFormat.write(output, manifest, input);

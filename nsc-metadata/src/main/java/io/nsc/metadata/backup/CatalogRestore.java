@@ -1,10 +1,13 @@
 package io.nsc.metadata.backup;
 
-import io.airlift.units.Duration;
 import io.nsc.metadata.catalog.CatalogDatabase;
 import io.nsc.metadata.catalog.CatalogDatabaseException;
 import io.nsc.metadata.catalog.CatalogInUseException;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.CatalogSchema;
+import io.nsc.metadata.catalog.ClusterCatalog;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
+import io.nsc.metadata.catalog.TableCatalog;
+import io.nsc.metadata.catalog.TableVersionRetention;
 import io.nsc.protocol.catalog.CatalogBackupFormat;
 import io.nsc.protocol.catalog.CatalogBackupFormat.InvalidBackupException;
 import io.nsc.protocol.catalog.CatalogBackupFormat.Manifest;
@@ -26,7 +29,6 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static java.util.Objects.requireNonNull;
-import static java.util.concurrent.TimeUnit.HOURS;
 
 /**
  * Puts a catalog backup in place of a stopped metadata service's catalog, losing nothing: the
@@ -73,7 +75,7 @@ public final class CatalogRestore
             throws RestoreRefusedException, IOException
     {
         Path directory = dataDir.toAbsolutePath();
-        Path current = directory.resolve(CatalogDatabase.DATABASE_FILE);
+        Path current = directory.resolve(H2CatalogDatabase.DATABASE_FILE);
         Path staging = directory.resolve(STAGING_DIRECTORY);
         if (!Files.isRegularFile(backupFile)) {
             throw new RestoreRefusedException("%s does not exist or is not a file".formatted(backupFile), null);
@@ -88,14 +90,14 @@ public final class CatalogRestore
             Optional<Path> previous = Optional.empty();
             if (Files.exists(current)) {
                 checkCurrent(directory, manifest, force);
-                Path aside = directory.resolve("%s.before-restore-%s".formatted(CatalogDatabase.DATABASE_FILE, SUFFIX.format(clock.instant())));
+                Path aside = directory.resolve("%s.before-restore-%s".formatted(H2CatalogDatabase.DATABASE_FILE, SUFFIX.format(clock.instant())));
                 Files.move(current, aside, ATOMIC_MOVE);
                 previous = Optional.of(aside);
             }
             try {
                 // the restored file must be on disk before the name points at it
-                forceFile(staging.resolve(CatalogDatabase.DATABASE_FILE));
-                Files.move(staging.resolve(CatalogDatabase.DATABASE_FILE), current, ATOMIC_MOVE);
+                forceFile(staging.resolve(H2CatalogDatabase.DATABASE_FILE));
+                Files.move(staging.resolve(H2CatalogDatabase.DATABASE_FILE), current, ATOMIC_MOVE);
                 forceFile(directory);
             }
             catch (IOException e) {
@@ -121,7 +123,7 @@ public final class CatalogRestore
             throws RestoreRefusedException, IOException
     {
         try {
-            return CatalogBackupFormat.read(backupFile, Optional.of(staging.resolve(CatalogDatabase.DATABASE_FILE)));
+            return CatalogBackupFormat.read(backupFile, Optional.of(staging.resolve(H2CatalogDatabase.DATABASE_FILE)));
         }
         catch (InvalidBackupException e) {
             throw new RestoreRefusedException(e.getMessage(), e);
@@ -132,17 +134,16 @@ public final class CatalogRestore
     private static int checkStaged(Path backupFile, Path staging, Manifest manifest, Clock clock)
             throws RestoreRefusedException
     {
-        if (manifest.schemaVersion() > CatalogDatabase.SCHEMA_VERSION) {
+        if (manifest.schemaVersion() > CatalogSchema.VERSION) {
             throw new RestoreRefusedException("%s holds a catalog at schema version %s, newer than this nsc supports (%s): restore it with the nsc that made it".formatted(
-                    backupFile, manifest.schemaVersion(), CatalogDatabase.SCHEMA_VERSION), null);
+                    backupFile, manifest.schemaVersion(), CatalogSchema.VERSION), null);
         }
-        try (CatalogDatabase database = CatalogDatabase.open(staging)) {
-            CatalogStore catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
-            String clusterId = catalog.clusterId();
+        try (CatalogDatabase database = H2CatalogDatabase.open(staging)) {
+            String clusterId = new ClusterCatalog(database).clusterId();
             if (!clusterId.equals(manifest.clusterId())) {
                 throw new RestoreRefusedException("%s is inconsistent: its manifest names cluster %s, its database %s".formatted(backupFile, manifest.clusterId(), clusterId), null);
             }
-            return catalog.listTables(Optional.empty()).size();
+            return new TableCatalog(database, clock, new TableVersionRetention(TableVersionRetention.DEFAULT_RETENTION)).listTables(Optional.empty()).size();
         }
         catch (CatalogDatabaseException e) {
             throw new RestoreRefusedException("%s holds no usable catalog database: %s".formatted(backupFile, e.getMessage()), e);
@@ -173,10 +174,10 @@ public final class CatalogRestore
     private static void checkCurrent(Path directory, Manifest manifest, boolean force)
             throws RestoreRefusedException, IOException
     {
-        checkNotInUse(directory.resolve(CatalogDatabase.DATABASE_FILE));
+        checkNotInUse(directory.resolve(H2CatalogDatabase.DATABASE_FILE));
         Optional<String> clusterId;
         try {
-            clusterId = CatalogDatabase.readClusterId(directory);
+            clusterId = H2CatalogDatabase.readClusterId(directory);
         }
         catch (CatalogInUseException e) {
             throw new RestoreRefusedException(e.getMessage() + ": stop the metadata service first", e);

@@ -5,6 +5,6 @@ package io.nsc.metadata.catalog;
  *
  * @param filesReleased files that were committed to it; kept for the table version retention,
  *        after which no table claims them any more and their storage nodes may reclaim them
- *        (see {@link CatalogStore#findOrphans})
+ *        (see {@link AllocationCatalog#findOrphans})
  */
 public record DroppedTable(long tableId, int filesReleased) {}

@@ -1,9 +1,7 @@
 package io.nsc.metadata.catalog;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import org.jdbi.v3.core.Handle;
+
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -23,26 +21,19 @@ record ListedTable(long tableId, long lastVersion, Optional<Long> droppedMillis)
     }
 
     /** The live table with the id, else the dropped one still in the catalog; empty when neither is. */
-    static Optional<ListedTable> find(Connection connection, long tableId)
-            throws SQLException
+    static Optional<ListedTable> find(Handle handle, long tableId)
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT version FROM tables WHERE table_id = ?")) {
-            statement.setLong(1, tableId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                if (resultSet.next()) {
-                    return Optional.of(new ListedTable(tableId, resultSet.getLong(1), Optional.empty()));
-                }
-            }
+        Optional<ListedTable> live = handle.createQuery("SELECT version FROM tables WHERE table_id = :table_id")
+                .bind("table_id", tableId)
+                .map((row, _) -> new ListedTable(tableId, row.getLong("version"), Optional.empty()))
+                .findOne();
+        if (live.isPresent()) {
+            return live;
         }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT version, dropped_millis FROM dropped_tables WHERE table_id = ?")) {
-            statement.setLong(1, tableId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                if (resultSet.next()) {
-                    return Optional.of(new ListedTable(tableId, resultSet.getLong(1), Optional.of(resultSet.getLong(2))));
-                }
-            }
-        }
-        return Optional.empty();
+        return handle.createQuery("SELECT version, dropped_millis FROM dropped_tables WHERE table_id = :table_id")
+                .bind("table_id", tableId)
+                .map((row, _) -> new ListedTable(tableId, row.getLong("version"), Optional.of(row.getLong("dropped_millis"))))
+                .findOne();
     }
 
     boolean dropped()

@@ -5,8 +5,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.protobuf.ByteString;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,28 +37,24 @@ public final class ReplicaCatalog
     /** Every committed file with its replicas and its table's replication. */
     public List<FileReplicas> fileReplicas()
     {
-        return database.inTransaction(connection -> {
+        return database.inTransaction(handle -> {
             Map<String, List<String>> replicas = new HashMap<>();
-            try (PreparedStatement statement = connection.prepareStatement("SELECT file_id, node_id FROM file_replicas WHERE NOT missing ORDER BY file_id, ordinal");
-                    ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    replicas.computeIfAbsent(rows.getString(1), _ -> new ArrayList<>()).add(rows.getString(2));
-                }
-            }
-            ImmutableList.Builder<FileReplicas> files = ImmutableList.builder();
-            try (PreparedStatement statement = connection.prepareStatement(
-                    """
-                    SELECT f.file_id, f.size_bytes, f.crc32c, p.property_value
-                    FROM files f LEFT JOIN table_properties p ON p.table_id = f.table_id AND p.property_name = 'replication'
-                    ORDER BY f.table_id, f.committed_version, f.commit_ordinal
-                    """);
-                    ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    String fileId = rows.getString(1);
-                    files.add(new FileReplicas(fileId, rows.getLong(2), rows.getInt(3), replication(rows.getString(4)), replicas.getOrDefault(fileId, List.of())));
-                }
-            }
-            return files.build();
+            handle.createQuery("SELECT file_id, node_id FROM file_replicas WHERE NOT missing ORDER BY file_id, ordinal")
+                    .map((row, _) -> Map.entry(row.getString("file_id"), row.getString("node_id")))
+                    .forEach(replica -> replicas.computeIfAbsent(replica.getKey(), _ -> new ArrayList<>()).add(replica.getValue()));
+            return handle.createQuery(
+                            """
+                            SELECT f.file_id, f.size_bytes, f.crc32c, p.property_value
+                            FROM files f LEFT JOIN table_properties p ON p.table_id = f.table_id AND p.property_name = 'replication'
+                            ORDER BY f.table_id, f.committed_version, f.commit_ordinal
+                            """)
+                    .map((row, _) -> new FileReplicas(
+                            row.getString("file_id"),
+                            row.getLong("size_bytes"),
+                            row.getInt("crc32c"),
+                            replication(row.getString("property_value")),
+                            replicas.getOrDefault(row.getString("file_id"), List.of())))
+                    .collect(ImmutableList.toImmutableList());
         });
     }
 
@@ -80,17 +75,10 @@ public final class ReplicaCatalog
     /** What the catalog committed for the file: what a copy must be identical to. */
     public Optional<FileEntry> committedFile(String fileId)
     {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT size_bytes, row_count, crc32c, compact_stats FROM files WHERE file_id = ?")) {
-                statement.setString(1, fileId);
-                try (ResultSet row = statement.executeQuery()) {
-                    if (!row.next()) {
-                        return Optional.empty();
-                    }
-                    return Optional.of(new FileEntry(fileId, row.getLong(1), row.getLong(2), row.getInt(3), ByteString.copyFrom(row.getBytes(4)), List.of(), ByteString.EMPTY));
-                }
-            }
-        });
+        return database.inTransaction(handle -> handle.createQuery("SELECT size_bytes, row_count, crc32c, compact_stats FROM files WHERE file_id = :file_id")
+                .bind("file_id", fileId)
+                .map((row, _) -> new FileEntry(fileId, row.getLong("size_bytes"), row.getLong("row_count"), row.getInt("crc32c"), ByteString.copyFrom(row.getBytes("compact_stats")), List.of(), ByteString.EMPTY))
+                .findOne());
     }
 
     /**
@@ -99,39 +87,35 @@ public final class ReplicaCatalog
      */
     public boolean addReplica(String fileId, String nodeId)
     {
-        return database.inTransaction(connection -> {
+        return database.inTransaction(handle -> {
             // a copy to a node whose earlier replica went missing brings that replica back
-            try (PreparedStatement found = connection.prepareStatement("UPDATE file_replicas SET missing = FALSE WHERE file_id = ? AND node_id = ? AND missing")) {
-                found.setString(1, fileId);
-                found.setString(2, nodeId);
-                if (found.executeUpdate() == 1) {
-                    return true;
-                }
+            int found = handle.createUpdate("UPDATE file_replicas SET missing = FALSE WHERE file_id = :file_id AND node_id = :node_id AND missing")
+                    .bind("file_id", fileId)
+                    .bind("node_id", nodeId)
+                    .execute();
+            if (found == 1) {
+                return true;
             }
-            try (PreparedStatement statement = connection.prepareStatement(
-                    """
-                    INSERT INTO file_replicas (file_id, node_id, ordinal)
-                    SELECT f.file_id, n.node_id, (SELECT COALESCE(MAX(ordinal), -1) + 1 FROM file_replicas WHERE file_id = f.file_id)
-                    FROM files f JOIN nodes n ON n.node_id = ?
-                    WHERE f.file_id = ? AND NOT EXISTS (SELECT 1 FROM file_replicas WHERE file_id = f.file_id AND node_id = n.node_id)
-                    """)) {
-                statement.setString(1, nodeId);
-                statement.setString(2, fileId);
-                return statement.executeUpdate() == 1;
-            }
+            return handle.createUpdate(
+                            """
+                            INSERT INTO file_replicas (file_id, node_id, ordinal)
+                            SELECT f.file_id, n.node_id, (SELECT COALESCE(MAX(ordinal), -1) + 1 FROM file_replicas WHERE file_id = f.file_id)
+                            FROM files f JOIN nodes n ON n.node_id = :node_id
+                            WHERE f.file_id = :file_id AND NOT EXISTS (SELECT 1 FROM file_replicas WHERE file_id = f.file_id AND node_id = n.node_id)
+                            """)
+                    .bind("node_id", nodeId)
+                    .bind("file_id", fileId)
+                    .execute() == 1;
         });
     }
 
     /** Forgets a replica (damaged, or one too many). False when there was none. */
     public boolean removeReplica(String fileId, String nodeId)
     {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("DELETE FROM file_replicas WHERE file_id = ? AND node_id = ?")) {
-                statement.setString(1, fileId);
-                statement.setString(2, nodeId);
-                return statement.executeUpdate() == 1;
-            }
-        });
+        return database.inTransaction(handle -> handle.createUpdate("DELETE FROM file_replicas WHERE file_id = :file_id AND node_id = :node_id")
+                .bind("file_id", fileId)
+                .bind("node_id", nodeId)
+                .execute() == 1);
     }
 
     /** Replicas nodes stopped reporting, per node. */
@@ -143,27 +127,17 @@ public final class ReplicaCatalog
     /** False when the node is unknown. */
     public boolean setDraining(String nodeId, boolean draining)
     {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("UPDATE nodes SET draining = ? WHERE node_id = ?")) {
-                statement.setBoolean(1, draining);
-                statement.setString(2, nodeId);
-                return statement.executeUpdate() == 1;
-            }
-        });
+        return database.inTransaction(handle -> handle.createUpdate("UPDATE nodes SET draining = :draining WHERE node_id = :node_id")
+                .bind("draining", draining)
+                .bind("node_id", nodeId)
+                .execute() == 1);
     }
 
     public Set<String> drainingNodes()
     {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT node_id FROM nodes WHERE draining");
-                    ResultSet rows = statement.executeQuery()) {
-                ImmutableSet.Builder<String> nodes = ImmutableSet.builder();
-                while (rows.next()) {
-                    nodes.add(rows.getString(1));
-                }
-                return nodes.build();
-            }
-        });
+        return database.inTransaction(handle -> handle.createQuery("SELECT node_id FROM nodes WHERE draining")
+                .mapTo(String.class)
+                .collect(ImmutableSet.toImmutableSet()));
     }
 
     /** Replicas of committed files per node (those a node reports). */
@@ -174,17 +148,9 @@ public final class ReplicaCatalog
 
     private Map<String, Long> replicaCountsPerNode(boolean missing)
     {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT node_id, COUNT(*) FROM file_replicas WHERE missing = ? GROUP BY node_id")) {
-                statement.setBoolean(1, missing);
-                try (ResultSet rows = statement.executeQuery()) {
-                    ImmutableMap.Builder<String, Long> counts = ImmutableMap.builder();
-                    while (rows.next()) {
-                        counts.put(rows.getString(1), rows.getLong(2));
-                    }
-                    return counts.buildOrThrow();
-                }
-            }
-        });
+        return database.inTransaction(handle -> handle.createQuery("SELECT node_id, COUNT(*) AS replicas FROM file_replicas WHERE missing = :missing GROUP BY node_id")
+                .bind("missing", missing)
+                .map((row, _) -> Map.entry(row.getString("node_id"), row.getLong("replicas")))
+                .collect(ImmutableMap.toImmutableMap(Map.Entry::getKey, Map.Entry::getValue)));
     }
 }

@@ -5,6 +5,6 @@ package io.nsc.metadata.catalog;
  *
  * @param added files the node reported that the catalog did not list on it, or listed as missing
  * @param removed files the catalog listed on the node that the node no longer reported: marked
- *        missing, not forgotten (see {@link CatalogStore#registerNode})
+ *        missing, not forgotten (see {@link NodeCatalog#registerNode})
  */
 public record ReplicaSync(int added, int removed) {}

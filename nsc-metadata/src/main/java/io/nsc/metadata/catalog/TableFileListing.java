@@ -3,8 +3,10 @@ package io.nsc.metadata.catalog;
 import com.google.common.collect.ImmutableList;
 import com.google.protobuf.ByteString;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
+import org.jdbi.v3.core.statement.Query;
+
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -22,8 +24,8 @@ import static io.nsc.metadata.MetadataErrors.outOfRange;
  * <p>Files are only ever added to a table, and a committed file never changes (only its replicas
  * do), so the files of version v are exactly those committed at v or before. A listing that
  * resumes after the position of the last file it read therefore sees version v whole and alone,
- * whatever commits land between its pages, while each page holds the catalog's lock only for
- * the time it takes to read that page. A version stays listable while the table version
+ * whatever commits land between its pages (on any metadata service), while each page is one
+ * short transaction. A version stays listable while the table version
  * retention keeps it ({@link TableVersionRetention}), through later commits and a DROP TABLE
  * alike; a version past it ends the listing with FAILED_PRECONDITION, a table dropped longer ago
  * with NOT_FOUND (its table id is never reused).
@@ -43,10 +45,9 @@ final class TableFileListing
      *         INVALID_ARGUMENT for a listing that continues after a position where no file of the version stands;
      *         FAILED_PRECONDITION for a version the retention no longer keeps
      */
-    static Optional<TableFilesPage> read(Connection connection, TableFilesPageRequest request, TableVersionRetention retention, long now)
-            throws SQLException
+    static Optional<TableFilesPage> read(Handle handle, TableFilesPageRequest request, TableVersionRetention retention, long now)
     {
-        Optional<ListedTable> found = ListedTable.find(connection, request.tableId());
+        Optional<ListedTable> found = ListedTable.find(handle, request.tableId());
         if (found.isEmpty() || (found.get().dropped() && request.version() == 0)) {
             return Optional.empty();
         }
@@ -61,17 +62,17 @@ final class TableFileListing
             }
             throw outOfRange("Table with id %s is at version %s: version %s does not exist", request.tableId(), lastVersion, version);
         }
-        retention.checkRetained(connection, table, version, now);
+        retention.checkRetained(handle, table, version, now);
         if (continues) {
-            requireFileAt(connection, table, version, request.after());
+            requireFileAt(handle, table, version, request.after());
         }
         List<FileRow> rows = new ArrayList<>();
-        boolean more = readFileRows(connection, table, request, version, rows);
+        boolean more = readFileRows(handle, table, request, version, rows);
         if (rows.isEmpty()) {
             return Optional.of(new TableFilesPage(request.tableId(), version, List.of(), Optional.empty()));
         }
         FilePosition last = rows.getLast().position();
-        Map<String, List<String>> replicas = replicas(connection, table, request.after(), last);
+        Map<String, List<String>> replicas = replicas(handle, table, request.after(), last);
         List<FileEntry> files = rows.stream()
                 .map(row -> row.toFileEntry(replicas.getOrDefault(row.fileId(), List.of())))
                 .collect(ImmutableList.toImmutableList());
@@ -86,18 +87,17 @@ final class TableFileListing
      *
      * @return whether files of the version remain after them
      */
-    private static boolean readFileRows(Connection connection, ListedTable table, TableFilesPageRequest request, long version, List<FileRow> rows)
-            throws SQLException
+    private static boolean readFileRows(Handle handle, ListedTable table, TableFilesPageRequest request, long version, List<FileRow> rows)
     {
         FilePosition after = request.after();
         PageFill page = new PageFill(table, request, rows);
         if (after.committedVersion() > 0 && after.committedVersion() <= version) {
-            String restOfCommit = "f.committed_version = ? AND f.commit_ordinal > ?";
-            if (page.add(connection, restOfCommit, after.committedVersion(), after.commitOrdinal())) {
+            String restOfCommit = "f.committed_version = :first AND f.commit_ordinal > :second";
+            if (page.add(handle, restOfCommit, after.committedVersion(), after.commitOrdinal())) {
                 return true;
             }
         }
-        return page.add(connection, "f.committed_version > ? AND f.committed_version <= ?", after.committedVersion(), version);
+        return page.add(handle, "f.committed_version > :first AND f.committed_version <= :second", after.committedVersion(), version);
     }
 
     /** The files of one page as its queries return them, up to its bounds. */
@@ -116,37 +116,34 @@ final class TableFileListing
         }
 
         /**
-         * Adds the files of the table in {@code range} (a condition with two parameters), in
+         * Adds the files of the table in {@code range} (a condition on {@code :first} and {@code :second}), in
          * commit order, until the page is full.
          *
          * @return whether the page is full with files of the range left over
          */
-        boolean add(Connection connection, String range, long first, long second)
-                throws SQLException
+        boolean add(Handle handle, String range, long first, long second)
         {
             String sql = """
-                    SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s
+                    SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s AS column_sketches
                     FROM %s f
-                    WHERE f.table_id = ? AND %s
+                    WHERE f.table_id = :table_id AND %s
                     ORDER BY f.table_id, f.committed_version, f.commit_ordinal
-                    LIMIT ?
-                    """.formatted(request.withColumnSketches() ? "f.column_sketches" : "CAST(NULL AS VARBINARY)", table.filesTable(), range);
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                statement.setLong(1, request.tableId());
-                statement.setLong(2, first);
-                statement.setLong(3, second);
-                // one more than the page has room for tells whether another page follows
-                statement.setLong(4, (long) request.maxFiles() - rows.size() + 1);
-                try (ResultSet resultSet = statement.executeQuery()) {
-                    while (resultSet.next()) {
-                        FileRow row = FileRow.read(resultSet);
-                        bytes += row.estimatedBytes();
-                        if (rows.size() == request.maxFiles() || (!rows.isEmpty() && bytes > request.maxBytes())) {
-                            return true;
-                        }
-                        rows.add(row);
-                    }
+                    LIMIT :limit
+                    """.formatted(request.withColumnSketches() ? "f.column_sketches" : "NULL", table.filesTable(), range);
+            // one more than the page has room for tells whether another page follows
+            List<FileRow> found = handle.createQuery(sql)
+                    .bind("table_id", request.tableId())
+                    .bind("first", first)
+                    .bind("second", second)
+                    .bind("limit", (long) request.maxFiles() - rows.size() + 1)
+                    .map(FileRow.MAPPER)
+                    .list();
+            for (FileRow row : found) {
+                bytes += row.estimatedBytes();
+                if (rows.size() == request.maxFiles() || (!rows.isEmpty() && bytes > request.maxBytes())) {
+                    return true;
                 }
+                rows.add(row);
             }
             return false;
         }
@@ -156,77 +153,72 @@ final class TableFileListing
      * Replicas of the files in (after, last], in the order readers should try them; missing
      * replicas are left out. Read per range of the files' index, as the files were.
      */
-    private static Map<String, List<String>> replicas(Connection connection, ListedTable table, FilePosition after, FilePosition last)
-            throws SQLException
+    private static Map<String, List<String>> replicas(Handle handle, ListedTable table, FilePosition after, FilePosition last)
     {
         Map<String, List<String>> replicas = new HashMap<>();
         if (after.committedVersion() == last.committedVersion()) {
-            readReplicas(connection, table, "f.committed_version = ? AND f.commit_ordinal > ? AND f.commit_ordinal <= ?", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
+            readReplicas(handle, table, "f.committed_version = :p0 AND f.commit_ordinal > :p1 AND f.commit_ordinal <= :p2", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
             return replicas;
         }
-        readReplicas(connection, table, "f.committed_version = ? AND f.commit_ordinal > ?", replicas, after.committedVersion(), after.commitOrdinal());
-        readReplicas(connection, table, "f.committed_version > ? AND f.committed_version < ?", replicas, after.committedVersion(), last.committedVersion());
-        readReplicas(connection, table, "f.committed_version = ? AND f.commit_ordinal <= ?", replicas, last.committedVersion(), last.commitOrdinal());
+        readReplicas(handle, table, "f.committed_version = :p0 AND f.commit_ordinal > :p1", replicas, after.committedVersion(), after.commitOrdinal());
+        readReplicas(handle, table, "f.committed_version > :p0 AND f.committed_version < :p1", replicas, after.committedVersion(), last.committedVersion());
+        readReplicas(handle, table, "f.committed_version = :p0 AND f.commit_ordinal <= :p1", replicas, last.committedVersion(), last.commitOrdinal());
         return replicas;
     }
 
-    private static void readReplicas(Connection connection, ListedTable table, String range, Map<String, List<String>> replicas, long... parameters)
-            throws SQLException
+    /** Adds the replicas of the files in {@code range}, a condition on the parameters {@code :p0}, {@code :p1}, ... */
+    private static void readReplicas(Handle handle, ListedTable table, String range, Map<String, List<String>> replicas, long... parameters)
     {
         String sql = """
                 SELECT r.file_id, r.node_id
                 FROM %s f JOIN %s r ON r.file_id = f.file_id
-                WHERE f.table_id = ? AND %s AND NOT r.missing
+                WHERE f.table_id = :table_id AND %s AND NOT r.missing
                 ORDER BY r.file_id, r.ordinal
                 """.formatted(table.filesTable(), table.replicasTable(), range);
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setLong(1, table.tableId());
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setLong(i + 2, parameters[i]);
-            }
-            try (ResultSet resultSet = statement.executeQuery()) {
-                while (resultSet.next()) {
-                    replicas.computeIfAbsent(resultSet.getString(1), _ -> new ArrayList<>()).add(resultSet.getString(2));
-                }
-            }
+        Query query = handle.createQuery(sql).bind("table_id", table.tableId());
+        for (int i = 0; i < parameters.length; i++) {
+            query.bind("p" + i, parameters[i]);
         }
+        query.map((row, _) -> Map.entry(row.getString("file_id"), row.getString("node_id")))
+                .forEach(replica -> replicas.computeIfAbsent(replica.getKey(), _ -> new ArrayList<>()).add(replica.getValue()));
     }
 
     /**
      * A listing continues after the last file of its previous page: a position naming no file of
      * the version (past the end of a commit, or of a later commit) would make it skip or repeat files.
      */
-    private static void requireFileAt(Connection connection, ListedTable table, long version, FilePosition position)
-            throws SQLException
+    private static void requireFileAt(Handle handle, ListedTable table, long version, FilePosition position)
     {
-        String sql = "SELECT 1 FROM %s f WHERE f.table_id = ? AND f.committed_version = ? AND f.commit_ordinal = ? AND f.committed_version <= ?".formatted(table.filesTable());
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setLong(1, table.tableId());
-            statement.setLong(2, position.committedVersion());
-            statement.setInt(3, position.commitOrdinal());
-            statement.setLong(4, version);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                if (!resultSet.next()) {
-                    throw invalidArgument("Version %s of table with id %s has no file %s of commit %s to continue a listing after",
-                            version, table.tableId(), position.commitOrdinal(), position.committedVersion());
-                }
-            }
+        boolean found = handle.createQuery("SELECT 1 FROM %s f WHERE f.table_id = :table_id AND f.committed_version = :committed_version AND f.commit_ordinal = :commit_ordinal AND f.committed_version <= :version"
+                        .formatted(table.filesTable()))
+                .bind("table_id", table.tableId())
+                .bind("committed_version", position.committedVersion())
+                .bind("commit_ordinal", position.commitOrdinal())
+                .bind("version", version)
+                .mapTo(Integer.class)
+                .findOne()
+                .isPresent();
+        if (!found) {
+            throw invalidArgument("Version %s of table with id %s has no file %s of commit %s to continue a listing after",
+                    version, table.tableId(), position.commitOrdinal(), position.committedVersion());
         }
     }
 
     private record FileRow(FilePosition position, String fileId, long sizeBytes, long rowCount, int crc32c, byte[] compactStats, byte[] columnSketches)
     {
-        static FileRow read(ResultSet row)
+        static final RowMapper<FileRow> MAPPER = (row, _) -> read(row);
+
+        private static FileRow read(ResultSet row)
                 throws SQLException
         {
-            byte[] sketches = row.getBytes(8);
+            byte[] sketches = row.getBytes("column_sketches");
             return new FileRow(
-                    new FilePosition(row.getLong(1), row.getInt(2)),
-                    row.getString(3),
-                    row.getLong(4),
-                    row.getLong(5),
-                    row.getInt(6),
-                    row.getBytes(7),
+                    new FilePosition(row.getLong("committed_version"), row.getInt("commit_ordinal")),
+                    row.getString("file_id"),
+                    row.getLong("size_bytes"),
+                    row.getLong("row_count"),
+                    row.getInt("crc32c"),
+                    row.getBytes("compact_stats"),
                     sketches == null ? new byte[0] : sketches);
         }
 

@@ -2,16 +2,15 @@ package io.nsc.metadata.catalog;
 
 import io.airlift.units.Duration;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import org.jdbi.v3.core.Handle;
+
 import java.util.Optional;
 
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
 import static io.nsc.metadata.MetadataErrors.notFound;
-import static io.nsc.metadata.catalog.CatalogStore.succinct;
+import static io.nsc.metadata.catalog.Durations.succinct;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.HOURS;
 
 /**
  * Keeps table versions readable for the retention after they stop being current, so that a query
@@ -25,41 +24,39 @@ import static java.util.Objects.requireNonNull;
  * records its own time and trims its table's times older than the retention, which answer
  * "expired" just as a missing time does.
  */
-final class TableVersionRetention
+public final class TableVersionRetention
 {
+    public static final Duration DEFAULT_RETENTION = new Duration(1, HOURS);
+
     private final Duration retention;
     private final long retentionMillis;
 
-    TableVersionRetention(Duration retention)
+    public TableVersionRetention(Duration retention)
     {
         this.retention = requireNonNull(retention, "retention is null");
         this.retentionMillis = retention.toMillis();
     }
 
     /** Records when the table reached {@code version}, and forgets the times that no longer keep a version. */
-    void recordVersion(Connection connection, long tableId, long version, long now)
-            throws SQLException
+    void recordVersion(Handle handle, long tableId, long version, long now)
     {
-        try (PreparedStatement statement = connection.prepareStatement("INSERT INTO table_versions (table_id, version, committed_millis) VALUES (?, ?, ?)")) {
-            statement.setLong(1, tableId);
-            statement.setLong(2, version);
-            statement.setLong(3, now);
-            statement.executeUpdate();
-        }
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM table_versions WHERE table_id = ? AND version < ? AND committed_millis <= ?")) {
-            statement.setLong(1, tableId);
-            statement.setLong(2, version);
-            statement.setLong(3, now - retentionMillis);
-            statement.executeUpdate();
-        }
+        handle.createUpdate("INSERT INTO table_versions (table_id, version, committed_millis) VALUES (:table_id, :version, :now)")
+                .bind("table_id", tableId)
+                .bind("version", version)
+                .bind("now", now)
+                .execute();
+        handle.createUpdate("DELETE FROM table_versions WHERE table_id = :table_id AND version < :version AND committed_millis <= :expired")
+                .bind("table_id", tableId)
+                .bind("version", version)
+                .bind("expired", now - retentionMillis)
+                .execute();
     }
 
     /**
      * @throws io.grpc.StatusRuntimeException FAILED_PRECONDITION when a later version replaced
      *         {@code version} the retention ago or longer; NOT_FOUND when the table was dropped that long ago
      */
-    void checkRetained(Connection connection, ListedTable table, long version, long now)
-            throws SQLException
+    void checkRetained(Handle handle, ListedTable table, long version, long now)
     {
         if (table.droppedMillis().isPresent() && expired(table.droppedMillis().get(), now)) {
             throw notFound("Table with id %s was dropped at least %s ago (metadata.table-version-retention): its files are no longer kept",
@@ -68,7 +65,7 @@ final class TableVersionRetention
         if (version == table.lastVersion()) {
             return;
         }
-        Optional<Long> replacedMillis = committedMillis(connection, table.tableId(), version + 1);
+        Optional<Long> replacedMillis = committedMillis(handle, table.tableId(), version + 1);
         if (replacedMillis.isEmpty() || expired(replacedMillis.get(), now)) {
             throw failedPrecondition("Version %s of table with id %s is no longer retained: version %s replaced it at least %s ago (metadata.table-version-retention); rerun the query",
                     version, table.tableId(), version + 1, succinct(retention));
@@ -82,28 +79,25 @@ final class TableVersionRetention
      *
      * @return the number of files kept
      */
-    static int keepDropped(Connection connection, TableEntry table, long now)
-            throws SQLException
+    static int keepDropped(Handle handle, TableEntry table, long now)
     {
-        try (PreparedStatement statement = connection.prepareStatement(
-                "INSERT INTO dropped_tables (table_id, schema_name, table_name, version, dropped_millis) VALUES (?, ?, ?, ?, ?)")) {
-            statement.setLong(1, table.tableId());
-            statement.setString(2, table.name().schemaName());
-            statement.setString(3, table.name().tableName());
-            statement.setLong(4, table.version());
-            statement.setLong(5, now);
-            statement.executeUpdate();
-        }
-        int files = update(connection,
+        handle.createUpdate("INSERT INTO dropped_tables (table_id, schema_name, table_name, version, dropped_millis) VALUES (:table_id, :schema_name, :table_name, :version, :now)")
+                .bind("table_id", table.tableId())
+                .bind("schema_name", table.name().schemaName())
+                .bind("table_name", table.name().tableName())
+                .bind("version", table.version())
+                .bind("now", now)
+                .execute();
+        int files = update(handle,
                 """
                 INSERT INTO dropped_files (file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats, column_sketches)
-                SELECT file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats, column_sketches FROM files WHERE table_id = ?
+                SELECT file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats, column_sketches FROM files WHERE table_id = :value
                 """,
                 table.tableId());
-        update(connection,
+        update(handle,
                 """
                 INSERT INTO dropped_file_replicas (file_id, node_id, ordinal, missing)
-                SELECT r.file_id, r.node_id, r.ordinal, r.missing FROM file_replicas r JOIN files f ON f.file_id = r.file_id WHERE f.table_id = ?
+                SELECT r.file_id, r.node_id, r.ordinal, r.missing FROM file_replicas r JOIN files f ON f.file_id = r.file_id WHERE f.table_id = :value
                 """,
                 table.tableId());
         return files;
@@ -115,29 +109,26 @@ final class TableVersionRetention
      *
      * @return the number of files released
      */
-    int purgeExpiredDrops(Connection connection, long now)
-            throws SQLException
+    int purgeExpiredDrops(Handle handle, long now)
     {
         // the same bound as expired(): a drop exactly the retention ago is purged
         long droppedBy = now - retentionMillis;
         // children first: they reference the rows deleted after them
-        update(connection, "DELETE FROM dropped_file_replicas WHERE file_id IN (SELECT f.file_id FROM dropped_files f JOIN dropped_tables t ON t.table_id = f.table_id WHERE t.dropped_millis <= ?)", droppedBy);
-        int files = update(connection, "DELETE FROM dropped_files WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= ?)", droppedBy);
-        update(connection, "DELETE FROM table_versions WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= ?)", droppedBy);
-        update(connection, "DELETE FROM dropped_tables WHERE dropped_millis <= ?", droppedBy);
+        update(handle, "DELETE FROM dropped_file_replicas WHERE file_id IN (SELECT f.file_id FROM dropped_files f JOIN dropped_tables t ON t.table_id = f.table_id WHERE t.dropped_millis <= :value)", droppedBy);
+        int files = update(handle, "DELETE FROM dropped_files WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= :value)", droppedBy);
+        update(handle, "DELETE FROM table_versions WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= :value)", droppedBy);
+        update(handle, "DELETE FROM dropped_tables WHERE dropped_millis <= :value", droppedBy);
         return files;
     }
 
     /** Whether the file belongs to a dropped table whose versions are still kept (or not yet purged). */
-    static boolean isKeptDroppedFile(Connection connection, String fileId)
-            throws SQLException
+    static boolean isKeptDroppedFile(Handle handle, String fileId)
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM dropped_files WHERE file_id = ?")) {
-            statement.setString(1, fileId);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                return resultSet.next();
-            }
-        }
+        return handle.createQuery("SELECT 1 FROM dropped_files WHERE file_id = :file_id")
+                .bind("file_id", fileId)
+                .mapTo(Integer.class)
+                .findOne()
+                .isPresent();
     }
 
     /**
@@ -149,24 +140,18 @@ final class TableVersionRetention
         return now - endedMillis >= retentionMillis;
     }
 
-    private static Optional<Long> committedMillis(Connection connection, long tableId, long version)
-            throws SQLException
+    private static Optional<Long> committedMillis(Handle handle, long tableId, long version)
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT committed_millis FROM table_versions WHERE table_id = ? AND version = ?")) {
-            statement.setLong(1, tableId);
-            statement.setLong(2, version);
-            try (ResultSet resultSet = statement.executeQuery()) {
-                return resultSet.next() ? Optional.of(resultSet.getLong(1)) : Optional.empty();
-            }
-        }
+        return handle.createQuery("SELECT committed_millis FROM table_versions WHERE table_id = :table_id AND version = :version")
+                .bind("table_id", tableId)
+                .bind("version", version)
+                .mapTo(Long.class)
+                .findOne();
     }
 
-    private static int update(Connection connection, String sql, long parameter)
-            throws SQLException
+    /** Runs an update whose one parameter is {@code :value}; returns the number of rows it changed. */
+    private static int update(Handle handle, String sql, long value)
     {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setLong(1, parameter);
-            return statement.executeUpdate();
-        }
+        return handle.createUpdate(sql).bind("value", value).execute();
     }
 }

@@ -4,7 +4,8 @@ import com.google.common.base.Ticker;
 import com.google.common.net.HostAndPort;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.CatalogNode;
+import io.nsc.metadata.catalog.NodeCatalog;
 import io.nsc.metadata.catalog.NodeEntry;
 import io.nsc.metadata.catalog.NodeHeartbeat;
 import io.nsc.metadata.catalog.ReplicaSync;
@@ -58,7 +59,7 @@ public final class NodeRegistry
     // a beat recorded longer ago than this is as dead as one a year old; keeps nanosecond sums in range
     private static final long MAX_AGE_MILLIS = DAYS.toMillis(365);
 
-    private final CatalogStore catalog;
+    private final NodeCatalog catalog;
     private final Ticker ticker;
     private final Clock clock;
     private final long nodeTimeoutNanos;
@@ -71,7 +72,7 @@ public final class NodeRegistry
     // a node not seen since this service started counts as unseen since then
     private final long startNanos;
 
-    public NodeRegistry(CatalogStore catalog, Ticker ticker, Clock clock, Duration nodeTimeout, Duration syncInterval)
+    public NodeRegistry(NodeCatalog catalog, Ticker ticker, Clock clock, Duration nodeTimeout, Duration syncInterval)
     {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
@@ -118,7 +119,7 @@ public final class NodeRegistry
         if (pending.isEmpty()) {
             return;
         }
-        catalog.recordHeartbeats(pending.values());
+        catalog.recordHeartbeats(List.copyOf(pending.values()));
         // a newer beat that arrived meanwhile stays pending
         pending.forEach(unrecorded::remove);
     }
@@ -132,8 +133,9 @@ public final class NodeRegistry
         long nowMillis = clock.millis();
         long nowNanos = ticker.read();
         Set<String> drainingNow = new HashSet<>();
-        for (NodeEntry entry : catalog.listNodes()) {
-            if (entry.draining()) {
+        for (CatalogNode node : catalog.nodes()) {
+            NodeEntry entry = node.entry();
+            if (node.draining()) {
                 drainingNow.add(entry.nodeId());
             }
             nodes.compute(entry.nodeId(), (_, local) -> {

@@ -3,7 +3,7 @@ package io.nsc.metadata.placement;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import io.nsc.metadata.catalog.Allocation;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.AllocationCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 
@@ -28,7 +28,7 @@ public final class FileAllocator
     // Bounds the work (and the response size) of one call; writers allocate as they go.
     public static final int MAX_FILES_PER_REQUEST = 10_000;
 
-    private final CatalogStore catalog;
+    private final AllocationCatalog catalog;
     private final NodeRegistry nodes;
     private final PlacementPolicy policy;
     private final int defaultReplication;
@@ -36,7 +36,7 @@ public final class FileAllocator
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
 
-    public FileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, int defaultReplication, Clock clock)
+    public FileAllocator(AllocationCatalog catalog, NodeRegistry nodes, PlacementPolicy policy, int defaultReplication, Clock clock)
     {
         checkArgument(defaultReplication > 0, "defaultReplication must be positive");
         this.catalog = requireNonNull(catalog, "catalog is null");

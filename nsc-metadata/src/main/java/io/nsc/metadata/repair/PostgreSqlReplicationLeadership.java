@@ -1,6 +1,7 @@
 package io.nsc.metadata.repair;
 
 import io.airlift.log.Logger;
+import io.nsc.metadata.catalog.PostgreSqlConnectionSettings;
 import jakarta.annotation.PreDestroy;
 
 import java.sql.Connection;
@@ -30,19 +31,15 @@ public final class PostgreSqlReplicationLeadership
     static final long LOCK_KEY = 0x6e73_6372_6570_6169L;
     private static final int VALIDATION_TIMEOUT_SECONDS = 5;
 
-    private final String url;
-    private final String user;
-    private final String password;
+    private final PostgreSqlConnectionSettings settings;
     // guarded by this
     private Optional<Connection> session = Optional.empty();
     // guarded by this
     private boolean leader;
 
-    public PostgreSqlReplicationLeadership(String url, String user, String password)
+    public PostgreSqlReplicationLeadership(PostgreSqlConnectionSettings settings)
     {
-        this.url = requireNonNull(url, "url is null");
-        this.user = requireNonNull(user, "user is null");
-        this.password = requireNonNull(password, "password is null");
+        this.settings = requireNonNull(settings, "settings is null");
     }
 
     @Override
@@ -56,7 +53,7 @@ public final class PostgreSqlReplicationLeadership
                 log.warn("Lost the connection that holds the replication leadership: this service stops planning repairs");
                 endSession();
             }
-            Connection connection = session.isPresent() ? session.get() : DriverManager.getConnection(url, user, password);
+            Connection connection = session.isPresent() ? session.get() : DriverManager.getConnection(settings.url(), settings.user(), settings.password());
             session = Optional.of(connection);
             try (PreparedStatement statement = connection.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
                 statement.setLong(1, LOCK_KEY);

@@ -2,12 +2,14 @@ package io.nsc.metadata.server;
 
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
+import io.airlift.configuration.ConfigSecuritySensitive;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.CatalogBackend;
+import io.nsc.metadata.catalog.TableVersionRetention;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -35,7 +37,13 @@ public class MetadataConfig
     private int maxCopiesPerNode = 4;
     private int tableFilesPageMaxFiles = 1000;
     private DataSize tableFilesPageMaxSize = DataSize.of(4, MEGABYTE);
-    private Duration tableVersionRetention = CatalogStore.DEFAULT_TABLE_VERSION_RETENTION;
+    private Duration tableVersionRetention = TableVersionRetention.DEFAULT_RETENTION;
+    private Duration allocationPurgeInterval = new Duration(1, MINUTES);
+    private CatalogBackend catalog = CatalogBackend.H2;
+    private String postgreSqlUrl;
+    private String postgreSqlUser;
+    private String postgreSqlPassword = "";
+    private int postgreSqlMaxConnections = 8;
 
     @NotNull
     public String getBindHost()
@@ -88,7 +96,7 @@ public class MetadataConfig
     }
 
     @Config("metadata.data-dir")
-    @ConfigDescription("Directory of the embedded catalog database; created when absent")
+    @ConfigDescription("Directory of the service's own files: the embedded H2 catalog (with metadata.catalog=h2), the audit log, the grant secret; created when absent")
     public MetadataConfig setDataDir(String dataDir)
     {
         this.dataDir = dataDir;
@@ -281,5 +289,111 @@ public class MetadataConfig
     {
         this.tableFilesPageMaxSize = tableFilesPageMaxSize;
         return this;
+    }
+
+    @NotNull
+    @MinDuration("10ms")
+    public Duration getAllocationPurgeInterval()
+    {
+        return allocationPurgeInterval;
+    }
+
+    @Config("metadata.allocation-purge-interval")
+    @ConfigDescription("How often allocations abandoned for twice metadata.allocation-timeout (writes that never committed) are deleted from the catalog")
+    public MetadataConfig setAllocationPurgeInterval(Duration allocationPurgeInterval)
+    {
+        this.allocationPurgeInterval = allocationPurgeInterval;
+        return this;
+    }
+
+    @NotNull
+    public CatalogBackend getCatalog()
+    {
+        return catalog;
+    }
+
+    @Config("metadata.catalog")
+    @ConfigDescription("Where the catalog lives: h2 (embedded in metadata.data-dir, one service) or postgresql (a server several metadata services share)")
+    public MetadataConfig setCatalog(CatalogBackend catalog)
+    {
+        this.catalog = catalog;
+        return this;
+    }
+
+    public String getPostgreSqlUrl()
+    {
+        return postgreSqlUrl;
+    }
+
+    @Config("metadata.catalog.postgresql.url")
+    @ConfigDescription("JDBC URL of the PostgreSQL catalog database, such as jdbc:postgresql://127.0.0.1:7432/nsc")
+    public MetadataConfig setPostgreSqlUrl(String postgreSqlUrl)
+    {
+        this.postgreSqlUrl = postgreSqlUrl;
+        return this;
+    }
+
+    public String getPostgreSqlUser()
+    {
+        return postgreSqlUser;
+    }
+
+    @Config("metadata.catalog.postgresql.user")
+    @ConfigDescription("User the metadata service logs in to the PostgreSQL catalog as")
+    public MetadataConfig setPostgreSqlUser(String postgreSqlUser)
+    {
+        this.postgreSqlUser = postgreSqlUser;
+        return this;
+    }
+
+    @NotNull
+    public String getPostgreSqlPassword()
+    {
+        return postgreSqlPassword;
+    }
+
+    @Config("metadata.catalog.postgresql.password")
+    @ConfigSecuritySensitive
+    @ConfigDescription("Password of metadata.catalog.postgresql.user; empty for a server that trusts local connections")
+    public MetadataConfig setPostgreSqlPassword(String postgreSqlPassword)
+    {
+        this.postgreSqlPassword = postgreSqlPassword;
+        return this;
+    }
+
+    @Min(1)
+    @Max(1000)
+    public int getPostgreSqlMaxConnections()
+    {
+        return postgreSqlMaxConnections;
+    }
+
+    @Config("metadata.catalog.postgresql.max-connections")
+    @ConfigDescription("Connections this service keeps to the PostgreSQL catalog at most: each call holds one for its transaction")
+    public MetadataConfig setPostgreSqlMaxConnections(int postgreSqlMaxConnections)
+    {
+        this.postgreSqlMaxConnections = postgreSqlMaxConnections;
+        return this;
+    }
+
+    @AssertTrue(message = "metadata.catalog.postgresql.url must be set when metadata.catalog=postgresql, to a JDBC URL such as jdbc:postgresql://127.0.0.1:7432/nsc")
+    public boolean isPostgreSqlUrlSetForPostgreSql()
+    {
+        return catalog != CatalogBackend.POSTGRESQL || (postgreSqlUrl != null && postgreSqlUrl.startsWith("jdbc:postgresql:"));
+    }
+
+    @AssertTrue(message = "metadata.catalog.postgresql.user must be set when metadata.catalog=postgresql")
+    public boolean isPostgreSqlUserSetForPostgreSql()
+    {
+        return catalog != CatalogBackend.POSTGRESQL || (postgreSqlUser != null && !postgreSqlUser.isEmpty());
+    }
+
+    /** Where the catalog is, for log lines: never the password. */
+    public String describeCatalog()
+    {
+        return switch (catalog) {
+            case H2 -> "in H2 under " + dataDir;
+            case POSTGRESQL -> "in PostgreSQL at %s as %s".formatted(postgreSqlUrl, postgreSqlUser);
+        };
     }
 }

@@ -7,13 +7,16 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.nsc.metadata.backup.CatalogBackups;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.AllocationCatalog;
+import io.nsc.metadata.catalog.ClusterCatalog;
+import io.nsc.metadata.catalog.CommitCatalog;
 import io.nsc.metadata.catalog.CommitRequest;
 import io.nsc.metadata.catalog.CommitResult;
 import io.nsc.metadata.catalog.CreateTableResult;
 import io.nsc.metadata.catalog.DroppedTable;
 import io.nsc.metadata.catalog.FileEntry;
 import io.nsc.metadata.catalog.SchemaTableName;
+import io.nsc.metadata.catalog.TableCatalog;
 import io.nsc.metadata.catalog.TableColumn;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TableFilesPage;
@@ -116,7 +119,9 @@ public final class MetadataGrpcService
 
     private static final Logger log = Logger.get(MetadataGrpcService.class);
 
-    private final CatalogStore catalog;
+    private final TableCatalog tables;
+    private final CommitCatalog commits;
+    private final AllocationCatalog allocations;
     private final FileAllocator allocator;
     private final NodeRegistry nodes;
     private final MetadataStats stats;
@@ -132,29 +137,44 @@ public final class MetadataGrpcService
     private final String clusterId;
 
     @Inject
-    public MetadataGrpcService(CatalogStore catalog, FileAllocator allocator, NodeRegistry nodes, MetadataStats stats, MetadataConfig config, GrantAuthority grants, CatalogAuditLog audit, TransportSecurity security, ReplicationMonitor replication, CatalogBackups backups)
+    public MetadataGrpcService(
+            ClusterCatalog cluster,
+            TableCatalog tables,
+            CommitCatalog commits,
+            AllocationCatalog allocations,
+            FileAllocator allocator,
+            NodeRegistry nodes,
+            MetadataStats stats,
+            MetadataConfig config,
+            GrantAuthority grants,
+            CatalogAuditLog audit,
+            TransportSecurity security,
+            ReplicationMonitor replication,
+            CatalogBackups backups)
     {
         this.replication = requireNonNull(replication, "replication is null");
         this.backups = requireNonNull(backups, "backups is null");
         this.grants = requireNonNull(grants, "grants is null");
         this.audit = requireNonNull(audit, "audit is null");
         this.requireAttestations = !security.isInsecure();
-        this.catalog = requireNonNull(catalog, "catalog is null");
+        this.tables = requireNonNull(tables, "tables is null");
+        this.commits = requireNonNull(commits, "commits is null");
+        this.allocations = requireNonNull(allocations, "allocations is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.nodes = requireNonNull(nodes, "nodes is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.heartbeatIntervalMillis = config.getHeartbeatInterval().toMillis();
         this.paging = new TableFilesPaging(config.getTableFilesPageMaxFiles(), config.getTableFilesPageMaxSize().toBytes());
-        this.clusterId = catalog.clusterId();
+        this.clusterId = cluster.clusterId();
         // the id storage nodes compare with theirs: an operator chasing a mismatch looks for it here
-        log.info("Cluster id %s (catalog in %s)", clusterId, config.getDataDir());
+        log.info("Cluster id %s (catalog %s)", clusterId, config.describeCatalog());
     }
 
     @Override
     public void listSchemas(ListSchemasRequest request, StreamObserver<ListSchemasResponse> observer)
     {
         respond("ListSchemas", observer, () -> ListSchemasResponse.newBuilder()
-                .addAllSchemaNames(catalog.listSchemas())
+                .addAllSchemaNames(tables.listSchemas())
                 .build());
     }
 
@@ -162,7 +182,7 @@ public final class MetadataGrpcService
     public void createSchema(CreateSchemaRequest request, StreamObserver<CreateSchemaResponse> observer)
     {
         audited("CreateSchema", request.getSchemaName(), observer, () -> CreateSchemaResponse.newBuilder()
-                .setCreated(catalog.createSchema(request.getSchemaName(), request.getIfNotExists()))
+                .setCreated(tables.createSchema(request.getSchemaName(), request.getIfNotExists()))
                 .build());
     }
 
@@ -172,7 +192,7 @@ public final class MetadataGrpcService
         respond("ListTables", observer, () -> {
             Optional<String> schema = Optional.of(request.getSchemaName()).filter(name -> !name.isEmpty());
             ListTablesResponse.Builder response = ListTablesResponse.newBuilder();
-            for (SchemaTableName table : catalog.listTables(schema)) {
+            for (SchemaTableName table : tables.listTables(schema)) {
                 response.addTables(TableName.newBuilder()
                         .setSchemaName(table.schemaName())
                         .setTableName(table.tableName()));
@@ -186,7 +206,7 @@ public final class MetadataGrpcService
     {
         respond("GetTable", observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
-            TableEntry table = catalog.getTable(name)
+            TableEntry table = tables.getTable(name)
                     .orElseThrow(() -> notFound("Table %s does not exist", name));
             return toTableInfo(table);
         });
@@ -197,7 +217,7 @@ public final class MetadataGrpcService
     {
         audited("CreateTable", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
-            CreateTableResult result = catalog.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), request.getIfNotExists());
+            CreateTableResult result = tables.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), request.getIfNotExists());
             if (result.created()) {
                 stats.tableCreated();
                 log.info("Created table %s (id %s)", name, result.table().tableId());
@@ -214,7 +234,7 @@ public final class MetadataGrpcService
     {
         audited("DropTable", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
-            Optional<DroppedTable> dropped = catalog.dropTable(name, request.getIfExists());
+            Optional<DroppedTable> dropped = tables.dropTable(name, request.getIfExists());
             dropped.ifPresent(table -> {
                 stats.tableDropped(table.filesReleased());
                 log.info("Dropped table %s (id %s), releasing %s files once the table version retention passes", name, table.tableId(), table.filesReleased());
@@ -230,7 +250,7 @@ public final class MetadataGrpcService
     public void dropSchema(DropSchemaRequest request, StreamObserver<DropSchemaResponse> observer)
     {
         audited("DropSchema", request.getSchemaName(), observer, () -> {
-            boolean dropped = catalog.dropSchema(request.getSchemaName(), request.getIfExists());
+            boolean dropped = tables.dropSchema(request.getSchemaName(), request.getIfExists());
             if (dropped) {
                 log.info("Dropped schema %s", request.getSchemaName());
             }
@@ -242,7 +262,7 @@ public final class MetadataGrpcService
     public void getTableFiles(GetTableFilesRequest request, StreamObserver<GetTableFilesResponse> observer)
     {
         respond("GetTableFiles", observer, () -> {
-            TableFilesPage page = catalog.getTableFilesPage(paging.toPageRequest(request))
+            TableFilesPage page = tables.getTableFilesPage(paging.toPageRequest(request))
                     .orElseThrow(() -> notFound("Table with id %s does not exist", request.getTableId()));
             if (!TableFilesPaging.isPaged(request)) {
                 paging.requireWhole(page);
@@ -310,7 +330,7 @@ public final class MetadataGrpcService
             if (requireAttestations) {
                 request.getFilesList().forEach(grants::verifyAttested);
             }
-            CommitResult result = catalog.commit(new CommitRequest(
+            CommitResult result = commits.commit(new CommitRequest(
                     new SchemaTableName(request.getSchemaName(), request.getTableName()),
                     toTableColumns(request.getColumnsList()),
                     request.getCreateTable(),
@@ -404,7 +424,7 @@ public final class MetadataGrpcService
     {
         respond("FindOrphans", observer, () -> {
             PeerAuthentication.requireStorageNode(request.getNodeId());
-            List<String> orphans = catalog.findOrphans(request.getNodeId(), request.getFileIdsList()).stream()
+            List<String> orphans = allocations.findOrphans(request.getNodeId(), request.getFileIdsList()).stream()
                     // a copy the node makes right now is claimed, though not committed to it yet
                     .filter(fileId -> !replication.isCopyTarget(fileId, request.getNodeId()))
                     .toList();

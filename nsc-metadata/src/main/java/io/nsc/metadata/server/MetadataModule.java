@@ -7,12 +7,23 @@ import com.google.inject.Provides;
 import com.google.inject.Scopes;
 import com.google.inject.Singleton;
 import io.nsc.metadata.backup.CatalogBackups;
+import io.nsc.metadata.catalog.AllocationCatalog;
+import io.nsc.metadata.catalog.AllocationPurger;
+import io.nsc.metadata.catalog.AllocationTimeout;
 import io.nsc.metadata.catalog.CatalogDatabase;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.ClusterCatalog;
+import io.nsc.metadata.catalog.CommitCatalog;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
+import io.nsc.metadata.catalog.NodeCatalog;
+import io.nsc.metadata.catalog.PostgreSqlCatalogDatabase;
+import io.nsc.metadata.catalog.PostgreSqlConnectionSettings;
 import io.nsc.metadata.catalog.ReplicaCatalog;
+import io.nsc.metadata.catalog.TableCatalog;
+import io.nsc.metadata.catalog.TableVersionRetention;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
+import io.nsc.metadata.repair.PostgreSqlReplicationLeadership;
 import io.nsc.metadata.repair.ReplicationLeadership;
 import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.security.CatalogAuditLog;
@@ -43,13 +54,19 @@ public class MetadataModule
         binder.bind(MetadataEndpoints.class).in(Scopes.SINGLETON);
 
         newExporter(binder).export(MetadataStats.class).withGeneratedName();
+        newExporter(binder).export(AllocationPurger.class).withGeneratedName();
     }
 
     @Provides
     @Singleton
-    public static GrantAuthority createGrantAuthority(MetadataConfig config, Clock clock)
+    public static GrantAuthority createGrantAuthority(MetadataConfig config, ClusterCatalog cluster, Clock clock)
     {
-        return new GrantAuthority(GrantAuthority.loadOrCreateSecret(Path.of(config.getDataDir())), clock, config.getUploadGrantLifetime().toJavaTime());
+        byte[] secret = switch (config.getCatalog()) {
+            case H2 -> GrantAuthority.loadOrCreateSecret(Path.of(config.getDataDir()));
+            // several services sign grants for the same storage nodes: they share the catalog's secret
+            case POSTGRESQL -> cluster.grantSecret(GrantAuthority::newSecret);
+        };
+        return new GrantAuthority(secret, clock, config.getUploadGrantLifetime().toJavaTime());
     }
 
     @Provides
@@ -63,26 +80,78 @@ public class MetadataModule
     @Singleton
     public static CatalogDatabase createCatalogDatabase(MetadataConfig config)
     {
-        return CatalogDatabase.open(Path.of(config.getDataDir()));
+        return switch (config.getCatalog()) {
+            case H2 -> H2CatalogDatabase.open(Path.of(config.getDataDir()));
+            case POSTGRESQL -> PostgreSqlCatalogDatabase.open(postgreSqlSettings(config));
+        };
     }
 
     @Provides
     @Singleton
-    public static CatalogStore createCatalogStore(CatalogDatabase database, Clock clock, MetadataConfig config)
+    public static TableVersionRetention createTableVersionRetention(MetadataConfig config)
     {
-        return new CatalogStore(database, clock, config.getAllocationTimeout(), config.getTableVersionRetention());
+        return new TableVersionRetention(config.getTableVersionRetention());
     }
 
     @Provides
     @Singleton
-    public static CatalogBackups createCatalogBackups(CatalogDatabase database, CatalogStore catalog, MetadataConfig config, Clock clock)
+    public static AllocationTimeout createAllocationTimeout(MetadataConfig config)
     {
-        return new CatalogBackups(database, catalog.clusterId(), Path.of(config.getDataDir()), clock);
+        return new AllocationTimeout(config.getAllocationTimeout());
     }
 
     @Provides
     @Singleton
-    public static NodeRegistry createNodeRegistry(CatalogStore catalog, MetadataConfig config, Clock clock)
+    public static ClusterCatalog createClusterCatalog(CatalogDatabase database)
+    {
+        return new ClusterCatalog(database);
+    }
+
+    @Provides
+    @Singleton
+    public static TableCatalog createTableCatalog(CatalogDatabase database, Clock clock, TableVersionRetention retention)
+    {
+        return new TableCatalog(database, clock, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static CommitCatalog createCommitCatalog(CatalogDatabase database, Clock clock, AllocationTimeout allocationTimeout, TableVersionRetention retention)
+    {
+        return new CommitCatalog(database, clock, allocationTimeout, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static AllocationCatalog createAllocationCatalog(CatalogDatabase database, Clock clock, AllocationTimeout allocationTimeout, TableVersionRetention retention)
+    {
+        return new AllocationCatalog(database, clock, allocationTimeout, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static AllocationPurger createAllocationPurger(AllocationCatalog allocations, MetadataConfig config)
+    {
+        return new AllocationPurger(allocations, config.getAllocationPurgeInterval());
+    }
+
+    @Provides
+    @Singleton
+    public static NodeCatalog createNodeCatalog(CatalogDatabase database)
+    {
+        return new NodeCatalog(database);
+    }
+
+    @Provides
+    @Singleton
+    public static CatalogBackups createCatalogBackups(CatalogDatabase database, ClusterCatalog cluster, MetadataConfig config, Clock clock)
+    {
+        return new CatalogBackups(database, cluster.clusterId(), Path.of(config.getDataDir()), clock);
+    }
+
+    @Provides
+    @Singleton
+    public static NodeRegistry createNodeRegistry(NodeCatalog catalog, MetadataConfig config, Clock clock)
     {
         // beats arrive once per heartbeat interval: recording them as often loses nothing
         return new NodeRegistry(catalog, Ticker.systemTicker(), clock, config.getNodeTimeout(), config.getHeartbeatInterval());
@@ -90,7 +159,7 @@ public class MetadataModule
 
     @Provides
     @Singleton
-    public static FileAllocator createFileAllocator(CatalogStore catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config, Clock clock)
+    public static FileAllocator createFileAllocator(AllocationCatalog catalog, NodeRegistry nodes, PlacementPolicy policy, MetadataConfig config, Clock clock)
     {
         return new FileAllocator(catalog, nodes, policy, config.getDefaultReplication(), clock);
     }
@@ -102,7 +171,10 @@ public class MetadataModule
         return new ReplicationMonitor(
                 new ReplicaCatalog(database, config.getDefaultReplication()),
                 nodes,
-                ReplicationLeadership.sole(),
+                switch (config.getCatalog()) {
+                    case H2 -> ReplicationLeadership.sole();
+                    case POSTGRESQL -> new PostgreSqlReplicationLeadership(postgreSqlSettings(config));
+                },
                 grants,
                 // insecure nodes have no key to sign with
                 !security.isInsecure(),
@@ -111,5 +183,14 @@ public class MetadataModule
                 config.getCopyTimeout(),
                 config.getMaxCopiesPerNode(),
                 config.getReplicationCheckInterval());
+    }
+
+    private static PostgreSqlConnectionSettings postgreSqlSettings(MetadataConfig config)
+    {
+        return new PostgreSqlConnectionSettings(
+                config.getPostgreSqlUrl(),
+                config.getPostgreSqlUser(),
+                config.getPostgreSqlPassword(),
+                config.getPostgreSqlMaxConnections());
     }
 }

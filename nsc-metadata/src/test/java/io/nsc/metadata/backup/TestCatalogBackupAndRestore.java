@@ -5,6 +5,8 @@ import io.grpc.ManagedChannel;
 import io.nsc.metadata.backup.CatalogRestore.RestoreRefusedException;
 import io.nsc.metadata.backup.CatalogRestore.Result;
 import io.nsc.metadata.catalog.CatalogDatabase;
+import io.nsc.metadata.catalog.CatalogSchema;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
 import io.nsc.metadata.server.MetadataServer;
 import io.nsc.protocol.catalog.CatalogBackupFormat;
 import io.nsc.protocol.catalog.CatalogBackupFormat.Manifest;
@@ -89,7 +91,7 @@ final class TestCatalogBackupAndRestore
         Path backup = temporary.resolve("catalog.backup");
         Manifest manifest = backup(backup);
         assertThat(manifest.clusterId()).isEqualTo(clusterId);
-        assertThat(manifest.schemaVersion()).isEqualTo(CatalogDatabase.SCHEMA_VERSION);
+        assertThat(manifest.schemaVersion()).isEqualTo(CatalogSchema.VERSION);
         // the service keeps no copy once the backup has been sent
         assertThat(filesIn(dataDir.resolve(CatalogBackups.TEMPORARY_DIRECTORY))).isEmpty();
         assertThat(Files.readString(dataDir.resolve("audit.log"))).contains("\"method\":\"BackupCatalog\"").contains("\"outcome\":\"OK\"");
@@ -206,7 +208,7 @@ final class TestCatalogBackupAndRestore
             throws Exception
     {
         Path dataDir = temporary.resolve("metadata");
-        try (CatalogDatabase database = CatalogDatabase.open(dataDir)) {
+        try (CatalogDatabase database = H2CatalogDatabase.open(dataDir)) {
             CatalogBackups backups = new CatalogBackups(database, "00000000-0000-0000-0000-000000000001", dataDir, Clock.systemUTC());
             try (CatalogBackups.Backup first = backups.create()) {
                 assertThat(first.file()).exists();

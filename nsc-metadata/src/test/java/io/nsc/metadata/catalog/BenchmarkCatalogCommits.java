@@ -1,6 +1,5 @@
 package io.nsc.metadata.catalog;
 
-import io.airlift.units.Duration;
 import io.nsc.metadata.TestingStats;
 
 import java.io.IOException;
@@ -16,11 +15,10 @@ import java.util.logging.Level;
 import java.util.stream.Stream;
 
 import static java.util.Comparator.reverseOrder;
-import static java.util.concurrent.TimeUnit.HOURS;
 
 /**
  * Commits per second of the catalog, with each commit forced to disk (what the service does)
- * and without (what it did before): every commit is {@link CatalogStore#commit} of one file into
+ * and without (what it did before): every commit is {@link CommitCatalog#commit} of one file into
  * one table, as an INSERT of one file does, on a database in {@code --dir} (so on that disk).
  * Each mode runs {@code --rounds} times on a fresh database, alternating, after a warm-up.
  * Not a test: run it with {@code benchmarks/catalog-commits/run.sh}.
@@ -64,10 +62,10 @@ public final class BenchmarkCatalogCommits
             throws IOException
     {
         Path dataDir = Files.createTempDirectory(parent, "nsc-catalog-bench");
-        try (CatalogDatabase database = CatalogDatabase.open(dataDir, "file:", forceCommits)) {
-            CatalogStore catalog = new CatalogStore(database, Clock.systemUTC(), new Duration(1, HOURS));
-            catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1L << 40, 1L << 40, 0, System.currentTimeMillis()), List.of());
-            catalog.createSchema(TABLE.schemaName(), false);
+        try (CatalogDatabase database = H2CatalogDatabase.open(dataDir, "file:", forceCommits)) {
+            TestingCatalog catalog = TestingCatalog.create(database, Clock.systemUTC());
+            catalog.nodes().registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1L << 40, 1L << 40, 0, System.currentTimeMillis()), List.of());
+            catalog.tables().createSchema(TABLE.schemaName(), false);
             List<FileEntry> files = new ArrayList<>();
             List<Allocation> allocations = new ArrayList<>();
             for (int i = 0; i < commits; i++) {
@@ -76,11 +74,11 @@ public final class BenchmarkCatalogCommits
                 allocations.add(new Allocation(fileId, System.currentTimeMillis(), List.of("node-a")));
             }
             // the allocations are not what is measured: one transaction for all of them
-            catalog.addAllocations(allocations);
+            catalog.allocations().addAllocations(allocations);
 
             long start = System.nanoTime();
             for (FileEntry file : files) {
-                catalog.commit(new CommitRequest(TABLE, COLUMNS, true, List.of(file), OptionalLong.empty(), Map.of(), false, OptionalLong.empty()));
+                catalog.commits().commit(new CommitRequest(TABLE, COLUMNS, true, List.of(file), OptionalLong.empty(), Map.of(), false, OptionalLong.empty()));
             }
             return commits / ((System.nanoTime() - start) / 1e9);
         }
@@ -93,7 +91,7 @@ public final class BenchmarkCatalogCommits
         }
     }
 
-    private static String option(String[] args, String name, String defaultValue)
+    static String option(String[] args, String name, String defaultValue)
     {
         int index = Arrays.asList(args).indexOf(name);
         if (index < 0) {

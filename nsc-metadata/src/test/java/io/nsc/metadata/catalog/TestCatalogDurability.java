@@ -1,6 +1,5 @@
 package io.nsc.metadata.catalog;
 
-import io.airlift.units.Duration;
 import io.nsc.metadata.TestingClock;
 import io.nsc.metadata.catalog.SyncTrackingFileSystem.FileState;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,7 +14,6 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 import static io.nsc.metadata.TestingStats.compactStats;
-import static java.util.concurrent.TimeUnit.HOURS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -43,49 +41,49 @@ final class TestCatalogDurability
     @Test
     void testEveryChangeIsForcedBeforeTheCallReturns()
     {
-        try (CatalogDatabase database = CatalogDatabase.open(dataDir, SyncTrackingFileSystem.PREFIX, true)) {
+        try (CatalogDatabase database = H2CatalogDatabase.open(dataDir, SyncTrackingFileSystem.PREFIX, true)) {
             FileState file = databaseFile();
             // the schema the database was created with is durable too
             assertThat(file.forces()).isPositive();
             assertThat(file.unforcedBytes()).isZero();
 
-            CatalogStore catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
-            assertForced(file, () -> catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of()));
-            assertForced(file, () -> catalog.createSchema("s", false));
+            TestingCatalog catalog = TestingCatalog.create(database, clock);
+            assertForced(file, () -> catalog.nodes().registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of()));
+            assertForced(file, () -> catalog.tables().createSchema("s", false));
             FileEntry entry = new FileEntry("0123456789abcdef0123456789abcdef", 1000, 10, 7, compactStats(10), List.of("node-a"));
             assertForced(file, () -> {
-                catalog.addAllocations(List.of(new Allocation(entry.fileId(), clock.millis(), List.of("node-a"))));
+                catalog.allocations().addAllocations(List.of(new Allocation(entry.fileId(), clock.millis(), List.of("node-a"))));
                 return null;
             });
-            assertForced(file, () -> catalog.commit(new CommitRequest(TABLE, COLUMNS, true, List.of(entry), OptionalLong.empty(), Map.of(), true, OptionalLong.empty())));
-            assertForced(file, () -> catalog.updateNodeHeartbeat("node-a", 800, 1, clock.millis()));
-            assertForced(file, () -> catalog.dropTable(TABLE, false));
+            assertForced(file, () -> catalog.commits().commit(new CommitRequest(TABLE, COLUMNS, true, List.of(entry), OptionalLong.empty(), Map.of(), true, OptionalLong.empty())));
+            assertForced(file, () -> catalog.nodes().updateNodeHeartbeat("node-a", 800, 1, clock.millis()));
+            assertForced(file, () -> catalog.tables().dropTable(TABLE, false));
 
             // reads change nothing and force nothing
-            assertNotForced(file, catalog::listSchemas);
-            assertNotForced(file, () -> catalog.getTable(TABLE));
-            assertNotForced(file, () -> catalog.listTables(Optional.empty()));
+            assertNotForced(file, () -> catalog.tables().listSchemas());
+            assertNotForced(file, () -> catalog.tables().getTable(TABLE));
+            assertNotForced(file, () -> catalog.tables().listTables(Optional.empty()));
             // nor do calls that could have changed something but did not
-            assertNotForced(file, () -> catalog.createSchema("s", true));
-            assertNotForced(file, () -> catalog.findOrphans("node-a", List.of("0123456789abcdef0123456789abcdef")));
+            assertNotForced(file, () -> catalog.tables().createSchema("s", true));
+            assertNotForced(file, () -> catalog.allocations().findOrphans("node-a", List.of("0123456789abcdef0123456789abcdef")));
         }
     }
 
     @Test
     void testFailedForceStopsTheDatabase()
     {
-        try (CatalogDatabase database = CatalogDatabase.open(dataDir, SyncTrackingFileSystem.PREFIX, true)) {
-            CatalogStore catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
-            catalog.createSchema("before", false);
+        try (CatalogDatabase database = H2CatalogDatabase.open(dataDir, SyncTrackingFileSystem.PREFIX, true)) {
+            TestingCatalog catalog = TestingCatalog.create(database, clock);
+            catalog.tables().createSchema("before", false);
             databaseFile().failForces();
 
             // the commit may or may not be durable: the caller must not be told it is
-            assertThatThrownBy(() -> catalog.createSchema("s", false))
+            assertThatThrownBy(() -> catalog.tables().createSchema("s", false))
                     .isInstanceOf(CatalogDatabaseException.class)
                     .hasMessageContaining("could not force a commit to disk")
                     .hasMessageContaining("restart the metadata service");
             // and nothing after it may pretend all is well, reads included
-            assertThatThrownBy(catalog::listSchemas)
+            assertThatThrownBy(() -> catalog.tables().listSchemas())
                     .isInstanceOf(CatalogDatabaseException.class)
                     .hasMessageContaining("accepts no more work");
         }
@@ -96,17 +94,17 @@ final class TestCatalogDurability
     {
         // the control: the same commit without forcing leaves bytes a power loss would take back,
         // so the test above would notice if forcing stopped happening
-        try (CatalogDatabase database = CatalogDatabase.open(dataDir, SyncTrackingFileSystem.PREFIX, false)) {
-            CatalogStore catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
+        try (CatalogDatabase database = H2CatalogDatabase.open(dataDir, SyncTrackingFileSystem.PREFIX, false)) {
+            TestingCatalog catalog = TestingCatalog.create(database, clock);
             FileState file = databaseFile();
-            catalog.createSchema("s", false);
+            catalog.tables().createSchema("s", false);
             assertThat(file.unforcedBytes()).isPositive();
         }
     }
 
     private FileState databaseFile()
     {
-        return SyncTrackingFileSystem.file(dataDir.toAbsolutePath().resolve(CatalogDatabase.DATABASE_FILE).toString());
+        return SyncTrackingFileSystem.file(dataDir.toAbsolutePath().resolve(H2CatalogDatabase.DATABASE_FILE).toString());
     }
 
     private static void assertForced(FileState file, Supplier<?> call)

@@ -4,9 +4,9 @@ import io.airlift.units.Duration;
 import io.nsc.metadata.TestingClock;
 import io.nsc.metadata.TestingTicker;
 import io.nsc.metadata.catalog.CatalogDatabase;
-import io.nsc.metadata.catalog.CatalogStore;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
 import io.nsc.metadata.catalog.NodeEntry;
-import io.nsc.metadata.catalog.ReplicaCatalog;
+import io.nsc.metadata.catalog.TestingCatalog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
-import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +32,7 @@ final class TestNodeRegistry
     private static final Duration SYNC_INTERVAL = new Duration(1, SECONDS);
 
     private CatalogDatabase database;
-    private CatalogStore catalog;
+    private TestingCatalog catalog;
     // one machine: the services' monotonic and wall clocks move together
     private final TestingTicker ticker = new TestingTicker();
     private final TestingClock clock = new TestingClock(1_700_000_000_000L);
@@ -41,8 +40,8 @@ final class TestNodeRegistry
     @BeforeEach
     void setUp()
     {
-        database = CatalogDatabase.open(dataDir);
-        catalog = new CatalogStore(database, clock, new Duration(1, HOURS));
+        database = H2CatalogDatabase.open(dataDir);
+        catalog = TestingCatalog.create(database, clock);
     }
 
     @AfterEach
@@ -53,7 +52,7 @@ final class TestNodeRegistry
 
     private NodeRegistry newRegistry()
     {
-        return new NodeRegistry(catalog, ticker, clock, NODE_TIMEOUT, SYNC_INTERVAL);
+        return new NodeRegistry(catalog.nodes(), ticker, clock, NODE_TIMEOUT, SYNC_INTERVAL);
     }
 
     private void advance(long amount, TimeUnit unit)
@@ -134,12 +133,12 @@ final class TestNodeRegistry
             registry.heartbeat("node-a", 900 - beat, beat, 0);
         }
         // nothing written since the registration
-        NodeEntry stored = catalog.listNodes().getFirst();
+        NodeEntry stored = catalog.nodes().listNodes().getFirst();
         assertThat(stored.freeBytes()).isEqualTo(900);
         assertThat(stored.lastHeartbeatMillis()).isEqualTo(registeredMillis);
 
         registry.sync();
-        stored = catalog.listNodes().getFirst();
+        stored = catalog.nodes().listNodes().getFirst();
         assertThat(stored.freeBytes()).isEqualTo(895);
         assertThat(stored.fileCount()).isEqualTo(5);
         assertThat(stored.lastHeartbeatMillis()).isEqualTo(clock.millis());
@@ -188,14 +187,14 @@ final class TestNodeRegistry
         NodeRegistry first = newRegistry();
         first.register("node-a", "127.0.0.1:7001", 1000, 900, List.of());
         NodeRegistry second = newRegistry();
-        new ReplicaCatalog(database, 2).setDraining("node-a", true);
+        catalog.replicas().setDraining("node-a", true);
         first.setDraining("node-a", true);
         assertThat(second.node("node-a").orElseThrow().draining()).isFalse();
         second.sync();
         assertThat(second.node("node-a").orElseThrow().draining()).isTrue();
         assertThat(second.node("node-a").orElseThrow().acceptsReplicas()).isFalse();
 
-        new ReplicaCatalog(database, 2).setDraining("node-a", false);
+        catalog.replicas().setDraining("node-a", false);
         second.sync();
         assertThat(second.node("node-a").orElseThrow().draining()).isFalse();
     }

@@ -5,12 +5,13 @@ import io.airlift.units.Duration;
 import io.nsc.metadata.TestingTicker;
 import io.nsc.metadata.catalog.Allocation;
 import io.nsc.metadata.catalog.CatalogDatabase;
-import io.nsc.metadata.catalog.CatalogStore;
 import io.nsc.metadata.catalog.CommitRequest;
 import io.nsc.metadata.catalog.FileEntry;
+import io.nsc.metadata.catalog.H2CatalogDatabase;
 import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableColumn;
+import io.nsc.metadata.catalog.TestingCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.security.GrantAuthority;
 import io.nsc.protocol.proto.CopyTask;
@@ -31,7 +32,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.nsc.metadata.TestingStats.compactStats;
-import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,7 +46,7 @@ final class TestReplicationMonitor
 
     private final TestingTicker ticker = new TestingTicker();
     private CatalogDatabase database;
-    private CatalogStore catalog;
+    private TestingCatalog catalog;
     private ReplicaCatalog replicas;
     private NodeRegistry registry;
     private GrantAuthority grants;
@@ -56,17 +56,17 @@ final class TestReplicationMonitor
     @BeforeEach
     void setUp()
     {
-        database = CatalogDatabase.open(dataDir);
-        catalog = new CatalogStore(database, Clock.systemUTC(), new Duration(1, HOURS));
+        database = H2CatalogDatabase.open(dataDir);
+        catalog = TestingCatalog.create(database, Clock.systemUTC());
         replicas = new ReplicaCatalog(database, 2);
-        registry = new NodeRegistry(catalog, ticker, Clock.systemUTC(), NODE_TIMEOUT, new Duration(1, SECONDS));
+        registry = new NodeRegistry(catalog.nodes(), ticker, Clock.systemUTC(), NODE_TIMEOUT, new Duration(1, SECONDS));
         // free space decides the copy target: node-c has the most
         registry.register("node-a", "127.0.0.1:7001", 1000, 500, List.of());
         registry.register("node-b", "127.0.0.1:7002", 1000, 600, List.of());
         registry.register("node-c", "127.0.0.1:7003", 1000, 900, List.of());
         grants = new GrantAuthority(new byte[32], Clock.systemUTC(), java.time.Duration.ofMinutes(30));
         monitor = new ReplicationMonitor(replicas, registry, ReplicationLeadership.sole(), grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
-        catalog.createSchema("s", false);
+        catalog.tables().createSchema("s", false);
     }
 
     @AfterEach
@@ -117,7 +117,7 @@ final class TestReplicationMonitor
         monitor.check();
         assertThat(replicaNodes(file)).containsExactly("node-a", "node-b");
         assertThat(monitor.status().getReplicasTrimmed()).isEqualTo(1);
-        assertThat(catalog.findOrphans("node-c", List.of(file.fileId()))).containsExactly(file.fileId());
+        assertThat(catalog.allocations().findOrphans("node-c", List.of(file.fileId()))).containsExactly(file.fileId());
     }
 
     @Test
@@ -251,8 +251,8 @@ final class TestReplicationMonitor
     {
         String fileId = "%032x".formatted(++nextFileId);
         FileEntry file = new FileEntry(fileId, 1000 + nextFileId, 10, 0xCAFE0000 + nextFileId, compactStats(10), List.of(nodes), ByteString.EMPTY);
-        catalog.addAllocations(List.of(new Allocation(fileId, Clock.systemUTC().millis(), List.of(nodes))));
-        catalog.commit(new CommitRequest(new SchemaTableName("s", "t"), List.of(new TableColumn("c", "bigint")), true, List.of(file), OptionalLong.empty(), Map.of("replication", "2"), false, OptionalLong.empty()));
+        catalog.allocations().addAllocations(List.of(new Allocation(fileId, Clock.systemUTC().millis(), List.of(nodes))));
+        catalog.commits().commit(new CommitRequest(new SchemaTableName("s", "t"), List.of(new TableColumn("c", "bigint")), true, List.of(file), OptionalLong.empty(), Map.of("replication", "2"), false, OptionalLong.empty()));
         return file;
     }
 

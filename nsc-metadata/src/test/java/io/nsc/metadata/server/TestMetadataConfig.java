@@ -3,6 +3,7 @@ package io.nsc.metadata.server;
 import com.google.common.collect.ImmutableMap;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
+import io.nsc.metadata.catalog.CatalogBackend;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -38,7 +39,13 @@ final class TestMetadataConfig
                 .setMaxCopiesPerNode(4)
                 .setTableFilesPageMaxFiles(1000)
                 .setTableFilesPageMaxSize(DataSize.of(4, MEGABYTE))
-                .setTableVersionRetention(new Duration(1, HOURS)));
+                .setTableVersionRetention(new Duration(1, HOURS))
+                .setAllocationPurgeInterval(new Duration(1, MINUTES))
+                .setCatalog(CatalogBackend.H2)
+                .setPostgreSqlUrl(null)
+                .setPostgreSqlUser(null)
+                .setPostgreSqlPassword("")
+                .setPostgreSqlMaxConnections(8));
     }
 
     @Test
@@ -61,6 +68,12 @@ final class TestMetadataConfig
                 .put("metadata.table-files-page-max-files", "50")
                 .put("metadata.table-files-page-max-size", "1MB")
                 .put("metadata.table-version-retention", "10m")
+                .put("metadata.allocation-purge-interval", "30s")
+                .put("metadata.catalog", "postgresql")
+                .put("metadata.catalog.postgresql.url", "jdbc:postgresql://10.0.0.1:7432/nsc")
+                .put("metadata.catalog.postgresql.user", "nsc")
+                .put("metadata.catalog.postgresql.password", "secret")
+                .put("metadata.catalog.postgresql.max-connections", "16")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -79,7 +92,13 @@ final class TestMetadataConfig
                 .setMaxCopiesPerNode(8)
                 .setTableFilesPageMaxFiles(50)
                 .setTableFilesPageMaxSize(DataSize.of(1, MEGABYTE))
-                .setTableVersionRetention(new Duration(10, MINUTES));
+                .setTableVersionRetention(new Duration(10, MINUTES))
+                .setAllocationPurgeInterval(new Duration(30, SECONDS))
+                .setCatalog(CatalogBackend.POSTGRESQL)
+                .setPostgreSqlUrl("jdbc:postgresql://10.0.0.1:7432/nsc")
+                .setPostgreSqlUser("nsc")
+                .setPostgreSqlPassword("secret")
+                .setPostgreSqlMaxConnections(16);
 
         assertFullMapping(properties, expected);
     }
@@ -92,5 +111,20 @@ final class TestMetadataConfig
                 .setNodeTimeout(new Duration(5, SECONDS));
         assertThat(config.isNodeTimeoutLongerThanHeartbeatInterval()).isFalse();
         assertThat(config.setNodeTimeout(new Duration(6, SECONDS)).isNodeTimeoutLongerThanHeartbeatInterval()).isTrue();
+    }
+
+    @Test
+    void testPostgreSqlNeedsUrlAndUser()
+    {
+        MetadataConfig config = new MetadataConfig().setCatalog(CatalogBackend.POSTGRESQL);
+        assertThat(config.isPostgreSqlUrlSetForPostgreSql()).isFalse();
+        assertThat(config.isPostgreSqlUserSetForPostgreSql()).isFalse();
+        assertThat(config.setPostgreSqlUrl("jdbc:mysql://127.0.0.1/nsc").isPostgreSqlUrlSetForPostgreSql()).isFalse();
+        assertThat(config.setPostgreSqlUrl("jdbc:postgresql://127.0.0.1:7432/nsc").isPostgreSqlUrlSetForPostgreSql()).isTrue();
+        assertThat(config.setPostgreSqlUser("nsc").isPostgreSqlUserSetForPostgreSql()).isTrue();
+        // the embedded catalog needs neither
+        assertThat(new MetadataConfig().isPostgreSqlUrlSetForPostgreSql()).isTrue();
+        assertThat(new MetadataConfig().isPostgreSqlUserSetForPostgreSql()).isTrue();
+        assertThat(config.describeCatalog()).isEqualTo("in PostgreSQL at jdbc:postgresql://127.0.0.1:7432/nsc as nsc");
     }
 }

@@ -7,9 +7,7 @@ import io.nsc.metadata.TestingClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * catalog API is listed in bounded pages, every file exactly once, and always of the version the
  * listing began with, even when commits land between its pages or the table is dropped; a
  * version is listed for the table version retention after it stopped being current, and no longer.
+ * Each subclass runs these tests on one catalog backend.
  */
-final class TestTableFileListing
+abstract class AbstractTestTableFileListing
 {
     private static final SchemaTableName TABLE = new SchemaTableName("s", "big");
     private static final List<TableColumn> COLUMNS = List.of(new TableColumn("x", "bigint"));
@@ -44,22 +43,22 @@ final class TestTableFileListing
     private static final long UNBOUNDED_BYTES = Long.MAX_VALUE;
     private static final Duration RETENTION = new Duration(1, HOURS);
 
-    @TempDir
-    Path dataDir;
-
     private final TestingClock clock = new TestingClock(1_750_000_000_000L);
     private CatalogDatabase database;
-    private CatalogStore catalog;
+    private TestingCatalog catalog;
     private int nextFileId;
+
+    /** A new, empty database for one test. */
+    protected abstract CatalogDatabase newDatabase();
 
     @BeforeEach
     void setUp()
     {
-        database = CatalogDatabase.open(dataDir.resolve("catalog"));
-        catalog = new CatalogStore(database, clock, new Duration(1, HOURS), RETENTION);
-        catalog.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
-        catalog.registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 1), List.of());
-        catalog.createSchema("s", false);
+        database = newDatabase();
+        catalog = TestingCatalog.create(database, clock, new Duration(1, HOURS), RETENTION);
+        catalog.nodes().registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
+        catalog.nodes().registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 1), List.of());
+        catalog.tables().createSchema("s", false);
     }
 
     @AfterEach
@@ -75,10 +74,10 @@ final class TestTableFileListing
         long tableId = 0;
         for (int commit = 0; commit < COMMITS; commit++) {
             List<FileEntry> files = commitFiles(FILES_PER_COMMIT);
-            tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+            tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
             committed.addAll(files);
         }
-        long version = catalog.getTable(TABLE).orElseThrow().version();
+        long version = catalog.tables().getTable(TABLE).orElseThrow().version();
         assertThat(version).isEqualTo(COMMITS);
 
         // pages that do not line up with commits, and a commit landing after the third page
@@ -88,7 +87,7 @@ final class TestTableFileListing
         FilePosition after = FilePosition.START;
         int pages = 0;
         while (true) {
-            TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, version, after, pageSize, UNBOUNDED_BYTES, true)).orElseThrow();
+            TableFilesPage page = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, version, after, pageSize, UNBOUNDED_BYTES, true)).orElseThrow();
             pages++;
             assertThat(page.version()).isEqualTo(version);
             assertThat(page.files()).hasSizeLessThanOrEqualTo(pageSize);
@@ -109,7 +108,7 @@ final class TestTableFileListing
         assertThat(listed).isEqualTo(committed);
 
         // a listing that starts now sees the new version
-        TableFilesPage current = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 1, UNBOUNDED_BYTES, true)).orElseThrow();
+        TableFilesPage current = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 1, UNBOUNDED_BYTES, true)).orElseThrow();
         assertThat(current.version()).isEqualTo(version + 1);
         assertThat(countFiles(tableId, version + 1, 5000)).isEqualTo((COMMITS + 1) * FILES_PER_COMMIT);
         // and an older version is still listed whole
@@ -120,19 +119,19 @@ final class TestTableFileListing
     void testPagesEndAtTheByteBound()
     {
         List<FileEntry> committed = commitFiles(100);
-        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         long maxBytes = 10 * estimatedBytes(committed.getFirst());
         List<TableFilesPage> pages = new ArrayList<>();
         FilePosition after = FilePosition.START;
         do {
-            TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, after, 1000, maxBytes, true)).orElseThrow();
+            TableFilesPage page = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, after, 1000, maxBytes, true)).orElseThrow();
             pages.add(page);
             after = page.next().orElse(null);
         }
         while (after != null);
         assertThat(pages.stream().flatMap(page -> page.files().stream()).toList()).isEqualTo(committed);
         for (int i = 0; i < pages.size(); i++) {
-            long pageBytes = pages.get(i).files().stream().mapToLong(TestTableFileListing::estimatedBytes).sum();
+            long pageBytes = pages.get(i).files().stream().mapToLong(AbstractTestTableFileListing::estimatedBytes).sum();
             assertThat(pageBytes).isLessThanOrEqualTo(maxBytes);
             if (i < pages.size() - 1) {
                 // full: the next file would have taken it past the bound
@@ -141,7 +140,7 @@ final class TestTableFileListing
         }
 
         // a file larger than the bound still gets through, one per page
-        TableFilesPage tiny = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 1000, 1, true)).orElseThrow();
+        TableFilesPage tiny = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 1000, 1, true)).orElseThrow();
         assertThat(tiny.files()).containsExactly(committed.getFirst());
         assertThat(tiny.next()).isPresent();
     }
@@ -156,17 +155,17 @@ final class TestTableFileListing
     void testSketchesLeftOutWhenAskedAndMissingReplicasNeverListed()
     {
         List<FileEntry> committed = commitFiles(4);
-        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         // node-b's disk comes back empty: its replicas are missing, not readable
-        catalog.registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 2), List.of());
+        catalog.nodes().registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 2), List.of());
 
-        TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 3, UNBOUNDED_BYTES, false)).orElseThrow();
+        TableFilesPage page = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 3, UNBOUNDED_BYTES, false)).orElseThrow();
         assertThat(page.files()).extracting(FileEntry::fileId).containsExactlyElementsOf(committed.subList(0, 3).stream().map(FileEntry::fileId).toList());
         assertThat(page.files()).allSatisfy(file -> {
             assertThat(file.columnSketches()).isEqualTo(ByteString.EMPTY);
             assertThat(file.replicaNodeIds()).containsExactly("node-a");
         });
-        TableFilesPage last = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, page.next().orElseThrow(), 3, UNBOUNDED_BYTES, true)).orElseThrow();
+        TableFilesPage last = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, page.next().orElseThrow(), 3, UNBOUNDED_BYTES, true)).orElseThrow();
         assertThat(last.files()).extracting(FileEntry::fileId).containsExactly(committed.get(3).fileId());
         assertThat(last.files().getFirst().columnSketches()).isEqualTo(committed.get(3).columnSketches());
         assertThat(last.next()).isEmpty();
@@ -175,22 +174,22 @@ final class TestTableFileListing
     @Test
     void testEmptyMissingDroppedAndFutureTables()
     {
-        long tableId = catalog.createTable(TABLE, COLUMNS, Map.of(), false).table().tableId();
-        TableFilesPage empty = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true)).orElseThrow();
+        long tableId = catalog.tables().createTable(TABLE, COLUMNS, Map.of(), false).table().tableId();
+        TableFilesPage empty = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true)).orElseThrow();
         assertThat(empty.version()).isEqualTo(1);
         assertThat(empty.files()).isEmpty();
         assertThat(empty.next()).isEmpty();
 
-        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true)),
+        assertStatus(() -> catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true)),
                 OUT_OF_RANGE, "Table with id %s is at version 1: version 2 does not exist".formatted(tableId));
-        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId + 1, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+        assertThat(catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId + 1, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
     }
 
     @Test
     void testReplacedVersionListedForTheRetentionOnly()
     {
         List<FileEntry> first = commitFiles(3);
-        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         TableFilesPage firstPage = page(tableId, 1, FilePosition.START, 2);
         assertThat(firstPage.files()).isEqualTo(first.subList(0, 2));
 
@@ -224,26 +223,26 @@ final class TestTableFileListing
     @Test
     void testNoRetentionKeepsOnlyTheCurrentVersion()
     {
-        CatalogStore unretained = new CatalogStore(database, clock, new Duration(1, HOURS), new Duration(0, MILLISECONDS));
+        TestingCatalog unretained = TestingCatalog.create(database, clock, new Duration(1, HOURS), new Duration(0, MILLISECONDS));
         commitFiles(2);
-        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         commitFiles(2);
         // in the very millisecond version 2 was committed
-        assertStatusContains(() -> unretained.getTableFilesPage(new TableFilesPageRequest(tableId, 1, FilePosition.START, 10, UNBOUNDED_BYTES, false)),
+        assertStatusContains(() -> unretained.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 1, FilePosition.START, 10, UNBOUNDED_BYTES, false)),
                 FAILED_PRECONDITION, "Version 1 of table with id %s is no longer retained".formatted(tableId));
-        assertThat(unretained.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, false)).orElseThrow().files()).hasSize(4);
+        assertThat(unretained.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, false)).orElseThrow().files()).hasSize(4);
     }
 
     @Test
     void testDroppedTableListedForTheRetentionAndItsFilesKeptUntilThen()
     {
         List<FileEntry> first = commitFiles(3);
-        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         List<FileEntry> second = commitFiles(2);
         TableFilesPage firstPage = page(tableId, 1, FilePosition.START, 2);
 
         // dropped between two pages: the listing goes on with the version it began, replicas and all
-        assertThat(catalog.dropTable(TABLE, false)).contains(new DroppedTable(tableId, 5));
+        assertThat(catalog.tables().dropTable(TABLE, false)).contains(new DroppedTable(tableId, 5));
         TableFilesPage rest = page(tableId, 1, firstPage.next().orElseThrow(), 2);
         assertThat(rest.files()).isEqualTo(first.subList(2, 3));
         assertThat(rest.next()).isEmpty();
@@ -256,15 +255,15 @@ final class TestTableFileListing
         }
         assertThat(listed).isEqualTo(ImmutableList.builder().addAll(first).addAll(second).build());
         // a dropped table has no current version, nor versions after its last
-        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+        assertThat(catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 0, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
         assertStatus(() -> page(tableId, 3, FilePosition.START, 10), OUT_OF_RANGE, "Table with id %s is at version 2: version 3 does not exist".formatted(tableId));
 
         // no node may reclaim the files meanwhile, and the name is free for a new table with files of its own
         List<String> fileIds = listed.stream().map(FileEntry::fileId).toList();
-        assertThat(catalog.findOrphans("node-a", fileIds)).isEmpty();
-        assertThat(catalog.findOrphans("node-b", fileIds)).isEmpty();
+        assertThat(catalog.allocations().findOrphans("node-a", fileIds)).isEmpty();
+        assertThat(catalog.allocations().findOrphans("node-b", fileIds)).isEmpty();
         List<FileEntry> recreated = commitFiles(1);
-        long newTableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long newTableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         assertThat(newTableId).isNotEqualTo(tableId);
         assertThat(page(newTableId, 0, FilePosition.START, 10).files()).isEqualTo(recreated);
         assertThat(countFiles(tableId, 2, 10)).isEqualTo(5);
@@ -273,31 +272,31 @@ final class TestTableFileListing
         clock.advance(RETENTION.toMillis(), MILLISECONDS);
         assertStatus(() -> page(tableId, 2, FilePosition.START, 10), NOT_FOUND,
                 "Table with id %s was dropped at least 1h ago (metadata.table-version-retention): its files are no longer kept".formatted(tableId));
-        assertThat(catalog.findOrphans("node-a", fileIds)).containsExactlyInAnyOrderElementsOf(fileIds);
-        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
-        assertThat(catalog.findOrphans("node-a", List.of(recreated.getFirst().fileId()))).isEmpty();
+        assertThat(catalog.allocations().findOrphans("node-a", fileIds)).containsExactlyInAnyOrderElementsOf(fileIds);
+        assertThat(catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true))).isEmpty();
+        assertThat(catalog.allocations().findOrphans("node-a", List.of(recreated.getFirst().fileId()))).isEmpty();
     }
 
     private TableFilesPage page(long tableId, long version, FilePosition after, int pageSize)
     {
-        return catalog.getTableFilesPage(new TableFilesPageRequest(tableId, version, after, pageSize, UNBOUNDED_BYTES, true)).orElseThrow();
+        return catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, version, after, pageSize, UNBOUNDED_BYTES, true)).orElseThrow();
     }
 
     @Test
     void testListingContinuesOnlyAfterAFileOfItsVersion()
     {
         commitFiles(3);
-        long tableId = catalog.getTable(TABLE).orElseThrow().tableId();
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
         commitFiles(2);
         // after the last file of the first commit: the second commit's files
-        assertThat(catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, new FilePosition(1, 2), 10, UNBOUNDED_BYTES, false)).orElseThrow().files()).hasSize(2);
+        assertThat(catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 2, new FilePosition(1, 2), 10, UNBOUNDED_BYTES, false)).orElseThrow().files()).hasSize(2);
         // the ordinal past the commit's end, and a commit after the version listed, name no file of it
-        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 2, new FilePosition(1, 3), 10, UNBOUNDED_BYTES, false)),
+        assertStatus(() -> catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 2, new FilePosition(1, 3), 10, UNBOUNDED_BYTES, false)),
                 INVALID_ARGUMENT, "Version 2 of table with id %s has no file 3 of commit 1 to continue a listing after".formatted(tableId));
-        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 1, new FilePosition(2, 0), 10, UNBOUNDED_BYTES, false)),
+        assertStatus(() -> catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 1, new FilePosition(2, 0), 10, UNBOUNDED_BYTES, false)),
                 INVALID_ARGUMENT, "Version 1 of table with id %s has no file 0 of commit 2 to continue a listing after".formatted(tableId));
         // continuing a listing of a version never reached: no such listing began
-        assertStatus(() -> catalog.getTableFilesPage(new TableFilesPageRequest(tableId, 3, new FilePosition(1, 0), 10, UNBOUNDED_BYTES, false)),
+        assertStatus(() -> catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 3, new FilePosition(1, 0), 10, UNBOUNDED_BYTES, false)),
                 INVALID_ARGUMENT, "Table with id %s is at version 2: no listing of version 3 was ever begun to continue".formatted(tableId));
     }
 
@@ -306,7 +305,7 @@ final class TestTableFileListing
         long count = 0;
         Optional<FilePosition> after = Optional.of(FilePosition.START);
         while (after.isPresent()) {
-            TableFilesPage page = catalog.getTableFilesPage(new TableFilesPageRequest(tableId, version, after.get(), pageSize, UNBOUNDED_BYTES, false)).orElseThrow();
+            TableFilesPage page = catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, version, after.get(), pageSize, UNBOUNDED_BYTES, false)).orElseThrow();
             assertThat(page.version()).isEqualTo(version);
             count += page.files().size();
             after = page.next();
@@ -327,8 +326,8 @@ final class TestTableFileListing
             files.add(new FileEntry(fileId, 1000 + i, 1 + i % 7, nextFileId, compactStats(1 + i % 7), replicas, sketches));
             allocations.add(new Allocation(fileId, clock.millis(), replicas));
         }
-        catalog.addAllocations(allocations);
-        catalog.commit(new CommitRequest(TABLE, COLUMNS, true, files, OptionalLong.empty()));
+        catalog.allocations().addAllocations(allocations);
+        catalog.commits().commit(new CommitRequest(TABLE, COLUMNS, true, files, OptionalLong.empty()));
         return files;
     }
 }

@@ -1,0 +1,220 @@
+package io.nsc.metadata.catalog;
+
+import org.jdbi.v3.core.statement.Query;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.nsc.metadata.MetadataErrors.alreadyExists;
+import static io.nsc.metadata.MetadataErrors.failedPrecondition;
+import static io.nsc.metadata.MetadataErrors.notFound;
+import static io.nsc.metadata.catalog.Names.checkSchemaName;
+import static io.nsc.metadata.catalog.Names.checkTableName;
+import static io.nsc.metadata.catalog.TableDefinitions.validateColumns;
+import static io.nsc.metadata.catalog.TableDefinitions.validateProperties;
+import static io.nsc.metadata.catalog.TableRows.findTable;
+import static io.nsc.metadata.catalog.TableRows.schemaExists;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Schemas and tables: their creation and removal, their definitions, and the files of their
+ * versions. Each public method is one transaction; one that throws has changed nothing. Files
+ * are added to tables by {@link CommitCatalog}.
+ *
+ * <p>A table version stays listable for the table version retention after a later commit
+ * replaced it or the table was dropped ({@link TableVersionRetention}): a dropped table's files
+ * are kept, and are no orphans, until then.
+ */
+public final class TableCatalog
+{
+    private final CatalogDatabase database;
+    private final Clock clock;
+    private final TableVersionRetention retention;
+
+    public TableCatalog(CatalogDatabase database, Clock clock, TableVersionRetention retention)
+    {
+        this.database = requireNonNull(database, "database is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.retention = requireNonNull(retention, "retention is null");
+    }
+
+    public List<String> listSchemas()
+    {
+        return database.inTransaction(handle -> handle.createQuery("SELECT schema_name FROM schemas ORDER BY schema_name")
+                .mapTo(String.class)
+                .list());
+    }
+
+    /**
+     * @return whether the schema was created; false when it existed and {@code ifNotExists} is set
+     */
+    public boolean createSchema(String schemaName, boolean ifNotExists)
+    {
+        checkSchemaName(schemaName);
+        return database.inTransaction(handle -> {
+            if (schemaExists(handle, schemaName)) {
+                if (ifNotExists) {
+                    return false;
+                }
+                throw alreadyExists("Schema %s already exists", schemaName);
+            }
+            handle.createUpdate("INSERT INTO schemas (schema_name, created_millis) VALUES (:schema_name, :now)")
+                    .bind("schema_name", schemaName)
+                    .bind("now", clock.millis())
+                    .execute();
+            return true;
+        });
+    }
+
+    /**
+     * Drops an empty schema. A name that breaks the naming rule cannot exist, so it is not found.
+     *
+     * @return whether the schema was dropped; false when it did not exist and {@code ifExists} is set
+     */
+    public boolean dropSchema(String schemaName, boolean ifExists)
+    {
+        requireNonNull(schemaName, "schemaName is null");
+        return database.inTransaction(handle -> {
+            if (!schemaExists(handle, schemaName)) {
+                if (ifExists) {
+                    return false;
+                }
+                throw notFound("Schema %s does not exist", schemaName);
+            }
+            boolean hasTables = handle.createQuery("SELECT 1 FROM tables WHERE schema_name = :schema_name LIMIT 1")
+                    .bind("schema_name", schemaName)
+                    .mapTo(Integer.class)
+                    .findOne()
+                    .isPresent();
+            if (hasTables) {
+                throw failedPrecondition("Schema %s is not empty", schemaName);
+            }
+            handle.createUpdate("DELETE FROM schemas WHERE schema_name = :schema_name")
+                    .bind("schema_name", schemaName)
+                    .execute();
+            return true;
+        });
+    }
+
+    /**
+     * Tables of one schema, or of every schema when {@code schemaName} is empty, ordered by name.
+     */
+    public List<SchemaTableName> listTables(Optional<String> schemaName)
+    {
+        return database.inTransaction(handle -> {
+            // a name that breaks the naming rule cannot exist: that is NOT_FOUND, not a bad request
+            if (schemaName.isPresent() && !schemaExists(handle, schemaName.get())) {
+                throw notFound("Schema %s does not exist", schemaName.get());
+            }
+            String sql = "SELECT schema_name, table_name FROM tables" +
+                    (schemaName.isPresent() ? " WHERE schema_name = :schema_name" : "") +
+                    " ORDER BY schema_name, table_name";
+            Query query = handle.createQuery(sql);
+            schemaName.ifPresent(name -> query.bind("schema_name", name));
+            return query.map((row, _) -> new SchemaTableName(row.getString("schema_name"), row.getString("table_name")))
+                    .list();
+        });
+    }
+
+    public Optional<TableEntry> getTable(SchemaTableName table)
+    {
+        requireNonNull(table, "table is null");
+        return database.inTransaction(handle -> findTable(handle, table));
+    }
+
+    /**
+     * Creates an empty table. It starts at version 1, like a table after its first commit, so
+     * that every existing table has a version a commit can expect.
+     *
+     * @param properties stored as given: their values are the connector's to validate
+     */
+    public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, boolean ifNotExists)
+    {
+        checkSchemaName(name.schemaName());
+        checkTableName(name.tableName());
+        validateColumns(columns);
+        validateProperties(properties);
+        return database.inTransaction(handle -> {
+            if (!schemaExists(handle, name.schemaName())) {
+                throw notFound("Schema %s does not exist", name.schemaName());
+            }
+            Optional<TableEntry> existing = findTable(handle, name);
+            if (existing.isPresent()) {
+                if (ifNotExists) {
+                    return new CreateTableResult(existing.get(), false);
+                }
+                throw alreadyExists("Table %s already exists", name);
+            }
+            long now = clock.millis();
+            long tableId = TableRows.insertTable(handle, name, columns, properties, now);
+            TableRows.updateTable(handle, tableId, 1, List.of());
+            retention.recordVersion(handle, tableId, 1, now);
+            return new CreateTableResult(findTable(handle, name).orElseThrow(), true);
+        });
+    }
+
+    /**
+     * Removes the table with its columns, properties and files in one transaction. Its files stay
+     * listable by the versions of the table for the table version retention (a query that planned
+     * before the drop reads on); after it their ids belong to no table, and storage nodes reclaim
+     * them as orphans.
+     *
+     * @return the dropped table; empty when it did not exist and {@code ifExists} is set
+     */
+    public Optional<DroppedTable> dropTable(SchemaTableName name, boolean ifExists)
+    {
+        requireNonNull(name, "name is null");
+        return database.inTransaction(handle -> {
+            Optional<TableEntry> table = findTable(handle, name);
+            if (table.isEmpty()) {
+                if (ifExists) {
+                    return Optional.empty();
+                }
+                throw notFound("Table %s does not exist", name);
+            }
+            long tableId = table.get().tableId();
+            long now = clock.millis();
+            retention.purgeExpiredDrops(handle, now);
+            int filesKept = TableVersionRetention.keepDropped(handle, table.get(), now);
+            // children first: they reference the rows deleted after them
+            for (String sql : List.of(
+                    "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = :table_id)",
+                    "DELETE FROM files WHERE table_id = :table_id",
+                    "DELETE FROM table_properties WHERE table_id = :table_id",
+                    "DELETE FROM columns WHERE table_id = :table_id",
+                    "DELETE FROM tables WHERE table_id = :table_id")) {
+                handle.createUpdate(sql).bind("table_id", tableId).execute();
+            }
+            return Optional.of(new DroppedTable(tableId, filesKept));
+        });
+    }
+
+    /**
+     * The table's files at its current version, each with its replicas in the order readers
+     * should try them (the order the writer committed), all at once: for small tables and tests;
+     * a listing of a table of any size pages through it with {@link #getTableFilesPage}.
+     */
+    public Optional<TableFiles> getTableFiles(long tableId)
+    {
+        return getTableFilesPage(TableFilesPageRequest.wholeTable(tableId, true))
+                .map(page -> new TableFiles(page.tableId(), page.version(), page.files()));
+    }
+
+    /**
+     * Some files of a table version, in commit order, each with its replicas in the order readers
+     * should try them (see {@link TableFileListing} for why the pages of one version never mix
+     * versions).
+     *
+     * @return empty when the table does not exist (a dropped table's versions are listed for the
+     *         table version retention, its current one is not)
+     * @throws io.grpc.StatusRuntimeException OUT_OF_RANGE for a version the table has not reached;
+     *         FAILED_PRECONDITION for a version replaced the retention ago or longer
+     */
+    public Optional<TableFilesPage> getTableFilesPage(TableFilesPageRequest request)
+    {
+        requireNonNull(request, "request is null");
+        return database.inTransaction(handle -> TableFileListing.read(handle, request, retention, clock.millis()));
+    }
+}

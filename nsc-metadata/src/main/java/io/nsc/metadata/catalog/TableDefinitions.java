@@ -1,0 +1,67 @@
+package io.nsc.metadata.catalog;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static io.nsc.metadata.MetadataErrors.failedPrecondition;
+import static io.nsc.metadata.MetadataErrors.invalidArgument;
+import static io.nsc.metadata.catalog.Names.checkColumnName;
+import static io.nsc.metadata.catalog.Names.checkTablePropertyName;
+
+/**
+ * Checks of a table's columns and properties as a CREATE TABLE or a commit brings them: before
+ * any transaction, so that bad input never reaches the database.
+ */
+final class TableDefinitions
+{
+    private static final int MAX_TABLE_PROPERTY_VALUE_LENGTH = 65_536;
+
+    private TableDefinitions() {}
+
+    static void validateColumns(List<TableColumn> columns)
+    {
+        if (columns.isEmpty()) {
+            throw invalidArgument("A table needs at least one column");
+        }
+        Set<String> names = new HashSet<>();
+        for (TableColumn column : columns) {
+            checkColumnName(column.name());
+            if (column.type().isBlank()) {
+                throw invalidArgument("Column %s has no type", column.name());
+            }
+            if (!names.add(column.name())) {
+                throw invalidArgument("Duplicate column name %s", column.name());
+            }
+        }
+    }
+
+    static void validateProperties(Map<String, String> properties)
+    {
+        properties.forEach((name, value) -> {
+            checkTablePropertyName(name);
+            if (value.length() > MAX_TABLE_PROPERTY_VALUE_LENGTH) {
+                throw invalidArgument("The value of table property %s is longer than %s characters", name, MAX_TABLE_PROPERTY_VALUE_LENGTH);
+            }
+        });
+    }
+
+    static void checkColumnsMatch(SchemaTableName name, List<TableColumn> tableColumns, List<TableColumn> fileColumns)
+    {
+        int count = Math.max(tableColumns.size(), fileColumns.size());
+        for (int i = 0; i < count; i++) {
+            Optional<TableColumn> table = i < tableColumns.size() ? Optional.of(tableColumns.get(i)) : Optional.empty();
+            Optional<TableColumn> files = i < fileColumns.size() ? Optional.of(fileColumns.get(i)) : Optional.empty();
+            if (!table.equals(files)) {
+                throw failedPrecondition(
+                        "Columns of table %s do not match the files: column %s: table has %s, files have %s",
+                        name,
+                        i + 1,
+                        table.map(TableColumn::toString).orElse("no such column"),
+                        files.map(TableColumn::toString).orElse("no such column"));
+            }
+        }
+    }
+}

@@ -1,0 +1,871 @@
+package io.nsc.metadata.catalog;
+
+import com.google.protobuf.ByteString;
+import io.airlift.units.Duration;
+import io.grpc.StatusRuntimeException;
+import io.nsc.metadata.TestingClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
+
+import static io.grpc.Status.Code.ABORTED;
+import static io.grpc.Status.Code.ALREADY_EXISTS;
+import static io.grpc.Status.Code.FAILED_PRECONDITION;
+import static io.grpc.Status.Code.INVALID_ARGUMENT;
+import static io.grpc.Status.Code.NOT_FOUND;
+import static io.nsc.metadata.StatusAssertions.assertStatus;
+import static io.nsc.metadata.StatusAssertions.assertStatusContains;
+import static io.nsc.metadata.TestingStats.compactStats;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The catalog's behaviour, the same on every backend: each concrete subclass runs these tests
+ * against one ({@link TestCatalogOnH2}, {@link TestCatalogOnPostgreSql}) and adds what only that
+ * backend has.
+ */
+abstract class AbstractTestCatalog
+{
+    protected static final SchemaTableName LINEITEM = new SchemaTableName("tpch", "lineitem");
+    protected static final List<TableColumn> LINEITEM_COLUMNS = List.of(
+            new TableColumn("l_orderkey", "bigint"),
+            new TableColumn("l_partkey", "bigint"),
+            new TableColumn("l_quantity", "double"),
+            new TableColumn("l_shipdate", "date"));
+    protected static final Map<String, String> PROPERTIES = Map.of("sorted_by", "l_shipdate,l_orderkey", "row_group_size", "64MB");
+    protected static final Duration ALLOCATION_TIMEOUT = new Duration(1, HOURS);
+    protected static final String UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+    protected final TestingClock clock = new TestingClock(1_750_000_000_000L);
+    protected CatalogDatabase database;
+    protected ClusterCatalog cluster;
+    protected TableCatalog tables;
+    protected CommitCatalog commits;
+    protected AllocationCatalog allocations;
+    protected NodeCatalog nodes;
+    private int nextFileId;
+
+    /** A new, empty database for one test, at the newest schema version. */
+    protected abstract CatalogDatabase newDatabase();
+
+    /** The database of the test, opened again after {@link #database} was closed. */
+    protected abstract CatalogDatabase reopenDatabase();
+
+    /** Another new database, beside the test's. */
+    protected abstract CatalogDatabase newOtherDatabase();
+
+    @BeforeEach
+    void setUp()
+    {
+        use(newDatabase());
+        nodes.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 900, 0, 1), List.of());
+        nodes.registerNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 1), List.of());
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        database.close();
+    }
+
+    @Test
+    void testSchemas()
+    {
+        assertThat(tables.listSchemas()).isEmpty();
+        assertThat(tables.createSchema("tpch", false)).isTrue();
+        assertThat(tables.createSchema("tpch", true)).isFalse();
+        assertThat(tables.createSchema("a_1", false)).isTrue();
+        assertThat(tables.listSchemas()).containsExactly("a_1", "tpch");
+
+        assertStatus(() -> tables.createSchema("tpch", false), ALREADY_EXISTS, "Schema tpch already exists");
+        assertStatusContains(() -> tables.createSchema("TPCH", false), INVALID_ARGUMENT, "Invalid schema name 'TPCH'");
+        assertStatusContains(() -> tables.createSchema("1abc", false), INVALID_ARGUMENT, "Invalid schema name '1abc'");
+        assertStatusContains(() -> tables.createSchema("a-b", false), INVALID_ARGUMENT, "Invalid schema name 'a-b'");
+        assertStatusContains(() -> tables.createSchema("x".repeat(129), false), INVALID_ARGUMENT, "Invalid schema name");
+        assertStatus(() -> tables.createSchema("", false), INVALID_ARGUMENT, "The schema name is empty");
+        assertStatus(() -> tables.createSchema("information_schema", false), INVALID_ARGUMENT, "Schema name information_schema is reserved");
+        assertThat(tables.createSchema("x".repeat(128), false)).isTrue();
+    }
+
+    @Test
+    void testCommitCreatesTableAndReadsBack()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(100, "node-a", "node-b");
+        FileEntry second = file(50, "node-b", "node-a");
+        allocate(first, second);
+
+        CommitResult result = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, second), OptionalLong.empty()));
+        assertThat(result.tableCreated()).isTrue();
+        assertThat(result.version()).isEqualTo(1);
+
+        TableEntry table = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(table.tableId()).isEqualTo(result.tableId());
+        assertThat(table.version()).isEqualTo(1);
+        assertThat(table.columns()).isEqualTo(LINEITEM_COLUMNS);
+        assertThat(table.rowCount()).isEqualTo(150);
+        assertThat(table.fileCount()).isEqualTo(2);
+        assertThat(table.sizeBytes()).isEqualTo(first.sizeBytes() + second.sizeBytes());
+
+        TableFiles files = tables.getTableFiles(result.tableId()).orElseThrow();
+        assertThat(files.version()).isEqualTo(1);
+        assertThat(files.files()).containsExactly(first, second);
+        assertThat(allocations.listAllocations()).isEmpty();
+        assertThat(tables.listTables(Optional.of("tpch"))).containsExactly(LINEITEM);
+
+        // an insert into the existing table: a new version with the old and new files
+        FileEntry third = file(7, "node-a");
+        allocate(third);
+        CommitResult insert = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(third), OptionalLong.of(1)));
+        assertThat(insert).isEqualTo(new CommitResult(result.tableId(), 2, false));
+        assertThat(tables.getTableFiles(result.tableId()).orElseThrow().files()).containsExactly(first, second, third);
+        assertThat(tables.getTable(LINEITEM).orElseThrow().rowCount()).isEqualTo(157);
+    }
+
+    @Test
+    void testEmptyCommitCreatesTable()
+    {
+        tables.createSchema("tpch", false);
+        CommitResult result = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty()));
+        assertThat(result.tableCreated()).isTrue();
+        assertThat(tables.getTableFiles(result.tableId()).orElseThrow().files()).isEmpty();
+    }
+
+    @Test
+    void testListTables()
+    {
+        tables.createSchema("tpch", false);
+        tables.createSchema("other", false);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty()));
+        commits.commit(commit(new SchemaTableName("tpch", "orders"), LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty()));
+        commits.commit(commit(new SchemaTableName("other", "t"), LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty()));
+
+        assertThat(tables.listTables(Optional.empty())).containsExactly(
+                new SchemaTableName("other", "t"),
+                LINEITEM,
+                new SchemaTableName("tpch", "orders"));
+        assertThat(tables.listTables(Optional.of("other"))).containsExactly(new SchemaTableName("other", "t"));
+        assertStatus(() -> tables.listTables(Optional.of("missing")), NOT_FOUND, "Schema missing does not exist");
+        assertStatus(() -> tables.listTables(Optional.of("Bad Name")), NOT_FOUND, "Schema Bad Name does not exist");
+        assertThat(tables.getTable(new SchemaTableName("tpch", "missing"))).isEmpty();
+        assertThat(tables.getTableFiles(12345)).isEmpty();
+    }
+
+    @Test
+    void testCommitOfUnknownAllocationWritesNothing()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry allocated = file(10, "node-a");
+        FileEntry notAllocated = file(10, "node-a");
+        allocate(allocated);
+
+        assertStatus(
+                () -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(allocated, notAllocated), OptionalLong.empty())),
+                FAILED_PRECONDITION,
+                "File %s has no open allocation: its id was not issued by AllocateFiles, or its allocation expired and was purged".formatted(notAllocated.fileId()));
+
+        assertNothingCommitted();
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(allocated.fileId());
+    }
+
+    @Test
+    void testCommitWithDifferentColumnsWritesNothing()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        CommitResult created = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty()));
+
+        FileEntry second = file(10, "node-a");
+        allocate(second);
+        List<TableColumn> changedType = List.of(LINEITEM_COLUMNS.get(0), LINEITEM_COLUMNS.get(1), new TableColumn("l_quantity", "bigint"), LINEITEM_COLUMNS.get(3));
+        assertStatus(
+                () -> commits.commit(commit(LINEITEM, changedType, false, List.of(second), OptionalLong.empty())),
+                FAILED_PRECONDITION,
+                "Columns of table tpch.lineitem do not match the files: column 3: table has l_quantity double, files have l_quantity bigint");
+        assertStatus(
+                () -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS.subList(0, 3), false, List.of(second), OptionalLong.empty())),
+                FAILED_PRECONDITION,
+                "Columns of table tpch.lineitem do not match the files: column 4: table has l_shipdate date, files have no such column");
+
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(1);
+        assertThat(tables.getTableFiles(created.tableId()).orElseThrow().files()).containsExactly(first);
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(second.fileId());
+    }
+
+    @Test
+    void testCommitAtWrongVersionIsAborted()
+    {
+        tables.createSchema("tpch", false);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty()));
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+
+        assertStatus(
+                () -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.of(7))),
+                ABORTED,
+                "Table tpch.lineitem is at version 1, but the commit expects version 7");
+        assertStatus(
+                () -> commits.commit(commit(new SchemaTableName("tpch", "fresh"), LINEITEM_COLUMNS, true, List.of(file), OptionalLong.of(3))),
+                ABORTED,
+                "Table tpch.fresh does not exist, but the commit expects it at version 3");
+
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(1);
+        assertThat(tables.getTable(new SchemaTableName("tpch", "fresh"))).isEmpty();
+        assertThat(allocations.listAllocations()).hasSize(1);
+    }
+
+    @Test
+    void testConcurrentCommitsAtTheSameVersion()
+            throws Exception
+    {
+        tables.createSchema("tpch", false);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty()));
+        List<FileEntry> files = IntStream.range(0, 8).mapToObj(_ -> file(10, "node-a")).toList();
+        allocate(files.toArray(FileEntry[]::new));
+
+        // writers that all read version 1: exactly one may win, the others must retry
+        List<Callable<Boolean>> writers = files.stream()
+                .<Callable<Boolean>>map(file -> () -> {
+                    try {
+                        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.of(1)));
+                        return true;
+                    }
+                    catch (StatusRuntimeException e) {
+                        assertThat(e.getStatus().getCode()).isEqualTo(ABORTED);
+                        return false;
+                    }
+                })
+                .toList();
+        try (ExecutorService executor = Executors.newFixedThreadPool(4)) {
+            List<Boolean> outcomes = new ArrayList<>();
+            for (Future<Boolean> future : executor.invokeAll(writers)) {
+                outcomes.add(future.get());
+            }
+            assertThat(outcomes).containsOnlyOnce(true);
+        }
+        TableEntry table = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(table.version()).isEqualTo(2);
+        assertThat(table.fileCount()).isEqualTo(1);
+        assertThat(allocations.listAllocations()).hasSize(7);
+    }
+
+    @Test
+    void testFileCannotBeCommittedTwice()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty()));
+
+        assertStatus(
+                () -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.empty())),
+                FAILED_PRECONDITION,
+                "File %s is already committed to table tpch.lineitem".formatted(file.fileId()));
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(1);
+    }
+
+    @Test
+    void testCommitChecks()
+    {
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty())), NOT_FOUND, "Schema tpch does not exist");
+        tables.createSchema("tpch", false);
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.empty())), NOT_FOUND, "Table tpch.lineitem does not exist");
+        assertStatusContains(() -> commits.commit(commit(new SchemaTableName("tpch", "Bad"), LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty())), INVALID_ARGUMENT, "Invalid table name 'Bad'");
+        assertStatus(() -> commits.commit(commit(LINEITEM, List.of(), true, List.of(file), OptionalLong.empty())), INVALID_ARGUMENT, "A table needs at least one column");
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, List.of(new TableColumn("A", "bigint")), true, List.of(file), OptionalLong.empty())), INVALID_ARGUMENT, "Invalid column name 'A'");
+        assertStatus(() -> commits.commit(commit(LINEITEM, List.of(new TableColumn("a", "bigint"), new TableColumn("a", "double")), true, List.of(file), OptionalLong.empty())), INVALID_ARGUMENT, "Duplicate column name a");
+        assertStatus(() -> commits.commit(commit(LINEITEM, List.of(new TableColumn("a", " ")), true, List.of(file), OptionalLong.empty())), INVALID_ARGUMENT, "Column a has no type");
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(file, file), OptionalLong.empty())), INVALID_ARGUMENT, "File %s appears twice in the commit".formatted(file.fileId()));
+
+        FileEntry badId = new FileEntry("../../etc/passwd", 1, 10, 0, compactStats(10), List.of("node-a"));
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(badId), OptionalLong.empty())), INVALID_ARGUMENT, "Invalid file id '../../etc/passwd'");
+        FileEntry noReplicas = new FileEntry(file.fileId(), 1, 10, 0, compactStats(10), List.of());
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(noReplicas), OptionalLong.empty())), INVALID_ARGUMENT, "File %s has no replicas".formatted(file.fileId()));
+        FileEntry twice = new FileEntry(file.fileId(), 1, 10, 0, compactStats(10), List.of("node-a", "node-a"));
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(twice), OptionalLong.empty())), INVALID_ARGUMENT, "names a replica node twice");
+        FileEntry badStats = new FileEntry(file.fileId(), 1, 10, 0, ByteString.copyFromUtf8("not stats"), List.of("node-a"));
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(badStats), OptionalLong.empty())), INVALID_ARGUMENT, "File %s has invalid compact stats".formatted(file.fileId()));
+        FileEntry wrongRows = new FileEntry(file.fileId(), 1, 11, 0, compactStats(10), List.of("node-a"));
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(wrongRows), OptionalLong.empty())), INVALID_ARGUMENT, "File %s has row count 11 but its compact stats say 10".formatted(file.fileId()));
+        FileEntry unknownNode = new FileEntry(file.fileId(), 1, 10, 0, compactStats(10), List.of("node-a", "node-x"));
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(unknownNode), OptionalLong.empty())), FAILED_PRECONDITION,
+                "File %s names replica node node-x, which is not a registered storage node".formatted(file.fileId()));
+        // node-b is registered, but was never allocated the file
+        FileEntry unallocatedNode = new FileEntry(file.fileId(), 1, 10, 0, compactStats(10), List.of("node-a", "node-b"));
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(unallocatedNode), OptionalLong.empty())), FAILED_PRECONDITION,
+                "File %s names replica node node-b, which was not allocated to hold it (allocated: node-a)".formatted(file.fileId()));
+
+        assertNothingCommitted();
+        assertThat(allocations.listAllocations()).hasSize(1);
+    }
+
+    @Test
+    void testAddReplicaLetsTheCommitNameTheNewNode()
+    {
+        nodes.registerNode(new NodeEntry("node-c", "127.0.0.1:7003", 1000, 900, 0, 1), List.of());
+        tables.createSchema("tpch", false);
+        FileEntry allocated = file(10, "node-a", "node-b");
+        allocate(allocated);
+
+        // the chooser sees the allocated nodes, and its choice goes last
+        List<List<String>> seen = new ArrayList<>();
+        Allocation replaced = allocations.addReplica(allocated.fileId(), replicas -> {
+            seen.add(replicas);
+            return "node-c";
+        });
+        assertThat(seen).containsExactly(List.of("node-a", "node-b"));
+        assertThat(replaced.replicaNodeIds()).containsExactly("node-a", "node-b", "node-c");
+        assertThat(allocations.listAllocations()).extracting(Allocation::replicaNodeIds).containsExactly(List.of("node-a", "node-b", "node-c"));
+
+        // the writer commits the replicas that were written: node-b failed, node-c replaced it
+        FileEntry written = new FileEntry(allocated.fileId(), allocated.sizeBytes(), 10, allocated.crc32c(), allocated.compactStats(), List.of("node-a", "node-c"));
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(written), OptionalLong.empty())).tableId();
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).extracting(FileEntry::replicaNodeIds).containsExactly(List.of("node-a", "node-c"));
+
+        // committed: its replicas no longer change
+        assertStatus(() -> allocations.addReplica(allocated.fileId(), _ -> "node-b"), NOT_FOUND,
+                "File %s has no open allocation: it is committed to table tpch.lineitem, and its replicas no longer change".formatted(allocated.fileId()));
+    }
+
+    @Test
+    void testAddReplicaRefusalsChangeNothing()
+    {
+        FileEntry allocated = file(10, "node-a");
+        allocate(allocated);
+
+        assertStatusContains(() -> allocations.addReplica("../etc", _ -> "node-b"), INVALID_ARGUMENT, "Invalid file id '../etc'");
+        String unknown = "%032x".formatted(999_999);
+        assertStatus(() -> allocations.addReplica(unknown, _ -> "node-b"), NOT_FOUND,
+                "File %s has no open allocation: its id was not issued by AllocateFiles, or its table was dropped".formatted(unknown));
+        // a chooser's refusal goes to the caller, and the allocation stays as it was
+        assertStatus(() -> allocations.addReplica(allocated.fileId(), _ -> {
+            throw io.grpc.Status.FAILED_PRECONDITION.withDescription("no node left").asRuntimeException();
+        }), FAILED_PRECONDITION, "no node left");
+        assertThatThrownBy(() -> allocations.addReplica(allocated.fileId(), _ -> "node-a"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("Node node-a already holds a replica of file %s".formatted(allocated.fileId()));
+        assertThat(allocations.listAllocations()).extracting(Allocation::replicaNodeIds).containsExactly(List.of("node-a"));
+
+        // expired: a node may have deleted its copy as an orphan
+        clock.advance(ALLOCATION_TIMEOUT.toMillis() + 1, MILLISECONDS);
+        assertStatus(() -> allocations.addReplica(allocated.fileId(), _ -> "node-b"), NOT_FOUND,
+                "File %s has no open allocation: it was allocated too long ago (allocation timeout 1h); write it again under a new id".formatted(allocated.fileId()));
+        assertThat(allocations.listAllocations()).extracting(Allocation::replicaNodeIds).containsExactly(List.of("node-a"));
+    }
+
+    @Test
+    void testReplicaSyncOnRegistration()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        FileEntry second = file(10, "node-a", "node-b");
+        allocate(first, second);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, second), OptionalLong.empty())).tableId();
+
+        // node-b also has the first file (say, repaired), and reports ids the catalog does not know
+        ReplicaSync sync = nodes.registerNode(new NodeEntry("node-b", "127.0.0.1:7012", 1000, 800, 4, 2), List.of(first.fileId(), second.fileId(), "ffffffffffffffffffffffffffffffff", "junk"));
+        assertThat(sync).isEqualTo(new ReplicaSync(1, 0));
+        // node-a lost the second file
+        assertThat(nodes.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 800, 1, 2), List.of(first.fileId()))).isEqualTo(new ReplicaSync(0, 1));
+
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files())
+                .extracting(FileEntry::replicaNodeIds)
+                .containsExactly(List.of("node-a", "node-b"), List.of("node-b"));
+        assertThat(nodes.listNodes()).extracting(NodeEntry::address).containsExactly("127.0.0.1:7001", "127.0.0.1:7012");
+
+        // the lost replica is missing, not forgotten: not read, not counted, still node-a's
+        ReplicaCatalog replicas = new ReplicaCatalog(database, TestingCatalog.DEFAULT_REPLICATION);
+        assertThat(replicas.missingReplicaCounts()).containsExactly(Map.entry("node-a", 1L));
+        assertThat(replicas.fileReplicas()).filteredOn(file -> file.fileId().equals(second.fileId()))
+                .extracting(FileReplicas::nodeIds)
+                .containsExactly(List.of("node-b"));
+        assertThat(allocations.findOrphans("node-a", List.of(second.fileId()))).isEmpty();
+        // an empty data directory at start (an unmounted disk) reports nothing: every replica goes missing
+        assertThat(nodes.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 800, 0, 3), List.of())).isEqualTo(new ReplicaSync(0, 1));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files())
+                .extracting(FileEntry::replicaNodeIds)
+                .containsExactly(List.of("node-b"), List.of("node-b"));
+        // the disk is back: its replicas count again, in their old place
+        assertThat(nodes.registerNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 800, 2, 4), List.of(first.fileId(), second.fileId()))).isEqualTo(new ReplicaSync(2, 0));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files())
+                .extracting(FileEntry::replicaNodeIds)
+                .containsExactly(List.of("node-a", "node-b"), List.of("node-a", "node-b"));
+        assertThat(replicas.missingReplicaCounts()).isEmpty();
+    }
+
+    @Test
+    void testNodes()
+    {
+        assertThat(nodes.updateNodeHeartbeat("node-a", 500, 3, 42)).isTrue();
+        assertThat(nodes.updateNodeHeartbeat("node-z", 500, 3, 42)).isFalse();
+        assertThat(nodes.listNodes()).containsExactly(
+                new NodeEntry("node-a", "127.0.0.1:7001", 1000, 500, 3, 42),
+                new NodeEntry("node-b", "127.0.0.1:7002", 1000, 900, 0, 1));
+    }
+
+    @Test
+    void testReopen()
+            throws Exception
+    {
+        tables.createSchema("tpch", false);
+        FileEntry file = file(10, "node-b", "node-a");
+        FileEntry open = file(10, "node-a");
+        allocate(file, open);
+        long tableId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty(), PROPERTIES, false)).tableId();
+
+        database.close();
+        use(reopenDatabase());
+
+        assertThat(tables.listSchemas()).containsExactly("tpch");
+        assertThat(tables.getTable(LINEITEM).orElseThrow().columns()).isEqualTo(LINEITEM_COLUMNS);
+        assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
+        assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(8);
+        assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
+    }
+
+    @Test
+    void testCreateTable()
+    {
+        assertStatus(() -> tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false), NOT_FOUND, "Schema tpch does not exist");
+        tables.createSchema("tpch", false);
+
+        CreateTableResult created = tables.createTable(LINEITEM, LINEITEM_COLUMNS, PROPERTIES, false);
+        assertThat(created.created()).isTrue();
+        TableEntry table = created.table();
+        assertThat(table.name()).isEqualTo(LINEITEM);
+        assertThat(table.columns()).isEqualTo(LINEITEM_COLUMNS);
+        assertThat(table.properties()).isEqualTo(PROPERTIES);
+        // like a table after its first commit, so that an INSERT can expect a version
+        assertThat(table.version()).isEqualTo(1);
+        assertThat(table.createdMillis()).isEqualTo(clock.millis());
+        assertThat(List.of(table.rowCount(), table.fileCount(), table.sizeBytes())).containsOnly(0L);
+        assertThat(tables.getTable(LINEITEM)).contains(table);
+        assertThat(tables.listTables(Optional.of("tpch"))).containsExactly(LINEITEM);
+        TableFiles files = tables.getTableFiles(table.tableId()).orElseThrow();
+        assertThat(files.version()).isEqualTo(1);
+        assertThat(files.files()).isEmpty();
+
+        assertStatus(() -> tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false), ALREADY_EXISTS, "Table tpch.lineitem already exists");
+        // IF NOT EXISTS answers the table as it is, whatever the request's columns
+        CreateTableResult again = tables.createTable(LINEITEM, List.of(new TableColumn("other", "varchar")), Map.of(), true);
+        assertThat(again).isEqualTo(new CreateTableResult(table, false));
+
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        assertThat(commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.of(1))))
+                .isEqualTo(new CommitResult(table.tableId(), 2, false));
+    }
+
+    @Test
+    void testCreateTableChecks()
+    {
+        tables.createSchema("tpch", false);
+        assertStatusContains(() -> tables.createTable(new SchemaTableName("Tpch", "t"), LINEITEM_COLUMNS, Map.of(), false), INVALID_ARGUMENT, "Invalid schema name 'Tpch'");
+        assertStatusContains(() -> tables.createTable(new SchemaTableName("tpch", "t-1"), LINEITEM_COLUMNS, Map.of(), false), INVALID_ARGUMENT, "Invalid table name 't-1'");
+        assertStatus(() -> tables.createTable(LINEITEM, List.of(), Map.of(), false), INVALID_ARGUMENT, "A table needs at least one column");
+        assertStatus(() -> tables.createTable(LINEITEM, List.of(new TableColumn("a", "bigint"), new TableColumn("a", "bigint")), Map.of(), false), INVALID_ARGUMENT,
+                "Duplicate column name a");
+        assertStatusContains(() -> tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of("Sorted By", "x"), false), INVALID_ARGUMENT, "Invalid table property name 'Sorted By'");
+        assertStatus(() -> tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of("", "x"), false), INVALID_ARGUMENT, "The table property name is empty");
+        assertStatus(() -> tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of("sorted_by", "x".repeat(65_537)), false), INVALID_ARGUMENT,
+                "The value of table property sorted_by is longer than 65536 characters");
+        assertNothingCommitted();
+
+        // values are the connector's to judge: stored as given, even empty
+        Map<String, String> unusual = Map.of("sorted_by", "", "x".repeat(128), "v".repeat(65_536));
+        assertThat(tables.createTable(LINEITEM, LINEITEM_COLUMNS, unusual, false).table().properties()).isEqualTo(unusual);
+    }
+
+    @Test
+    void testCommitCreatesTableWithProperties()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty(), PROPERTIES, false));
+        assertThat(created.tableCreated()).isTrue();
+        assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+
+        // an append ignores properties: they belong to the table's creation
+        FileEntry second = file(10, "node-a");
+        allocate(second);
+        commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(second), OptionalLong.empty(), Map.of("sorted_by", "l_partkey"), false));
+        TableEntry table = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(table.properties()).isEqualTo(PROPERTIES);
+        assertThat(table.version()).isEqualTo(2);
+
+        assertStatusContains(() -> commits.commit(new CommitRequest(new SchemaTableName("tpch", "t"), LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of("Bad", "x"), false)),
+                INVALID_ARGUMENT, "Invalid table property name 'Bad'");
+    }
+
+    @Test
+    void testMustCreate()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        // must_create alone creates the table: it implies create_table
+        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.empty(), PROPERTIES, true));
+        assertThat(created).isEqualTo(new CommitResult(created.tableId(), 1, true));
+
+        // a CREATE TABLE AS that lost the race to another CREATE fails rather than appending
+        FileEntry loser = file(20, "node-b");
+        allocate(loser);
+        for (List<FileEntry> files : List.of(List.of(loser), List.<FileEntry>of())) {
+            assertStatus(
+                    () -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, files, OptionalLong.empty(), Map.of(), true)),
+                    ALREADY_EXISTS,
+                    "Table tpch.lineitem already exists");
+        }
+        TableEntry table = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(table.version()).isEqualTo(1);
+        assertThat(table.rowCount()).isEqualTo(10);
+        assertThat(tables.getTableFiles(created.tableId()).orElseThrow().files()).containsExactly(file);
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(loser.fileId());
+    }
+
+    @Test
+    void testZeroFileCommits()
+    {
+        tables.createSchema("tpch", false);
+        // CREATE TABLE AS of an empty result: the table exists, with its properties
+        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), PROPERTIES, true));
+        assertThat(created).isEqualTo(new CommitResult(created.tableId(), 1, true));
+        assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+
+        // INSERT of nothing: no new version, so readers keep their cached file lists
+        assertThat(commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(), OptionalLong.of(1)))).isEqualTo(new CommitResult(created.tableId(), 1, false));
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.of(1)));
+        // it wrote nothing, so a commit in between is no conflict
+        assertThat(commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(), OptionalLong.of(1)))).isEqualTo(new CommitResult(created.tableId(), 2, false));
+        // but it still must be about this table
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS.subList(0, 2), false, List.of(), OptionalLong.empty())), FAILED_PRECONDITION,
+                "Columns of table tpch.lineitem do not match the files");
+        assertStatus(() -> commits.commit(commit(new SchemaTableName("tpch", "missing"), LINEITEM_COLUMNS, false, List.of(), OptionalLong.empty())), NOT_FOUND,
+                "Table tpch.missing does not exist");
+
+        TableEntry table = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(table.version()).isEqualTo(2);
+        assertThat(table.fileCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testDropTable()
+            throws Exception
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a", "node-b");
+        FileEntry second = file(20, "node-b");
+        FileEntry other = file(30, "node-a");
+        allocate(first, second, other);
+        long tableId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, second), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        SchemaTableName orders = new SchemaTableName("tpch", "orders");
+        long ordersId = commits.commit(commit(orders, LINEITEM_COLUMNS, true, List.of(other), OptionalLong.empty())).tableId();
+
+        assertThat(tables.dropTable(LINEITEM, false)).contains(new DroppedTable(tableId, 2));
+        assertThat(tables.getTable(LINEITEM)).isEmpty();
+        assertThat(tables.getTableFiles(tableId)).isEmpty();
+        assertThat(tables.listTables(Optional.empty())).containsExactly(orders);
+        for (String table : List.of("tables", "columns", "table_properties", "files")) {
+            assertThat(countRows("SELECT count(*) FROM %s WHERE table_id = %s".formatted(table, tableId))).as(table).isZero();
+        }
+        assertThat(countRows("SELECT count(*) FROM file_replicas WHERE file_id IN ('%s', '%s')".formatted(first.fileId(), second.fileId()))).isZero();
+        // the other table is untouched
+        assertThat(tables.getTableFiles(ordersId).orElseThrow().files()).containsExactly(other);
+
+        assertStatus(() -> tables.dropTable(LINEITEM, false), NOT_FOUND, "Table tpch.lineitem does not exist");
+        assertStatus(() -> tables.dropTable(new SchemaTableName("nope", "t"), false), NOT_FOUND, "Table nope.t does not exist");
+        assertStatus(() -> tables.dropTable(new SchemaTableName("tpch", "Bad Name"), false), NOT_FOUND, "Table tpch.Bad Name does not exist");
+        assertThat(tables.dropTable(LINEITEM, true)).isEmpty();
+
+        // the name is free again: a new table, with a new id and nothing of the old one
+        CreateTableResult recreated = tables.createTable(LINEITEM, LINEITEM_COLUMNS.subList(0, 1), Map.of(), false);
+        assertThat(recreated.table().tableId()).isNotIn(tableId, ordersId);
+        assertThat(recreated.table().properties()).isEmpty();
+        assertThat(tables.dropTable(LINEITEM, false)).contains(new DroppedTable(recreated.table().tableId(), 0));
+    }
+
+    @Test
+    void testInsertCommitsOnlyIntoTheTableItBeganOn()
+            throws Exception
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty())).tableId();
+
+        // an INSERT began on that table; meanwhile it is dropped and created again with the same columns
+        tables.dropTable(LINEITEM, false);
+        tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false);
+        FileEntry inserted = file(5, "node-a");
+        allocate(inserted);
+        CommitRequest insert = new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(inserted), OptionalLong.empty(), Map.of(), false, OptionalLong.of(tableId));
+        assertStatus(() -> commits.commit(insert), ABORTED, "Table tpch.lineitem was dropped and created again while the write ran; nothing was committed");
+        assertThat(tables.getTable(LINEITEM).orElseThrow().rowCount()).isZero();
+
+        tables.dropTable(LINEITEM, false);
+        assertStatus(() -> commits.commit(insert), ABORTED, "Table tpch.lineitem was dropped while the write ran; nothing was committed");
+    }
+
+    @Test
+    void testDropSchema()
+    {
+        assertStatus(() -> tables.dropSchema("tpch", false), NOT_FOUND, "Schema tpch does not exist");
+        assertStatus(() -> tables.dropSchema("Bad Name", false), NOT_FOUND, "Schema Bad Name does not exist");
+        assertThat(tables.dropSchema("tpch", true)).isFalse();
+
+        tables.createSchema("tpch", false);
+        tables.createSchema("other", false);
+        tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false);
+        assertStatus(() -> tables.dropSchema("tpch", false), FAILED_PRECONDITION, "Schema tpch is not empty");
+        assertStatus(() -> tables.dropSchema("tpch", true), FAILED_PRECONDITION, "Schema tpch is not empty");
+        assertThat(tables.listSchemas()).containsExactly("other", "tpch");
+
+        tables.dropTable(LINEITEM, false);
+        assertThat(tables.dropSchema("tpch", false)).isTrue();
+        assertThat(tables.listSchemas()).containsExactly("other");
+        assertStatus(() -> tables.listTables(Optional.of("tpch")), NOT_FOUND, "Schema tpch does not exist");
+        assertThat(tables.createSchema("tpch", false)).isTrue();
+    }
+
+    @Test
+    void testAllocationExpiry()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry onTime = file(10, "node-a");
+        FileEntry late = file(10, "node-a");
+        allocate(onTime, late);
+
+        // exactly the timeout after allocation is still in time
+        clock.advance(1, HOURS);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(onTime), OptionalLong.empty()));
+        clock.advance(1, MILLISECONDS);
+        assertStatus(
+                () -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(late), OptionalLong.empty())),
+                FAILED_PRECONDITION,
+                "Cannot commit: file id %s was allocated too long ago (allocation timeout 1h)".formatted(late.fileId()));
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(1);
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(late.fileId());
+    }
+
+    @Test
+    void testFindOrphans()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry committed = file(10, "node-a");
+        FileEntry dropped = file(10, "node-b");
+        FileEntry expired = file(10, "node-a");
+        allocate(committed, dropped, expired);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(committed), OptionalLong.empty()));
+        commits.commit(commit(new SchemaTableName("tpch", "gone"), LINEITEM_COLUMNS, true, List.of(dropped), OptionalLong.empty()));
+        tables.dropTable(new SchemaTableName("tpch", "gone"), false);
+        clock.advance(2, HOURS);
+        FileEntry open = file(10, "node-a");
+        allocate(open);
+        String unknown = "ffffffffffffffffffffffffffffffff";
+
+        List<String> asked = List.of(committed.fileId(), dropped.fileId(), expired.fileId(), open.fileId(), unknown, unknown);
+        assertThat(allocations.findOrphans("node-a", asked)).containsExactlyInAnyOrder(dropped.fileId(), expired.fileId(), unknown);
+        assertThat(allocations.findOrphans("node-a", List.of())).isEmpty();
+        // a committed file is claimed only where the catalog places a replica: node-b's copy is one too many
+        assertThat(allocations.findOrphans("node-b", List.of(committed.fileId()))).containsExactly(committed.fileId());
+        // ... but a committed file that lost every replica row keeps whatever copy a node still has
+        ReplicaCatalog replicas = new ReplicaCatalog(database, TestingCatalog.DEFAULT_REPLICATION);
+        assertThat(replicas.removeReplica(committed.fileId(), "node-a")).isTrue();
+        assertThat(allocations.findOrphans("node-b", List.of(committed.fileId()))).isEmpty();
+        assertThat(replicas.addReplica(committed.fileId(), "node-a")).isTrue();
+        assertThat(replicas.addReplica(committed.fileId(), "node-a")).isFalse();
+        assertThat(replicas.addReplica(dropped.fileId(), "node-a")).as("a file of a dropped table").isFalse();
+
+        // once reported, an expired allocation stays dead even if the wall clock steps back
+        clock.advance(-2, HOURS);
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(expired), OptionalLong.empty())), FAILED_PRECONDITION,
+                "file id %s was allocated too long ago".formatted(expired.fileId()));
+        assertThat(allocations.findOrphans("node-a", List.of(expired.fileId(), open.fileId()))).containsExactly(expired.fileId());
+
+        // the open allocation expires in its turn
+        clock.advance(4, HOURS);
+        assertThat(allocations.findOrphans("node-a", List.of(open.fileId(), committed.fileId()))).containsExactly(open.fileId());
+
+        assertStatus(() -> allocations.findOrphans("node-a", List.of("../x")), INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters");
+        List<String> tooMany = IntStream.range(0, 10_001).mapToObj("f%031x"::formatted).toList();
+        assertStatus(() -> allocations.findOrphans("node-a", tooMany), INVALID_ARGUMENT, "At most 10000 file ids per orphan check, got 10001");
+        assertThat(allocations.findOrphans("node-a", tooMany.subList(1, 10_001))).hasSize(10_000);
+    }
+
+    @Test
+    void testClusterId()
+            throws Exception
+    {
+        String clusterId = cluster.clusterId();
+        assertThat(clusterId).matches(UUID_PATTERN);
+        assertThat(cluster.clusterId()).isEqualTo(clusterId);
+
+        // kept across restarts
+        database.close();
+        use(reopenDatabase());
+        assertThat(cluster.clusterId()).isEqualTo(clusterId);
+
+        // another database is another cluster
+        try (CatalogDatabase other = newOtherDatabase()) {
+            assertThat(new ClusterCatalog(other).clusterId()).matches(UUID_PATTERN).isNotEqualTo(clusterId);
+        }
+
+        // one id, forever: the table takes no second row
+        assertThatThrownBy(() -> database.inTransaction(handle -> handle.execute("INSERT INTO cluster (cluster_id) VALUES ('another')")))
+                .isInstanceOf(CatalogDatabaseException.class);
+        assertThat(cluster.clusterId()).isEqualTo(clusterId);
+    }
+
+    @Test
+    void testHeartbeatsOfManyNodesInOneTransaction()
+    {
+        ReplicaCatalog replicas = new ReplicaCatalog(database, TestingCatalog.DEFAULT_REPLICATION);
+        assertThat(replicas.setDraining("node-b", true)).isTrue();
+        assertThat(nodes.recordHeartbeats(List.of())).isEmpty();
+
+        Set<String> unknown = nodes.recordHeartbeats(List.of(
+                new NodeHeartbeat("node-a", 500, 3, 42),
+                new NodeHeartbeat("node-z", 1, 1, 42),
+                new NodeHeartbeat("node-b", 0, 7, 43)));
+        assertThat(unknown).containsExactly("node-z");
+        assertThat(nodes.nodes()).containsExactly(
+                new CatalogNode(new NodeEntry("node-a", "127.0.0.1:7001", 1000, 500, 3, 42), false),
+                new CatalogNode(new NodeEntry("node-b", "127.0.0.1:7002", 1000, 0, 7, 43), true));
+        assertThat(countRows("SELECT count(*) FROM nodes WHERE node_id = 'node-z'")).isZero();
+    }
+
+    @Test
+    void testAbandonedAllocationsArePurged()
+    {
+        tables.createSchema("tpch", false);
+        List<FileEntry> abandoned = IntStream.range(0, 5).mapToObj(_ -> file(10, "node-a")).toList();
+        allocate(abandoned.toArray(FileEntry[]::new));
+        clock.advance(30, MINUTES);
+        FileEntry expired = file(10, "node-a");
+        allocate(expired);
+        clock.advance(60, MINUTES);
+        FileEntry open = file(10, "node-a");
+        allocate(open);
+
+        // the first allocations are exactly twice the timeout old: not yet past the grace
+        clock.advance(30, MINUTES);
+        assertThat(allocations.purgeAbandoned(2)).isZero();
+        clock.advance(1, MILLISECONDS);
+        AllocationPurger purger = new AllocationPurger(allocations, new Duration(1, MINUTES));
+        assertThat(allocations.purgeAbandoned(2)).isEqualTo(5);
+        assertThat(purger.purge()).isZero();
+        assertThat(purger.getPurgedAllocations()).isZero();
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(expired.fileId(), open.fileId());
+
+        // a purged id can never be committed, and is an orphan wherever it is
+        FileEntry purged = abandoned.getFirst();
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(purged), OptionalLong.empty())), FAILED_PRECONDITION,
+                "File %s has no open allocation: its id was not issued by AllocateFiles, or its allocation expired and was purged".formatted(purged.fileId()));
+        assertThat(allocations.findOrphans("node-a", List.of(purged.fileId(), expired.fileId(), open.fileId()))).containsExactlyInAnyOrder(purged.fileId(), expired.fileId());
+        // within the grace, a late commit learns why it failed
+        assertStatus(() -> commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(expired), OptionalLong.empty())), FAILED_PRECONDITION,
+                "Cannot commit: file id %s was allocated too long ago (allocation timeout 1h)".formatted(expired.fileId()));
+        assertNothingCommitted();
+        // an open allocation is untouched
+        assertThat(commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(open), OptionalLong.empty())).version()).isEqualTo(1);
+
+        clock.advance(30, MINUTES);
+        assertThat(purger.purge()).isEqualTo(1);
+        assertThat(purger.getPurgedAllocations()).isEqualTo(1);
+        assertThat(allocations.listAllocations()).isEmpty();
+        assertThat(tables.getTable(LINEITEM).orElseThrow().fileCount()).isEqualTo(1);
+    }
+
+    @Test
+    void testGrantSecretIsCreatedOnce()
+    {
+        byte[] first = {1, 2, 3, 4};
+        assertThat(cluster.grantSecret(() -> first)).isEqualTo(first);
+        assertThat(cluster.grantSecret(() -> {
+            throw new AssertionError("a stored secret is not replaced");
+        })).isEqualTo(first);
+        // another service over the same database gets the same secret
+        assertThat(new ClusterCatalog(database).grantSecret(() -> new byte[] {5, 6})).isEqualTo(first);
+
+        database.close();
+        use(reopenDatabase());
+        assertThat(cluster.grantSecret(() -> new byte[] {9})).isEqualTo(first);
+        try (CatalogDatabase other = newOtherDatabase()) {
+            assertThatThrownBy(() -> new ClusterCatalog(other).grantSecret(() -> new byte[0]))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("The grant secret is empty");
+            assertThat(new ClusterCatalog(other).grantSecret(() -> new byte[] {9})).isEqualTo(new byte[] {9});
+        }
+    }
+
+    protected void use(CatalogDatabase database)
+    {
+        this.database = database;
+        TestingCatalog catalog = TestingCatalog.create(database, clock, ALLOCATION_TIMEOUT, TableVersionRetention.DEFAULT_RETENTION);
+        cluster = catalog.cluster();
+        tables = catalog.tables();
+        commits = catalog.commits();
+        allocations = catalog.allocations();
+        nodes = catalog.nodes();
+    }
+
+    protected long countRows(String sql)
+    {
+        return countRows(database, sql);
+    }
+
+    protected static long countRows(CatalogDatabase database, String sql)
+    {
+        return database.inTransaction(handle -> handle.createQuery(sql).mapTo(Long.class).one());
+    }
+
+    protected void assertNothingCommitted()
+    {
+        assertThat(tables.listTables(Optional.empty())).isEmpty();
+    }
+
+    protected void allocate(FileEntry... files)
+    {
+        allocations.addAllocations(List.of(files).stream()
+                .map(file -> new Allocation(file.fileId(), clock.millis(), file.replicaNodeIds()))
+                .toList());
+    }
+
+    protected FileEntry file(long rowCount, String... replicas)
+    {
+        String fileId = "%032x".formatted(++nextFileId);
+        // every other file carries column sketches: stored and returned as they came, or absent
+        ByteString sketches = nextFileId % 2 == 0 ? ByteString.copyFromUtf8("sketches of " + fileId) : ByteString.EMPTY;
+        return new FileEntry(fileId, 1000 + rowCount, rowCount, 0xCAFE0000 + nextFileId, compactStats(rowCount), List.of(replicas), sketches);
+    }
+
+    protected static CommitRequest commit(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)
+    {
+        return new CommitRequest(table, columns, createTable, files, expectedVersion);
+    }
+}

@@ -2,6 +2,7 @@ package io.nsc.metadata.server;
 
 import com.google.common.collect.ImmutableMap;
 import io.grpc.ManagedChannel;
+import io.nsc.metadata.catalog.ClusterCatalog;
 import io.nsc.metadata.catalog.PostgreSqlCatalogDatabase;
 import io.nsc.metadata.catalog.PostgreSqlServerExtension;
 import io.nsc.metadata.catalog.SchemaTableName;
@@ -101,19 +102,22 @@ final class TestMetadataServerOnPostgreSql
     void testServicesOverOneCatalogHandOutTheSameNodeKeys()
     {
         String url = postgreSql.server().createDatabase();
-        Map<String, String> catalog = Map.of(
+        try (MetadataServer server = MetadataServer.start(properties(Map.of(
                 "metadata.catalog", "POSTGRESQL",
                 "metadata.catalog.postgresql.url", url,
-                "metadata.catalog.postgresql.user", TestingPostgreSqlServer.USER);
-        try (MetadataServer first = MetadataServer.start(properties(catalog, "first"));
-                MetadataServer second = MetadataServer.start(properties(catalog, "second"))) {
-            // a grant one service signs must verify with the key the other handed to the node
-            GrantKey fromFirst = register(first, "node-a");
-            GrantKey fromSecond = register(second, "node-a");
-            assertThat(fromSecond).isEqualTo(fromFirst);
-            assertThat(register(second, "node-b")).isNotEqualTo(fromFirst);
-            // and no service keeps a secret of its own beside the catalog's
-            assertThat(dataDir.resolve("first").resolve(GrantAuthority.SECRET_FILE)).doesNotExist();
+                "metadata.catalog.postgresql.user", TestingPostgreSqlServer.USER)));
+                PostgreSqlCatalogDatabase shared = PostgreSqlCatalogDatabase.open(postgreSql.server().connectionSettings(url, 2))) {
+            GrantKey fromServer = register(server, "node-a");
+            // another service over the catalog derives the same key from the catalog's secret, so a
+            // grant one service signs verifies with the key the other handed to the node
+            byte[] secret = new ClusterCatalog(shared).grantSecret(() -> {
+                throw new AssertionError("the running service stored the secret already");
+            });
+            GrantAuthority other = new GrantAuthority(secret, Clock.systemUTC(), java.time.Duration.ofMinutes(30));
+            assertThat(other.nodeKey("node-a")).isEqualTo(fromServer);
+            assertThat(other.nodeKey("node-b")).isNotEqualTo(fromServer);
+            // and the service keeps no secret of its own beside the catalog's
+            assertThat(dataDir.resolve("metadata").resolve(GrantAuthority.SECRET_FILE)).doesNotExist();
         }
     }
 
@@ -132,13 +136,8 @@ final class TestMetadataServerOnPostgreSql
 
     private Map<String, String> properties(Map<String, String> catalog)
     {
-        return properties(catalog, "metadata");
-    }
-
-    private Map<String, String> properties(Map<String, String> catalog, String directory)
-    {
         return ImmutableMap.<String, String>builder()
-                .put("metadata.data-dir", dataDir.resolve(directory).toString())
+                .put("metadata.data-dir", dataDir.resolve("metadata").toString())
                 .put("metadata.grpc-port", "0")
                 .put("metadata.http-port", "0")
                 .put("metadata.tls.insecure", "true")

@@ -64,6 +64,7 @@ public final class ReplicationMonitor
 
     private final ReplicaCatalog catalog;
     private final NodeRegistry nodes;
+    private final ReplicationLeadership leadership;
     private final GrantAuthority grants;
     private final boolean requireSignatures;
     private final Ticker ticker;
@@ -84,11 +85,12 @@ public final class ReplicationMonitor
     private long replicasTrimmed;
     private long damagedReported;
 
-    public ReplicationMonitor(ReplicaCatalog catalog, NodeRegistry nodes, GrantAuthority grants, boolean requireSignatures, Ticker ticker,
+    public ReplicationMonitor(ReplicaCatalog catalog, NodeRegistry nodes, ReplicationLeadership leadership, GrantAuthority grants, boolean requireSignatures, Ticker ticker,
             Duration lossTimeout, Duration copyTimeout, int maxCopiesPerNode, Duration checkInterval)
     {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.nodes = requireNonNull(nodes, "nodes is null");
+        this.leadership = requireNonNull(leadership, "leadership is null");
         this.grants = requireNonNull(grants, "grants is null");
         this.requireSignatures = requireSignatures;
         this.ticker = requireNonNull(ticker, "ticker is null");
@@ -113,10 +115,18 @@ public final class ReplicationMonitor
         }, checkIntervalMillis, checkIntervalMillis, MILLISECONDS);
     }
 
-    /** One pass over every committed file: plans copies and trims surplus replicas. */
+    /**
+     * One pass over every committed file: counts what is under-replicated and, on the leader only,
+     * plans copies and trims surplus replicas. A service that is not (or no longer) the leader
+     * forgets the copies it planned: the leader plans its own.
+     */
     public synchronized ReplicationStatus check()
     {
         long now = ticker.read();
+        boolean leading = leadership.tryLead();
+        if (!leading) {
+            copies.clear();
+        }
         expireCopies(now);
         Map<String, StorageNodeState> byId = nodes.nodes().stream().collect(toImmutableMap(StorageNodeState::nodeId, Function.identity()));
         Map<String, Integer> copiesPerTarget = copiesPerTarget();
@@ -140,9 +150,11 @@ public final class ReplicationMonitor
                     unavailable++;
                     continue;
                 }
-                planCopies(file, file.replication() - counted.size(), sources, byId, copiesPerTarget, now);
+                if (leading) {
+                    planCopies(file, file.replication() - counted.size(), sources, byId, copiesPerTarget, now);
+                }
             }
-            else if (!copies.containsKey(file.fileId())) {
+            else if (leading && !copies.containsKey(file.fileId())) {
                 trim(file, byId);
             }
         }
@@ -392,6 +404,7 @@ public final class ReplicationMonitor
     public void close()
     {
         executor.shutdownNow();
+        leadership.close();
     }
 
     /** A planned copy; {@code sinceNanos} is when it was planned, or handed to its node once issued. */

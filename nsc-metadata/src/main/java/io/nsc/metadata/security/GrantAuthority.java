@@ -23,9 +23,11 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The metadata service's side of upload grants and storage attestations. Its secret lives in the
- * catalog's data directory, so grants and node keys survive a restart of the service; only this
- * service and, per node, a key derived from it ever exist.
+ * The metadata service's side of upload grants and storage attestations. With the embedded H2
+ * catalog the secret lives in the service's data directory, outside the database, so that a
+ * catalog backup never carries it; with PostgreSQL it lives in the catalog, because every service
+ * over that catalog must sign grants and derive node keys alike. Either way grants and node keys
+ * survive a restart; only the services and, per node, a key derived from the secret ever exist.
  */
 public final class GrantAuthority
 {
@@ -56,8 +58,7 @@ public final class GrantAuthority
                 return secret;
             }
             Files.createDirectories(dataDir);
-            byte[] secret = new byte[SECRET_BYTES];
-            new SecureRandom().nextBytes(secret);
+            byte[] secret = newSecret();
             Path temporary = Files.createTempFile(dataDir, SECRET_FILE, ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.write(temporary, secret);
             Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
@@ -66,6 +67,14 @@ public final class GrantAuthority
         catch (IOException e) {
             throw new UncheckedIOException("Cannot read or create the grant secret " + file, e);
         }
+    }
+
+    /** A new random secret. */
+    public static byte[] newSecret()
+    {
+        byte[] secret = new byte[SECRET_BYTES];
+        new SecureRandom().nextBytes(secret);
+        return secret;
     }
 
     /** The key of storage node {@code nodeId}: only ever handed to that node. */

@@ -23,6 +23,8 @@ import io.nsc.metadata.catalog.TableVersionRetention;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
+import io.nsc.metadata.repair.PostgreSqlReplicationLeadership;
+import io.nsc.metadata.repair.ReplicationLeadership;
 import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
@@ -57,9 +59,14 @@ public class MetadataModule
 
     @Provides
     @Singleton
-    public static GrantAuthority createGrantAuthority(MetadataConfig config, Clock clock)
+    public static GrantAuthority createGrantAuthority(MetadataConfig config, ClusterCatalog cluster, Clock clock)
     {
-        return new GrantAuthority(GrantAuthority.loadOrCreateSecret(Path.of(config.getDataDir())), clock, config.getUploadGrantLifetime().toJavaTime());
+        byte[] secret = switch (config.getCatalog()) {
+            case H2 -> GrantAuthority.loadOrCreateSecret(Path.of(config.getDataDir()));
+            // several services sign grants for the same storage nodes: they share the catalog's secret
+            case POSTGRESQL -> cluster.grantSecret(GrantAuthority::newSecret);
+        };
+        return new GrantAuthority(secret, clock, config.getUploadGrantLifetime().toJavaTime());
     }
 
     @Provides
@@ -75,11 +82,7 @@ public class MetadataModule
     {
         return switch (config.getCatalog()) {
             case H2 -> H2CatalogDatabase.open(Path.of(config.getDataDir()));
-            case POSTGRESQL -> PostgreSqlCatalogDatabase.open(new PostgreSqlConnectionSettings(
-                    config.getPostgreSqlUrl(),
-                    config.getPostgreSqlUser(),
-                    config.getPostgreSqlPassword(),
-                    config.getPostgreSqlMaxConnections()));
+            case POSTGRESQL -> PostgreSqlCatalogDatabase.open(postgreSqlSettings(config));
         };
     }
 
@@ -148,9 +151,10 @@ public class MetadataModule
 
     @Provides
     @Singleton
-    public static NodeRegistry createNodeRegistry(NodeCatalog catalog, MetadataConfig config)
+    public static NodeRegistry createNodeRegistry(NodeCatalog catalog, MetadataConfig config, Clock clock)
     {
-        return new NodeRegistry(catalog, Ticker.systemTicker(), config.getNodeTimeout());
+        // beats arrive once per heartbeat interval: recording them as often loses nothing
+        return new NodeRegistry(catalog, Ticker.systemTicker(), clock, config.getNodeTimeout(), config.getHeartbeatInterval());
     }
 
     @Provides
@@ -167,6 +171,10 @@ public class MetadataModule
         return new ReplicationMonitor(
                 new ReplicaCatalog(database, config.getDefaultReplication()),
                 nodes,
+                switch (config.getCatalog()) {
+                    case H2 -> ReplicationLeadership.sole();
+                    case POSTGRESQL -> new PostgreSqlReplicationLeadership(postgreSqlSettings(config));
+                },
                 grants,
                 // insecure nodes have no key to sign with
                 !security.isInsecure(),
@@ -175,5 +183,14 @@ public class MetadataModule
                 config.getCopyTimeout(),
                 config.getMaxCopiesPerNode(),
                 config.getReplicationCheckInterval());
+    }
+
+    private static PostgreSqlConnectionSettings postgreSqlSettings(MetadataConfig config)
+    {
+        return new PostgreSqlConnectionSettings(
+                config.getPostgreSqlUrl(),
+                config.getPostgreSqlUser(),
+                config.getPostgreSqlPassword(),
+                config.getPostgreSqlMaxConnections());
     }
 }

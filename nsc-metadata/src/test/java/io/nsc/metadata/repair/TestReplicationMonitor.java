@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.nsc.metadata.TestingStats.compactStats;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -58,13 +59,13 @@ final class TestReplicationMonitor
         database = H2CatalogDatabase.open(dataDir);
         catalog = TestingCatalog.create(database, Clock.systemUTC());
         replicas = new ReplicaCatalog(database, 2);
-        registry = new NodeRegistry(catalog.nodes(), ticker, NODE_TIMEOUT);
+        registry = new NodeRegistry(catalog.nodes(), ticker, Clock.systemUTC(), NODE_TIMEOUT, new Duration(1, SECONDS));
         // free space decides the copy target: node-c has the most
         registry.register("node-a", "127.0.0.1:7001", 1000, 500, List.of());
         registry.register("node-b", "127.0.0.1:7002", 1000, 600, List.of());
         registry.register("node-c", "127.0.0.1:7003", 1000, 900, List.of());
         grants = new GrantAuthority(new byte[32], Clock.systemUTC(), java.time.Duration.ofMinutes(30));
-        monitor = new ReplicationMonitor(replicas, registry, grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
+        monitor = new ReplicationMonitor(replicas, registry, ReplicationLeadership.sole(), grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
         catalog.tables().createSchema("s", false);
     }
 
@@ -214,6 +215,36 @@ final class TestReplicationMonitor
         assertThat(replicas.drainingNodes()).containsExactly("node-b");
         monitor.drain("node-b", false);
         assertThat(replicas.drainingNodes()).isEmpty();
+    }
+
+    @Test
+    void testOnlyTheLeaderPlansRepairs()
+    {
+        AtomicBoolean leading = new AtomicBoolean();
+        ReplicationMonitor follower = new ReplicationMonitor(replicas, registry, leading::get, grants, true, ticker, LOSS_TIMEOUT, new Duration(10, MINUTES), 4, new Duration(1, SECONDS));
+        FileEntry file = commit("node-a", "node-b");
+        monitor.damaged("node-b", DamagedReplica.newBuilder().setFileId(file.fileId()).setReason("block 3 does not match").build());
+        heartbeat("node-a", "node-b", "node-c");
+
+        // a follower counts what is under-replicated (its status is right) but plans no copy
+        assertThat(follower.check().underReplicated()).isEqualTo(1);
+        assertThat(follower.tasksFor("node-c")).isEmpty();
+        assertThat(follower.status().getCopiesInFlight()).isZero();
+
+        // it took over (the leader died): it plans at its next check
+        leading.set(true);
+        follower.check();
+        assertThat(follower.tasksFor("node-c")).hasSize(1);
+
+        // lost the leadership (its database session ended): it forgets its plans, and a copy
+        // reported afterwards still commits, checked against the catalog
+        leading.set(false);
+        follower.check();
+        assertThat(follower.status().getCopiesInFlight()).isZero();
+        assertThat(follower.isCopyTarget(file.fileId(), "node-c")).isFalse();
+        follower.copied("node-c", attestation("node-c", file));
+        assertThat(replicaNodes(file)).containsExactly("node-a", "node-c");
+        follower.close();
     }
 
     private FileEntry commit(String... nodes)

@@ -24,7 +24,6 @@ import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
 import io.nsc.protocol.proto.HeartbeatRequest;
-import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -149,20 +148,16 @@ final class TestMetadataServer
         GetTableFilesResponse filesAfter = after.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(commit.getTableId()).build());
         assertThat(filesAfter.getVersion()).isEqualTo(1);
         assertThat(filesAfter.getFilesList()).isEqualTo(files);
-        // the nodes are known, with their addresses, but not alive until they heartbeat again
+        // the nodes are known, with their addresses, and alive: the catalog recorded their
+        // registration less than the node timeout ago, so placement works at once
         assertThat(filesAfter.getNodesList())
                 .extracting(StorageNode::getNodeId, StorageNode::getAddress, StorageNode::getAlive)
                 .containsExactlyInAnyOrder(
-                        tuple("node-a", "127.0.0.1:17001", false),
-                        tuple("node-b", "127.0.0.1:17002", false));
-        assertStatus(() -> after.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).build()), UNAVAILABLE, "No storage node is live");
-
+                        tuple("node-a", "127.0.0.1:17001", true),
+                        tuple("node-b", "127.0.0.1:17002", true));
         assertThat(after.heartbeat(HeartbeatRequest.newBuilder().setNodeId("node-a").setFreeBytes(1 << 30).build()).getKnown()).isTrue();
-        assertThat(after.listNodes(ListNodesRequest.getDefaultInstance()).getNodesList())
-                .extracting(StorageNode::getNodeId, StorageNode::getAlive)
-                .containsExactly(tuple("node-a", true), tuple("node-b", false));
         AllocateFilesResponse single = after.allocateFiles(AllocateFilesRequest.newBuilder().setFileCount(1).setReplication(1).build());
-        assertThat(single.getFiles(0).getReplicasList()).extracting(StorageNode::getNodeId).containsExactly("node-a");
+        assertThat(single.getFiles(0).getReplicasList()).extracting(StorageNode::getNodeId).containsAnyOf("node-a", "node-b").hasSize(1);
     }
 
     @Test

@@ -2,20 +2,24 @@ package io.nsc.metadata.server;
 
 import com.google.common.collect.ImmutableMap;
 import io.grpc.ManagedChannel;
+import io.nsc.metadata.catalog.ClusterCatalog;
 import io.nsc.metadata.catalog.PostgreSqlCatalogDatabase;
 import io.nsc.metadata.catalog.PostgreSqlServerExtension;
 import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TestingCatalog;
 import io.nsc.metadata.catalog.TestingPostgreSqlServer;
+import io.nsc.metadata.security.GrantAuthority;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.BackupCatalogRequest;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CreateSchemaRequest;
 import io.nsc.protocol.proto.CreateTableRequest;
+import io.nsc.protocol.proto.GrantKey;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.security.TransportSecurity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -91,6 +95,42 @@ final class TestMetadataServerOnPostgreSql
         // the data directory holds the service's own files, never a catalog
         try (Stream<Path> files = Files.list(dataDir.resolve("metadata"))) {
             assertThat(files.map(path -> path.getFileName().toString())).doesNotContain("metadata.mv.db");
+        }
+    }
+
+    @Test
+    void testServicesOverOneCatalogHandOutTheSameNodeKeys()
+    {
+        String url = postgreSql.server().createDatabase();
+        try (MetadataServer server = MetadataServer.start(properties(Map.of(
+                "metadata.catalog", "POSTGRESQL",
+                "metadata.catalog.postgresql.url", url,
+                "metadata.catalog.postgresql.user", TestingPostgreSqlServer.USER)));
+                PostgreSqlCatalogDatabase shared = PostgreSqlCatalogDatabase.open(postgreSql.server().connectionSettings(url, 2))) {
+            GrantKey fromServer = register(server, "node-a");
+            // another service over the catalog derives the same key from the catalog's secret, so a
+            // grant one service signs verifies with the key the other handed to the node
+            byte[] secret = new ClusterCatalog(shared).grantSecret(() -> {
+                throw new AssertionError("the running service stored the secret already");
+            });
+            GrantAuthority other = new GrantAuthority(secret, Clock.systemUTC(), java.time.Duration.ofMinutes(30));
+            assertThat(other.nodeKey("node-a")).isEqualTo(fromServer);
+            assertThat(other.nodeKey("node-b")).isNotEqualTo(fromServer);
+            // and the service keeps no secret of its own beside the catalog's
+            assertThat(dataDir.resolve("metadata").resolve(GrantAuthority.SECRET_FILE)).doesNotExist();
+        }
+    }
+
+    private static GrantKey register(MetadataServer server, String nodeId)
+    {
+        ManagedChannel channel = GrpcChannels.forAddress("127.0.0.1:" + server.grpcPort(), TransportSecurity.insecure());
+        try {
+            return MetadataServiceGrpc.newBlockingStub(channel)
+                    .registerNode(RegisterNodeRequest.newBuilder().setNodeId(nodeId).setAddress("127.0.0.1:17001").setCapacityBytes(1 << 30).setFreeBytes(1 << 30).build())
+                    .getGrantKey();
+        }
+        finally {
+            GrpcChannels.close(channel);
         }
     }
 

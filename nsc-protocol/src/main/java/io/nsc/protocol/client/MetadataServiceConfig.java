@@ -13,7 +13,10 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
 /**
  * The gRPC service config of channels to the metadata services: {@code pick_first} over the
  * configured addresses, and retries on UNAVAILABLE (the instance died or cannot be reached) of
- * the calls that are safe to repeat on another instance. Calls that change the catalog
+ * the calls that are safe to repeat on another instance. Those calls are retried on UNKNOWN
+ * too: a call written to a connection the instance reset as it died fails with UNKNOWN
+ * "channel closed" in grpc-java, not UNAVAILABLE. A service's own unexpected failure answers
+ * UNKNOWN as well; repeating such a call only delays its error by the backoff. Calls that change the catalog
  * (CreateTable, CommitFiles, ReplaceReplica, ...) are never repeated blindly: a failure may
  * reach the client after the first instance applied them; their callers decide.
  */
@@ -58,7 +61,7 @@ final class MetadataServiceConfig
                 "initialBackoff", INITIAL_BACKOFF,
                 "maxBackoff", MAX_BACKOFF,
                 "backoffMultiplier", BACKOFF_MULTIPLIER,
-                "retryableStatusCodes", ImmutableList.of("UNAVAILABLE"));
+                "retryableStatusCodes", ImmutableList.of("UNAVAILABLE", "UNKNOWN"));
         return ImmutableMap.of(
                 "loadBalancingConfig", ImmutableList.of(ImmutableMap.of("pick_first", ImmutableMap.of())),
                 "methodConfig", ImmutableList.of(ImmutableMap.of(

@@ -1,5 +1,6 @@
 package io.nsc.protocol.client;
 
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
@@ -12,6 +13,7 @@ import io.nsc.protocol.proto.TableInfo;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static java.util.Objects.requireNonNull;
 
@@ -25,6 +27,7 @@ final class CountingMetadataService
     private final String name;
     private final CountDownLatch release = new CountDownLatch(1);
     private volatile boolean holdCalls;
+    private final AtomicReference<Status> nextFailure = new AtomicReference<>();
 
     final AtomicInteger listSchemasCalls = new AtomicInteger();
     final AtomicInteger getTableCalls = new AtomicInteger();
@@ -46,10 +49,29 @@ final class CountingMetadataService
         release.countDown();
     }
 
+    /** The next ListSchemas or CommitFiles call answers {@code failure} instead. */
+    void failNext(Status failure)
+    {
+        nextFailure.set(failure);
+    }
+
+    private boolean failed(StreamObserver<?> responseObserver)
+    {
+        Status failure = nextFailure.getAndSet(null);
+        if (failure == null) {
+            return false;
+        }
+        responseObserver.onError(failure.asRuntimeException());
+        return true;
+    }
+
     @Override
     public void listSchemas(ListSchemasRequest request, StreamObserver<ListSchemasResponse> responseObserver)
     {
         listSchemasCalls.incrementAndGet();
+        if (failed(responseObserver)) {
+            return;
+        }
         responseObserver.onNext(ListSchemasResponse.newBuilder().addSchemaNames(name).build());
         responseObserver.onCompleted();
     }
@@ -67,6 +89,9 @@ final class CountingMetadataService
     public void commitFiles(CommitFilesRequest request, StreamObserver<CommitFilesResponse> responseObserver)
     {
         commitCalls.incrementAndGet();
+        if (failed(responseObserver)) {
+            return;
+        }
         awaitRelease();
         responseObserver.onNext(CommitFilesResponse.newBuilder().setVersion(1).build());
         responseObserver.onCompleted();

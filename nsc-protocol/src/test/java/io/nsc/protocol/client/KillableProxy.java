@@ -8,8 +8,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -24,7 +24,9 @@ public final class KillableProxy
 {
     private final ServerSocket listener;
     private final int targetPort;
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    // guarded by this: a connection accepted while the proxy is killed must not outlive the kill
+    private final Set<Socket> sockets = new HashSet<>();
+    private boolean killed;
     private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "killable-proxy");
         thread.setDaemon(true);
@@ -62,17 +64,17 @@ public final class KillableProxy
     }
 
     /** Resets every connection and closes the port: connecting to it is refused from now on. */
-    public void kill()
+    public synchronized void kill()
     {
+        killed = true;
         try {
             listener.close();
         }
         catch (IOException ignored) {
             // closing is all that is wanted
         }
-        for (Socket socket : sockets) {
-            reset(socket);
-        }
+        sockets.forEach(KillableProxy::reset);
+        sockets.clear();
     }
 
     @Override
@@ -89,15 +91,28 @@ public final class KillableProxy
                 Socket client = listener.accept();
                 Socket server = new Socket();
                 server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort));
-                sockets.add(client);
-                sockets.add(server);
-                threads.execute(() -> pipe(client, server));
-                threads.execute(() -> pipe(server, client));
+                if (register(client, server)) {
+                    threads.execute(() -> pipe(client, server));
+                    threads.execute(() -> pipe(server, client));
+                }
             }
             catch (IOException e) {
                 // killed, or the target refused: the client sees its connection closed
             }
         }
+    }
+
+    /** Keeps the connection's sockets for {@link #kill()}; resets them when the proxy is already killed. */
+    private synchronized boolean register(Socket client, Socket server)
+    {
+        if (killed) {
+            reset(client);
+            reset(server);
+            return false;
+        }
+        sockets.add(client);
+        sockets.add(server);
+        return true;
     }
 
     private static void pipe(Socket from, Socket to)

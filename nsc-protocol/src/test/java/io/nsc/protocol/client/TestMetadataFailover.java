@@ -102,6 +102,21 @@ final class TestMetadataFailover
     }
 
     @Test
+    void testRepeatableCallIsRetriedOnUnknown()
+    {
+        // how grpc-java reports a call written to a connection the dying instance just reset
+        MetadataServiceBlockingStub stub = stub(proxyTo(first).address() + "," + proxyTo(second).address());
+        first.failNext(Status.UNKNOWN.withDescription("channel closed"));
+        assertThat(stub.listSchemas(ListSchemasRequest.getDefaultInstance()).getSchemaNamesList()).containsExactly("first");
+        assertThat(first.listSchemasCalls).hasValue(2);
+
+        first.failNext(Status.UNKNOWN.withDescription("channel closed"));
+        assertThatThrownBy(() -> stub.commitFiles(CommitFilesRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN));
+        assertThat(first.commitCalls).hasValue(1);
+    }
+
+    @Test
     void testRepeatableCallInFlightMovesToTheNextInstance()
             throws Exception
     {

@@ -316,8 +316,9 @@ public class NscMetadataClient
     /**
      * Registers files with a table in one metadata transaction, creating the table if asked.
      * <p>
-     * When the instance that took the commit becomes unreachable (UNAVAILABLE), it may or may not
-     * have applied the commit before it died. The commit is then sent once more, and the channel
+     * When the instance that took the commit becomes unreachable (UNAVAILABLE, or UNKNOWN
+     * "channel closed" when grpc-java writes to a connection the dying instance reset), it may or
+     * may not have applied the commit before it died. The commit is then sent once more, and the channel
      * takes it to the next instance. A second attempt cannot apply it twice: the catalog refuses a
      * file that is already committed, and a CREATE TABLE AS whose table exists. When the second
      * attempt is refused that way, the table itself tells whether it holds this commit's files.
@@ -334,7 +335,8 @@ public class NscMetadataClient
             return stub().commitFiles(request);
         }
         catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+            Status.Code code = e.getStatus().getCode();
+            if (code != Status.Code.UNAVAILABLE && code != Status.Code.UNKNOWN) {
                 throw commitFailed(request, e);
             }
             return commitAgain(request, e);

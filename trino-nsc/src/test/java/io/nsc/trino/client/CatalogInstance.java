@@ -26,7 +26,9 @@ final class CatalogInstance
 {
     enum Death
     {
-        NONE, BEFORE_APPLYING, AFTER_APPLYING
+        NONE, BEFORE_APPLYING, AFTER_APPLYING,
+        /** Applies the commit and answers what grpc-java reports for a connection reset under a call. */
+        UNKNOWN_AFTER_APPLYING
     }
 
     private final SharedCatalog catalog;
@@ -71,6 +73,11 @@ final class CatalogInstance
         }
         if (death == Death.AFTER_APPLYING) {
             kill.run();
+            return;
+        }
+        if (death == Death.UNKNOWN_AFTER_APPLYING) {
+            nextCommitDeath = Death.NONE;
+            responseObserver.onError(Status.UNKNOWN.withDescription("channel closed").asRuntimeException());
             return;
         }
         responseObserver.onNext(response);

@@ -77,6 +77,23 @@ final class TestNscMetadataClientFailover
     }
 
     @Test
+    void testCommitAnsweredUnknownAfterApplying()
+    {
+        long tableId = catalog.commit(createTable("orders")).getTableId();
+        first.dieDuringNextCommit(Death.UNKNOWN_AFTER_APPLYING);
+
+        CommitFilesResponse response = client.commitFiles(insert("orders", tableId, FILE_A));
+
+        assertThat(catalog.commitsApplied()).isEqualTo(2);
+        assertThat(catalog.files(tableId)).containsExactly(FILE_A);
+        assertThat(response.getVersion()).isEqualTo(2);
+        // the repeated commit went to the same, living instance, was refused, and the table showed it applied
+        assertThat(first.commitCalls).hasValue(2);
+        assertThat(first.getTableCalls).hasValue(1);
+        assertThat(second.commitCalls).hasValue(0);
+    }
+
+    @Test
     void testCommitLostWithTheInstance()
     {
         long tableId = catalog.commit(createTable("orders")).getTableId();

@@ -77,7 +77,10 @@ final class TestMetadataFailover
     {
         try (Connection connection = cluster.connect("nsc");
                 Statement statement = connection.createStatement()) {
+            long lookups = tableLookups(cluster, victim);
             Jdbc.assertChecksMatchTpch(connection, CHECKS);
+            // the victim is the service Trino plans with: a kill of an idle one would prove nothing
+            assertThat(tableLookups(cluster, victim)).as("table_lookups of %s", victim).isGreaterThan(lookups);
             long killed = System.nanoTime();
             cluster.kill(victim);
             int failures = 0;
@@ -115,6 +118,11 @@ final class TestMetadataFailover
         finally {
             cluster.startStopped();
         }
+    }
+
+    private static long tableLookups(NscCluster cluster, String service)
+    {
+        return cluster.metrics(service).getOrDefault("table_lookups", -1L);
     }
 
     /** ./nsc status: PostgreSQL and each metadata service on its own line, the victim stopped. */

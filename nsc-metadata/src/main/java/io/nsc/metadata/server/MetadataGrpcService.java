@@ -208,6 +208,7 @@ public final class MetadataGrpcService
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
             TableEntry table = tables.getTable(name)
                     .orElseThrow(() -> notFound("Table %s does not exist", name));
+            stats.tableLookedUp();
             return toTableInfo(table);
         });
     }

@@ -32,6 +32,7 @@ public final class MetadataStats
     private final CounterStat filesAllocated = new CounterStat();
     private final CounterStat replicasReplaced = new CounterStat();
     private final CounterStat nodeRegistrations = new CounterStat();
+    private final CounterStat tableLookups = new CounterStat();
     private final CounterStat tableFileListings = new CounterStat();
     private final CounterStat tableFilesListed = new CounterStat();
     private final CounterStat rpcErrors = new CounterStat();
@@ -80,6 +81,12 @@ public final class MetadataStats
     public void replicaReplaced()
     {
         replicasReplaced.update(1);
+    }
+
+    /** One GetTable answer: every query plans with one, so it shows which service a Trino cluster uses. */
+    public void tableLookedUp()
+    {
+        tableLookups.update(1);
     }
 
     /** One GetTableFiles answer (a page, or a whole table) with this many files. */
@@ -182,6 +189,13 @@ public final class MetadataStats
 
     @Managed
     @Nested
+    public CounterStat getTableLookups()
+    {
+        return tableLookups;
+    }
+
+    @Managed
+    @Nested
     public CounterStat getTableFileListings()
     {
         return tableFileListings;
@@ -236,6 +250,7 @@ public final class MetadataStats
                 .put("files_allocated", filesAllocated.getTotalCount())
                 .put("replicas_replaced", replicasReplaced.getTotalCount())
                 .put("node_registrations", nodeRegistrations.getTotalCount())
+                .put("table_lookups", tableLookups.getTotalCount())
                 .put("table_file_pages", tableFileListings.getTotalCount())
                 .put("table_files_listed", tableFilesListed.getTotalCount())
                 .put("registered_nodes", getRegisteredNodes())

@@ -365,9 +365,13 @@ final class TestMetadataServer
                         .addReplicaNodeIds("node-a")
                         .setCompactStats(compactStats(5)))
                 .build());
+        client.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("t").build());
+        assertThatThrownBy(() -> client.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("missing").build()));
 
         assertThat(httpGet(server, "/v1/health")).isEqualTo("OK\n");
         assertThat(httpGet(server, "/v1/metrics"))
+                // the lookup of a missing table is an error, not a lookup
+                .contains("table_lookups 1\n")
                 .contains("commits 1\n")
                 .contains("files_committed 1\n")
                 .contains("files_allocated 1\n")

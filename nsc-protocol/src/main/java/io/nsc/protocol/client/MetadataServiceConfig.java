@@ -15,8 +15,9 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
  * configured addresses, and retries on UNAVAILABLE (the instance died or cannot be reached) of
  * the calls that are safe to repeat on another instance. Those calls are retried on UNKNOWN
  * too: a call written to a connection the instance reset as it died fails with UNKNOWN
- * "channel closed" in grpc-java, not UNAVAILABLE. A service's own unexpected failure answers
- * UNKNOWN as well; repeating such a call only delays its error by the backoff. Calls that change the catalog
+ * "channel closed" in grpc-java, not UNAVAILABLE. The metadata service answers its own failures
+ * with INTERNAL, so an UNKNOWN is almost always the transport's; were it not, repeating a call
+ * that is safe to repeat only delays its error by the backoff. Calls that change the catalog
  * (CreateTable, CommitFiles, ReplaceReplica, ...) are never repeated blindly: a failure may
  * reach the client after the first instance applied them; their callers decide.
  */

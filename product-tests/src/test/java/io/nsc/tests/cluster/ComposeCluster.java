@@ -121,6 +121,12 @@ public final class ComposeCluster
     }
 
     @Override
+    public List<String> metadataServices()
+    {
+        return List.of("metadata");
+    }
+
+    @Override
     public void kill(String component)
     {
         docker("kill", "--signal", "KILL", container(component));

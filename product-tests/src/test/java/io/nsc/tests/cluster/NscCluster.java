@@ -29,7 +29,13 @@ public interface NscCluster
 
     List<String> storageNodeIds();
 
-    /** Kills a component without warning (SIGKILL): {@code metadata} or a storage node id. */
+    /**
+     * The metadata services, in the order every client tries them: {@code metadata}, or
+     * {@code metadata-1} and {@code metadata-2} over one PostgreSQL.
+     */
+    List<String> metadataServices();
+
+    /** Kills a component without warning (SIGKILL): a metadata service or a storage node id. */
     void kill(String component);
 
     /** Starts every component that is down, on its existing data, and waits until it is healthy. */

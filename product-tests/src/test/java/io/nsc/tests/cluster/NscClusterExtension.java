@@ -7,7 +7,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * Hands every product test the one cluster of this test run, started on first use and stopped
  * when the run ends: starting a cluster takes a minute, so test classes share it. Which cluster is
- * chosen by {@code -Dnsc.cluster=process} (the default) or {@code compose}.
+ * chosen by {@code -Dnsc.cluster=process} (the default), {@code process-postgresql} (the process
+ * cluster with its catalog in PostgreSQL and two metadata services) or {@code compose}.
  */
 public final class NscClusterExtension
         implements ParameterResolver
@@ -32,9 +33,10 @@ public final class NscClusterExtension
     {
         String kind = System.getProperty("nsc.cluster", "process");
         return switch (kind) {
-            case "process" -> ProcessCluster.start();
+            case "process" -> ProcessCluster.start(ProcessCluster.Catalog.H2);
+            case "process-postgresql" -> ProcessCluster.start(ProcessCluster.Catalog.POSTGRESQL);
             case "compose" -> ComposeCluster.start();
-            default -> throw new IllegalArgumentException("nsc.cluster must be process or compose, got " + kind);
+            default -> throw new IllegalArgumentException("nsc.cluster must be process, process-postgresql or compose, got " + kind);
         };
     }
 

@@ -11,12 +11,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -31,6 +34,8 @@ import static java.util.Objects.requireNonNull;
  * The local cluster of {@code ./nsc demo --secure --workers 2}: real service processes and real
  * Trino 476 servers, a coordinator that serves HTTPS with passwords and runs no splits and two
  * workers, with its own state directory and ports so it never touches a developer's running demo.
+ * Its catalog is the default embedded one or, with {@code --catalog postgresql}, a PostgreSQL
+ * server that two metadata services share.
  */
 public final class ProcessCluster
         implements NscCluster
@@ -40,16 +45,34 @@ public final class ProcessCluster
     // as many as the Compose cluster runs: the splits of a query are spread over several workers
     private static final int TRINO_WORKERS = 2;
 
+    /** Where the cluster keeps its catalog: {@code ./nsc demo --catalog}. */
+    public enum Catalog
+    {
+        /** The default: one metadata service with an embedded database. */
+        H2(List.of("metadata")),
+        /** A PostgreSQL server started by ./nsc, and two metadata services over it. */
+        POSTGRESQL(List.of("metadata-1", "metadata-2"));
+
+        private final List<String> metadataServices;
+
+        Catalog(List<String> metadataServices)
+        {
+            this.metadataServices = metadataServices;
+        }
+    }
+
     private final NscCommand nsc;
     private final Path var;
+    private final Catalog catalog;
     private final int trinoPort;
     private final String demoOutput;
     private final HttpClient http;
 
-    private ProcessCluster(NscCommand nsc, Path var, int trinoPort, String demoOutput)
+    private ProcessCluster(NscCommand nsc, Path var, Catalog catalog, int trinoPort, String demoOutput)
     {
         this.nsc = requireNonNull(nsc, "nsc is null");
         this.var = requireNonNull(var, "var is null");
+        this.catalog = requireNonNull(catalog, "catalog is null");
         this.trinoPort = trinoPort;
         this.demoOutput = requireNonNull(demoOutput, "demoOutput is null");
         // the services' HTTP endpoints take only certificates of the cluster CA: read them as ./nsc does
@@ -86,26 +109,42 @@ public final class ProcessCluster
         return List.of(node.resolve("disk1"), node.resolve("disk2"));
     }
 
-    /** host:port of a service's gRPC endpoint: {@code metadata} or a storage node id. */
+    /** host:port of a service's gRPC endpoint: a metadata service or a storage node id. */
     public String grpcAddress(String component)
     {
-        int port = component.equals("metadata") ? PORT_BASE : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length()));
-        return "127.0.0.1:" + port;
+        return "127.0.0.1:" + grpcPort(component);
+    }
+
+    /** The ports of ./nsc: metadata base, metadata-N base + 2(N-1), storage-N base + 10N; HTTP on the next. */
+    private static int grpcPort(String component)
+    {
+        if (component.equals("metadata")) {
+            return PORT_BASE;
+        }
+        if (component.startsWith("metadata-")) {
+            return PORT_BASE + 2 * (Integer.parseInt(component.substring("metadata-".length())) - 1);
+        }
+        return PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length()));
     }
 
     /** Runs {@code ./nsc demo --scale 0.01 --secure --workers 2} and returns once Trino answers queries. */
-    public static ProcessCluster start()
+    public static ProcessCluster start(Catalog catalog)
     {
         try {
-            Path var = Files.createTempDirectory("nsc-product-tests");
+            // PostgreSQL runs as an unprivileged user when the tests run as root: it must reach its directory in here
+            Path var = Files.createTempDirectory("nsc-product-tests", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
             // the coordinator's HTTPS port; its plain HTTP port and the workers' ports follow it
             int trinoPort = freePorts(2 + TRINO_WORKERS);
-            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), TestClusterSettings.environment(Map.of(
+            Map<String, String> environment = new HashMap<>(Map.of(
                     "NSC_VAR", var.toString(),
-                    "NSC_PORT_BASE", String.valueOf(PORT_BASE))));
-            NscCommand.Result demo = nsc.run(20, demoArguments(trinoPort));
+                    "NSC_PORT_BASE", String.valueOf(PORT_BASE)));
+            if (catalog == Catalog.POSTGRESQL) {
+                environment.put("NSC_POSTGRESQL_PORT", String.valueOf(freePorts(1)));
+            }
+            NscCommand nsc = new NscCommand(NscCommand.repositoryRoot(), TestClusterSettings.environment(environment));
+            NscCommand.Result demo = nsc.run(20, demoArguments(catalog, trinoPort));
             checkState(demo.exitCode() == 0, "./nsc demo failed:%n%s", demo.output());
-            return new ProcessCluster(nsc, var, trinoPort, demo.output());
+            return new ProcessCluster(nsc, var, catalog, trinoPort, demo.output());
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -120,12 +159,17 @@ public final class ProcessCluster
     /** Runs {@code ./nsc demo} again with the arguments that started this cluster. */
     public NscCommand.Result demo(long timeoutMinutes)
     {
-        return nsc.run(timeoutMinutes, demoArguments(trinoPort));
+        return nsc.run(timeoutMinutes, demoArguments(catalog, trinoPort));
     }
 
-    private static String[] demoArguments(int trinoPort)
+    private static String[] demoArguments(Catalog catalog, int trinoPort)
     {
-        return new String[] {"demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure", "--workers", String.valueOf(TRINO_WORKERS)};
+        List<String> arguments = new ArrayList<>(List.of("demo", "--scale", "0.01", "--trino-port", String.valueOf(trinoPort), "--secure", "--workers", String.valueOf(TRINO_WORKERS)));
+        // the default catalog without the flag, as users start it
+        if (catalog == Catalog.POSTGRESQL) {
+            arguments.addAll(List.of("--catalog", "postgresql"));
+        }
+        return arguments.toArray(String[]::new);
     }
 
     /** The Trino workers' component names, as {@code ./nsc stop} and {@code ./nsc status} name them. */
@@ -189,6 +233,12 @@ public final class ProcessCluster
     }
 
     @Override
+    public List<String> metadataServices()
+    {
+        return catalog.metadataServices;
+    }
+
+    @Override
     public void kill(String component)
     {
         Path pidFile = var.resolve("cluster/state/" + component + ".pid");
@@ -216,7 +266,7 @@ public final class ProcessCluster
     @Override
     public Map<String, Long> metrics(String component)
     {
-        int httpPort = component.equals("metadata") ? PORT_BASE + 1 : PORT_BASE + 10 * Integer.parseInt(component.substring("storage-".length())) + 1;
+        int httpPort = grpcPort(component) + 1;
         String body = HttpAnswers.body(http, HttpRequest.newBuilder(URI.create("https://127.0.0.1:%s/v1/metrics".formatted(httpPort))).build());
         return HttpAnswers.counters(body);
     }

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * silently inheriting an answer.
  *
  * <p>Tagged {@value #TAG}, which the build excludes by default: the first run had failures that
- * issue 11 fixes (see {@code plans/issue11-baseline.md}). Run it with
+ * issue 11 fixes (see {@code trino-nsc/CONFORMANCE.md}). Run it with
  * {@code -Dtest=TestNscConnectorTest -Dnsc.excludedTestGroups=none}.
  */
 @Tag(TestNscConnectorTest.TAG)

@@ -74,10 +74,27 @@ public final class PostgreSqlReplicationLeadership
         }
     }
 
+    /** Gives the lock up at once, so that a service taking over after a clean stop finds it free. */
+    private static void release(Connection connection)
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+            statement.setLong(1, LOCK_KEY);
+            statement.execute();
+        }
+        catch (SQLException e) {
+            // a session that is gone has released it already
+            log.debug(e, "Error releasing the replication leadership");
+        }
+    }
+
     @PreDestroy
     @Override
     public synchronized void close()
     {
+        // only on a clean stop: on a session found dead, a statement could wait for a lost server
+        if (leader) {
+            session.ifPresent(PostgreSqlReplicationLeadership::release);
+        }
         endSession();
     }
 
@@ -86,7 +103,8 @@ public final class PostgreSqlReplicationLeadership
         leader = false;
         session.ifPresent(connection -> {
             try {
-                // closing the session releases the lock if it still holds it
+                // the server ends the session, and frees what it still holds, only after the
+                // connection is gone: another service may find the lock taken a moment longer
                 connection.close();
             }
             catch (SQLException e) {

@@ -11,6 +11,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,7 +41,7 @@ final class TestPostgreSqlReplicationLeadership
 
     @Test
     void testLeaderWhoseSessionEndsStepsDown()
-            throws SQLException
+            throws SQLException, InterruptedException
     {
         String url = postgreSql.server().createDatabase();
         PostgreSqlConnectionSettings settings = postgreSql.server().connectionSettings(url, 1);
@@ -51,6 +52,7 @@ final class TestPostgreSqlReplicationLeadership
 
             // what a dead process or a cut connection looks like to PostgreSQL: the session ends
             assertThat(terminateLockHolder(url)).isEqualTo(1);
+            awaitLockReleased(url);
             assertThat(second.tryLead()).isTrue();
             assertThat(first.tryLead()).isFalse();
             assertThat(second.tryLead()).isTrue();
@@ -60,9 +62,26 @@ final class TestPostgreSqlReplicationLeadership
     private static int terminateLockHolder(String url)
             throws SQLException
     {
+        return countOverLockHolders(url, "count(pg_terminate_backend(pid))");
+    }
+
+    /** pg_terminate_backend only signals the session: the lock is free once its process has exited. */
+    private static void awaitLockReleased(String url)
+            throws SQLException, InterruptedException
+    {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (countOverLockHolders(url, "count(*)") > 0) {
+            assertThat(System.nanoTime()).as("the terminated session released the lock in time").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    private static int countOverLockHolders(String url, String count)
+            throws SQLException
+    {
         try (Connection connection = DriverManager.getConnection(url, TestingPostgreSqlServer.USER, "");
                 PreparedStatement statement = connection.prepareStatement(
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
+                        "SELECT " + count + " FROM pg_locks "
                                 + "WHERE locktype = 'advisory' AND granted AND objid::bigint = ? "
                                 + "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
             // PostgreSQL shows a bigint key as its two 32-bit halves: objid is the low one

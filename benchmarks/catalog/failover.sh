@@ -39,29 +39,19 @@ mkdir -p "$results"
 output=$(mktemp)
 victim_file=$(mktemp)
 for ((round = 1; round <= rounds; round++)); do
-    NSC_STATE=$NSC_VAR/cluster/state NSC_TLS=$NSC_VAR/cluster/tls python3 - "http://127.0.0.1:$trino_port" "$round" "$NSC_PORT_BASE" "$victim_file" <<'PY' | tee -a "$output"
-import os, signal, ssl, sys, time, urllib.request
+    python3 - "http://127.0.0.1:$trino_port" "$round" "$NSC_PORT_BASE" "$victim_file" <<'PY' | tee -a "$output"
+import os, signal, sys, time
 sys.path.insert(0, "benchmarks")
+from nsc_metrics import service_metrics
 from trino_client import run_query
 
 server, round_number, port_base, victim_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 services = ["metadata-1", "metadata-2"]
-tls = os.environ["NSC_TLS"]
-context = None
-if os.environ.get("NSC_INSECURE") != "1":
-    context = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
-    context.load_cert_chain(os.path.join(tls, "nsc-cli.pem"), os.path.join(tls, "nsc-cli.key"))
 
 def table_lookups(service):
     # metadata-N serves HTTP on NSC_PORT_BASE + 2(N-1) + 1
     port = port_base + 2 * (int(service.split("-")[1]) - 1) + 1
-    scheme = "http" if context is None else "https"
-    with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/v1/metrics", context=context, timeout=5) as response:
-        for line in response.read().decode().splitlines():
-            name, value = line.split()
-            if name == "table_lookups":
-                return int(value)
-    sys.exit("the metadata service has no table_lookups metric")
+    return service_metrics(os.environ["NSC_VAR"], port)["table_lookups"]
 
 def gone(pid):
     # a SIGKILLed process is a zombie until it is reaped: ./nsc start must not find it running
@@ -81,7 +71,7 @@ used = [service for service in services if table_lookups(service) > lookups[serv
 if len(used) != 1:
     sys.exit(f"cannot tell which metadata service Trino uses: table_lookups rose on {used or 'none'}")
 victim = used[0]
-with open(os.path.join(os.environ["NSC_STATE"], victim + ".pid")) as file:
+with open(os.path.join(os.environ["NSC_VAR"], "cluster", "state", victim + ".pid")) as file:
     pid = int(file.read())
 killed = time.monotonic()
 os.kill(pid, signal.SIGKILL)

@@ -27,14 +27,13 @@ import json
 import os
 import platform
 import signal
-import ssl
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from nsc_metrics import service_metrics  # noqa: E402
 from trino_client import data_size_bytes, normalized, request, run_query, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -65,11 +64,7 @@ def metrics(name, component):
     """A service's /v1/metrics, read with the cluster's own client certificate."""
     _, port_base, _ = CLUSTERS[name]
     port = port_base + 1 if component == "metadata" else port_base + 10 * int(component.split("-")[1]) + 1
-    tls = os.path.join(var_of(name), "cluster", "tls")
-    context = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
-    context.load_cert_chain(os.path.join(tls, "nsc-cli.pem"), os.path.join(tls, "nsc-cli.key"))
-    with urllib.request.urlopen(f"https://127.0.0.1:{port}/v1/metrics", timeout=10, context=context) as response:
-        return {name: int(value) for name, _, value in (line.partition(" ") for line in response.read().decode().splitlines()) if value.lstrip("-").isdigit()}
+    return service_metrics(var_of(name), port)
 
 
 def pid_of(name, component):

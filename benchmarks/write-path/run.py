@@ -22,13 +22,12 @@ import argparse
 import os
 import platform
 import re
-import ssl
 import subprocess
 import sys
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from nsc_metrics import service_metrics  # noqa: E402
 from trino_client import data_size_bytes, request, run_query, write_csv  # noqa: E402
 
 VARIANTS = {
@@ -38,26 +37,9 @@ VARIANTS = {
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def metrics_opener():
-    """The storage nodes' HTTP endpoints take only certificates of the cluster CA: use ./nsc's own."""
-    tls = os.path.join(os.environ.get("NSC_VAR", os.path.join(HOME, "var")), "cluster", "tls")
-    if not os.path.exists(os.path.join(tls, "nsc-cli.pem")):
-        return "http", urllib.request.urlopen  # a cluster started with NSC_INSECURE=1
-    context = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
-    context.load_cert_chain(os.path.join(tls, "nsc-cli.pem"), os.path.join(tls, "nsc-cli.key"))
-    return "https", lambda url, timeout: urllib.request.urlopen(url, timeout=timeout, context=context)
-
-
 def storage_uploaded(ports):
-    total = 0
-    scheme, urlopen = metrics_opener()
-    for port in ports:
-        with urlopen(f"{scheme}://127.0.0.1:{port}/v1/metrics", timeout=10) as response:
-            for line in response.read().decode().splitlines():
-                name, _, value = line.partition(" ")
-                if name == "bytes_uploaded":
-                    total += int(value)
-    return total
+    nsc_var = os.environ.get("NSC_VAR", os.path.join(HOME, "var"))
+    return sum(service_metrics(nsc_var, port)["bytes_uploaded"] for port in ports)
 
 
 def trino_peak_resident_bytes():

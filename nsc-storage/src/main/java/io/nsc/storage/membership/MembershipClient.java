@@ -71,6 +71,8 @@ public final class MembershipClient
     private boolean registered;
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private int consecutiveFailures;
+    // false until the first answer, and from a failed call until the next answer
+    private volatile boolean metadataReachable;
 
     public MembershipClient(String nodeId, String advertisedHost, MetadataAddresses metadataAddresses, TransportSecurity security, ParquetFileStore store, ClusterIdentity identity, GrantKeyring keyring, ReplicaCopier copier)
     {
@@ -103,6 +105,7 @@ public final class MembershipClient
                 log.info("Metadata service at %s is reachable again", metadataAddress);
             }
             consecutiveFailures = 0;
+            metadataReachable = true;
         }
         catch (RuntimeException e) {
             if (executor.isShutdown()) {
@@ -111,7 +114,8 @@ public final class MembershipClient
             }
             // never let an exception end the loop: a node outlives any metadata service outage
             consecutiveFailures++;
-            next = retryDelay(consecutiveFailures);
+            metadataReachable = false;
+            next = retryDelay(consecutiveFailures, heartbeatInterval);
             log.warn("Cannot reach the metadata service at %s (attempt %s, next in %s ms): %s", metadataAddress, consecutiveFailures, next.toMillis(), e.getMessage());
         }
         try {
@@ -184,11 +188,22 @@ public final class MembershipClient
         }
     }
 
+    /** Whether the node's last call to the metadata service was answered: {@code metadata_reachable} in /v1/metrics. */
+    public boolean isMetadataReachable()
+    {
+        return metadataReachable;
+    }
+
+    /**
+     * Backs off, but never past the heartbeat interval: the service declares a node dead after a
+     * few missed beats (metadata.node-timeout), and a restarted service must hear from a healthy
+     * node before then.
+     */
     @VisibleForTesting
-    static Duration retryDelay(int failures)
+    static Duration retryDelay(int failures, Duration heartbeatInterval)
     {
         long millis = MIN_RETRY_DELAY.toMillis() << min(failures - 1, 16);
-        return Duration.ofMillis(min(millis, MAX_RETRY_DELAY.toMillis()));
+        return Duration.ofMillis(min(millis, min(MAX_RETRY_DELAY.toMillis(), heartbeatInterval.toMillis())));
     }
 
     private static double cpuLoad()

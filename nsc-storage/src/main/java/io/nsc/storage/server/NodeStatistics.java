@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.storage.membership.ClusterIdentity;
+import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.repair.ReplicaCopier;
 import io.nsc.storage.scan.NearStorageScanner;
@@ -11,6 +12,7 @@ import io.nsc.storage.scrub.Scrubber;
 import io.nsc.storage.store.ParquetFileStore;
 
 import java.util.Map;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,10 +30,12 @@ public final class NodeStatistics
     private final ClusterIdentity identity;
     private final Scrubber scrubber;
     private final ReplicaCopier copier;
+    private final Optional<MembershipClient> membership;
 
     @Inject
-    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity, Scrubber scrubber, ReplicaCopier copier)
+    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity, Scrubber scrubber, ReplicaCopier copier, Optional<MembershipClient> membership)
     {
+        this.membership = requireNonNull(membership, "membership is null");
         this.scrubber = requireNonNull(scrubber, "scrubber is null");
         this.copier = requireNonNull(copier, "copier is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
@@ -117,6 +121,8 @@ public final class NodeStatistics
                 .put("bytes_copied", stats.getBytesCopied())
                 // 1 while the node refuses to reclaim files: worth an alert
                 .put("cluster_id_mismatch", stats.getClusterIdMismatch() ? 1L : 0L)
+                // 1 once the metadata service answered the node's last call (register or heartbeat); ./nsc waits for it after a restart
+                .put("metadata_reachable", membership.map(client -> client.isMetadataReachable() ? 1L : 0L).orElse(0L))
                 // not in GetNodeStatsResponse (heartbeats carry free_bytes): the room new files have, and what uploads in progress hold of it
                 .put("free_bytes", store.getFreeBytes())
                 .put("upload_reserved_bytes", store.getReservedBytes())

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static io.nsc.storage.server.StorageTesting.awaitCondition;
 import static io.nsc.storage.server.StorageTesting.channel;
 import static io.nsc.storage.server.StorageTesting.filesUnder;
+import static io.nsc.storage.server.StorageTesting.metrics;
 import static io.nsc.storage.server.StorageTesting.fixture;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
@@ -118,6 +119,7 @@ final class TestMembership
         try (StorageServer server = StorageServer.start(properties("node-b", List.of(disk), Map.of(
                 "storage.metadata-address", "127.0.0.1:" + metadataPort)))) {
             // serving right away, without the metadata service
+            assertThat(metrics(server)).containsEntry("metadata_reachable", 0L);
             ManagedChannel channel = channel(server);
             try {
                 assertThat(StorageServiceGrpc.newBlockingStub(channel).getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getNodeId()).isEqualTo("node-b");
@@ -130,6 +132,12 @@ final class TestMembership
             awaitCondition("the node registers once the metadata service is up", () -> !metadata.registrations.isEmpty());
             assertThat(metadata.registrations.getFirst().getAddress()).isEqualTo("127.0.0.1:" + server.grpcPort());
             awaitCondition("the node heartbeats", () -> !metadata.heartbeats.isEmpty());
+            assertThat(metrics(server)).containsEntry("metadata_reachable", 1L);
+
+            // gone again: the node says so at its next beat
+            metadataEndpoints.close();
+            metadataEndpoints = null;
+            awaitCondition("the node notices the service is gone", () -> metrics(server).get("metadata_reachable") == 0L);
         }
     }
 
@@ -199,11 +207,17 @@ final class TestMembership
     @Test
     void testRetryDelay()
     {
-        assertThat(MembershipClient.retryDelay(1)).isEqualTo(Duration.ofMillis(100));
-        assertThat(MembershipClient.retryDelay(2)).isEqualTo(Duration.ofMillis(200));
-        assertThat(MembershipClient.retryDelay(5)).isEqualTo(Duration.ofMillis(1600));
-        assertThat(MembershipClient.retryDelay(8)).isEqualTo(Duration.ofSeconds(10));
-        assertThat(MembershipClient.retryDelay(1000)).isEqualTo(Duration.ofSeconds(10));
+        Duration slowBeats = Duration.ofMinutes(1);
+        assertThat(MembershipClient.retryDelay(1, slowBeats)).isEqualTo(Duration.ofMillis(100));
+        assertThat(MembershipClient.retryDelay(2, slowBeats)).isEqualTo(Duration.ofMillis(200));
+        assertThat(MembershipClient.retryDelay(5, slowBeats)).isEqualTo(Duration.ofMillis(1600));
+        assertThat(MembershipClient.retryDelay(8, slowBeats)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(MembershipClient.retryDelay(1000, slowBeats)).isEqualTo(Duration.ofSeconds(10));
+        // never longer than a beat: a restarted service hears from the node before it times the node out
+        Duration beats = Duration.ofSeconds(5);
+        assertThat(MembershipClient.retryDelay(6, beats)).isEqualTo(Duration.ofMillis(3200));
+        assertThat(MembershipClient.retryDelay(7, beats)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(MembershipClient.retryDelay(1000, beats)).isEqualTo(Duration.ofSeconds(5));
     }
 
     private static GetNodeStatsResponse nodeStats(StorageServer server)

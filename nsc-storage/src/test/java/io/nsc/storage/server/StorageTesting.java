@@ -15,6 +15,10 @@ import io.nsc.protocol.security.TransportSecurity;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +33,9 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
+import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.util.Objects.requireNonNull;
 
 /** Helpers for tests that run real storage nodes on ephemeral ports. */
@@ -127,6 +133,27 @@ public final class StorageTesting
     }
 
     /** Polls until the condition holds; fails after a generous deadline (no test depends on speed). */
+    /** The node's counters from its /v1/metrics endpoint (plain HTTP, as the tests start it). */
+    public static Map<String, Long> metrics(StorageServer server)
+    {
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            HttpResponse<String> response = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/v1/metrics".formatted(server.httpPort()))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            checkState(response.statusCode() == 200, "/v1/metrics answered %s: %s", response.statusCode(), response.body());
+            return response.body().lines()
+                    .map(line -> line.split(" "))
+                    .collect(toImmutableMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+    }
+
     public static void awaitCondition(String description, BooleanSupplier condition)
     {
         long deadline = System.nanoTime() + AWAIT_TIMEOUT.toNanos();

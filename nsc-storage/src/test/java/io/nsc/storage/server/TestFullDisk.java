@@ -22,10 +22,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileStore;
@@ -49,6 +45,7 @@ import static io.nsc.storage.server.StorageTesting.channel;
 import static io.nsc.storage.server.StorageTesting.completing;
 import static io.nsc.storage.server.StorageTesting.filesUnder;
 import static io.nsc.storage.server.StorageTesting.fixture;
+import static io.nsc.storage.server.StorageTesting.metrics;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
@@ -136,7 +133,7 @@ final class TestFullDisk
             throws Exception
     {
         startNode();
-        long room = metrics().get("free_bytes");
+        long room = metrics(server).get("free_bytes");
         // 8 MB less 1 MB kept free: room for two of the 3 MB files, not three
         assertThat(room).isBetween(2 * (long) threeMegabytes.length, 3L * threeMegabytes.length - 1);
 
@@ -169,7 +166,7 @@ final class TestFullDisk
         assertThat(stored).isEqualTo(2);
         assertThat(filesUnder(dataDir.resolve("tmp"))).isEmpty();
         assertThat(filesUnder(dataDir.resolve("files"))).filteredOn(path -> path.toString().endsWith(".parquet")).hasSize(2);
-        Map<String, Long> metrics = metrics();
+        Map<String, Long> metrics = metrics(server);
         assertThat(metrics).containsEntry("upload_reserved_bytes", 0L).containsEntry("file_count", 2L);
         assertThat(metrics.get("free_bytes")).isLessThan((long) threeMegabytes.length);
     }
@@ -186,7 +183,7 @@ final class TestFullDisk
                 .setHeader(UploadHeader.newBuilder().setFileId(id).setSizeBytes(threeMegabytes.length).setDisplayName("victim.parquet"))
                 .build());
         awaitCondition("the upload is admitted", () -> !filesUnder(dataDir.resolve("tmp")).isEmpty());
-        assertThat(metrics()).containsEntry("upload_reserved_bytes", (long) threeMegabytes.length);
+        assertThat(metrics(server)).containsEntry("upload_reserved_bytes", (long) threeMegabytes.length);
 
         // something else takes every byte the upload counted on
         Path filler = fileSystem.resolve("filler-" + System.nanoTime());
@@ -210,7 +207,7 @@ final class TestFullDisk
         // nothing half-written stays, and the reservation is returned
         assertThat(filesUnder(dataDir.resolve("tmp"))).isEmpty();
         assertThat(filesUnder(dataDir.resolve("files"))).isEmpty();
-        assertThat(metrics()).containsEntry("upload_reserved_bytes", 0L).containsEntry("file_count", 0L);
+        assertThat(metrics(server)).containsEntry("upload_reserved_bytes", 0L).containsEntry("file_count", 0L);
 
         // once there is room again the node takes the file
         Files.delete(filler);
@@ -224,21 +221,6 @@ final class TestFullDisk
         dataDir = Files.createDirectory(fileSystem.resolve("node-" + System.nanoTime()));
         server = StorageServer.start(properties("full-disk-node", List.of(dataDir), ImmutableMap.of("storage.reserved-space", "1MB")));
         channel = channel(server);
-    }
-
-    private Map<String, Long> metrics()
-            throws Exception
-    {
-        try (HttpClient client = HttpClient.newHttpClient()) {
-            HttpResponse<String> response = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/v1/metrics".formatted(server.httpPort()))).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).isEqualTo(200);
-            return response.body().lines()
-                    .map(line -> line.split(" "))
-                    .filter(parts -> parts.length == 2 && parts[1].matches("-?\\d+"))
-                    .collect(java.util.stream.Collectors.toMap(parts -> parts[0], parts -> Long.parseLong(parts[1])));
-        }
     }
 
     /** Writes to {@code file} until the file system is full. */

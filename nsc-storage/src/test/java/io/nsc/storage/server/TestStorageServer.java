@@ -48,10 +48,6 @@ import javax.management.ObjectName;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -68,6 +64,7 @@ import static io.nsc.storage.server.StorageTesting.completing;
 import static io.nsc.storage.server.StorageTesting.crc32c;
 import static io.nsc.storage.server.StorageTesting.filesUnder;
 import static io.nsc.storage.server.StorageTesting.fixture;
+import static io.nsc.storage.server.StorageTesting.metrics;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
@@ -195,7 +192,7 @@ final class TestStorageServer
         assertThat(stats.getClusterIdMismatch()).isFalse();
 
         // the same counters over HTTP and JMX, and the room the disks have (whatever the machine's disk holds)
-        Map<String, Long> metrics = new HashMap<>(httpMetrics());
+        Map<String, Long> metrics = new HashMap<>(metrics(server));
         assertThat(metrics.remove("free_bytes")).isPositive();
         assertThat(metrics.remove("upload_reserved_bytes")).isZero();
         assertThat(metrics).isEqualTo(ImmutableMap.<String, Long>builder()
@@ -209,6 +206,8 @@ final class TestStorageServer
                 .put("files_deleted", 0L)
                 .put("bytes_deleted", 0L)
                 .put("cluster_id_mismatch", 0L)
+                // standalone: no metadata service to reach
+                .put("metadata_reachable", 0L)
                 .put("scans_active", 0L)
                 .put("scans_completed", 0L)
                 .put("scan_rows_scanned", 0L)
@@ -675,23 +674,6 @@ final class TestStorageServer
                 .toList();
         assertThat(found).hasSize(1);
         return found.getFirst();
-    }
-
-    private Map<String, Long> httpMetrics()
-            throws IOException, InterruptedException
-    {
-        try (HttpClient client = HttpClient.newHttpClient()) {
-            HttpResponse<String> response = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/v1/metrics".formatted(server.httpPort()))).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).isEqualTo(200);
-            Map<String, Long> metrics = new HashMap<>();
-            response.body().lines().forEach(line -> {
-                String[] parts = line.split(" ");
-                metrics.put(parts[0], Long.parseLong(parts[1]));
-            });
-            return metrics;
-        }
     }
 
     private static ByteRange range(long offset, long length)

@@ -276,9 +276,26 @@ public final class ProcessCluster
     {
         NscCommand.Result stop = nsc.run(5, "stop");
         checkState(stop.exitCode() == 0, "./nsc stop failed:%n%s", stop.output());
+        keepLogs();
         try (Stream<Path> paths = Files.walk(var)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
+            }
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The components' logs outlive the cluster, under target/cluster-logs, for whoever reads a failure. */
+    private void keepLogs()
+    {
+        Path kept = Path.of("target", "cluster-logs", var.getFileName().toString());
+        try (Stream<Path> paths = Files.walk(var.resolve("cluster"))) {
+            for (Path path : paths.filter(Files::isRegularFile).filter(path -> path.getParent().getFileName().toString().equals("log")).toList()) {
+                Path target = kept.resolve(var.resolve("cluster").relativize(path));
+                Files.createDirectories(target.getParent());
+                Files.copy(path, target);
             }
         }
         catch (IOException e) {

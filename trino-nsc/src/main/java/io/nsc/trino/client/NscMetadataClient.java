@@ -442,7 +442,8 @@ public class NscMetadataClient
     // Not SchemaNotFoundException/TableNotFoundException: in Trino 476 they carry the generic NOT_FOUND code
     public static TrinoException schemaNotFound(String schema, Throwable cause)
     {
-        return new TrinoException(SCHEMA_NOT_FOUND, "Schema '%s' does not exist".formatted(schema), cause);
+        // the message of the SPI's SchemaNotFoundException
+        return new TrinoException(SCHEMA_NOT_FOUND, "Schema %s not found".formatted(schema), cause);
     }
 
     private static TrinoException tableNotFound(SchemaTableName name, Throwable cause)

@@ -130,7 +130,7 @@ public class NscMetadata
             Optional<ConnectorTableVersion> endVersion)
     {
         if (startVersion.isPresent() || endVersion.isPresent()) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc tables do not support versioned queries (FOR VERSION / FOR TIMESTAMP)");
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support versioned tables");
         }
         TableInfo planned = plannedTables.get(tableName);
         if (planned == null) {
@@ -445,6 +445,12 @@ public class NscMetadata
     }
 
     @Override
+    public Optional<Type> getSupportedType(ConnectorSession session, Map<String, Object> tableProperties, Type type)
+    {
+        return WriteTypes.storedType(type);
+    }
+
+    @Override
     public void createSchema(ConnectorSession session, String schemaName, Map<String, Object> properties, TrinoPrincipal owner)
     {
         checkName("schema", schemaName);
@@ -455,7 +461,7 @@ public class NscMetadata
     public void dropSchema(ConnectorSession session, String schemaName, boolean cascade)
     {
         if (cascade) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc does not support DROP SCHEMA ... CASCADE: drop the schema's tables first");
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support dropping schemas with CASCADE option");
         }
         client.dropSchema(schemaName);
     }
@@ -464,7 +470,7 @@ public class NscMetadata
     public void createTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, SaveMode saveMode)
     {
         if (saveMode == REPLACE) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc does not support CREATE OR REPLACE TABLE");
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support replacing tables");
         }
         NewTable table = checkNewTable(tableMetadata);
         client.createTable(table.name(), table.protoColumns(), table.storedProperties(), saveMode == IGNORE);
@@ -475,7 +481,7 @@ public class NscMetadata
     public ConnectorOutputTableHandle beginCreateTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, Optional<ConnectorTableLayout> layout, RetryMode retryMode, boolean replace)
     {
         if (replace) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc does not support CREATE OR REPLACE TABLE");
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support replacing tables");
         }
         checkNoRetries(retryMode);
         NewTable table = checkNewTable(tableMetadata);
@@ -517,7 +523,7 @@ public class NscMetadata
             throw new TrinoException(NOT_SUPPORTED, "nsc inserts need every column of %s in table order, got %s".formatted(table.schemaTableName(), columns));
         }
         for (NscColumnHandle column : table.columns()) {
-            WriteTypes.checkSupported(column.name(), column.type());
+            WriteTypes.checkSupported(column.type());
         }
         NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
         return new NscInsertTableHandle(table.schemaTableName(), table.tableId(), table.columns(), settings);
@@ -582,14 +588,14 @@ public class NscMetadata
         for (int ordinal = 0; ordinal < columnMetadata.size(); ordinal++) {
             ColumnMetadata column = columnMetadata.get(ordinal);
             checkName("column", column.getName());
-            WriteTypes.checkSupported(column.getName(), column.getType());
+            WriteTypes.checkSupported(column.getType());
             if (column.getComment() != null) {
-                throw new TrinoException(NOT_SUPPORTED, "nsc does not support column comments");
+                throw new TrinoException(NOT_SUPPORTED, "This connector does not support creating tables with column comment");
             }
             columns.add(new NscColumnHandle(column.getName(), column.getType(), ordinal));
         }
         if (tableMetadata.getComment().isPresent()) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc does not support table comments");
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support creating tables with table comment");
         }
 
         Map<String, Object> properties = tableMetadata.getProperties();

@@ -97,14 +97,15 @@ public record NscTableHandle(
     {
         StringBuilder text = new StringBuilder(schemaTableName + "@v" + version);
         if (!constraint.isAll()) {
-            text.append(constraintEnforced ? " filter=" : " pruning=").append(constraint);
+            // enforced: the storage nodes return only matching rows; otherwise it prunes row groups and Trino filters the rows
+            text.append(constraintEnforced ? " constraint=" : " pruning constraint=").append(constraint);
         }
         if (!filterExpressions.isEmpty()) {
             text.append(" filters=").append(filterExpressions.stream().map(expression -> FilterExpressions.deserialize(expression, columns).toString()).toList());
         }
         limit.ifPresent(value -> text.append(" limit=").append(value));
         aggregation.ifPresent(value -> text.append(" aggregation: ").append(value));
-        topN.ifPresent(value -> text.append(" topN=").append(value));
+        topN.ifPresent(value -> text.append(" topN: ").append(value));
         return text.toString();
     }
 }

@@ -31,6 +31,10 @@ public record NscTopN(long count, List<SortItem> order)
     @Override
     public String toString()
     {
-        return count + " by " + order.stream().map(item -> item.column().name() + (item.ascending() ? " ASC" : " DESC") + (item.nullsFirst() ? " NULLS FIRST" : " NULLS LAST")).toList();
+        // in the words of Trino's own TopN node
+        return "sortOrder=" + order.stream()
+                .map(item -> "%s:%s %s NULLS %s".formatted(item.column().name(), item.column().type().getDisplayName(), item.ascending() ? "ASC" : "DESC", item.nullsFirst() ? "FIRST" : "LAST"))
+                .toList()
+                + " limit=" + count;
     }
 }

@@ -26,9 +26,16 @@ import org.apache.parquet.schema.Types;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.type.TimeType.TIME_MICROS;
+import static io.trino.spi.type.TimestampType.TIMESTAMP_MICROS;
+import static io.trino.spi.type.TimestampType.TIMESTAMP_MILLIS;
+import static io.trino.spi.type.TimestampType.TIMESTAMP_NANOS;
+import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MICROS;
+import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MILLIS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MILLIS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.timeType;
@@ -64,13 +71,30 @@ public final class WriteTypes
     }
 
     /**
-     * @throws TrinoException with NOT_SUPPORTED naming the column and its type
+     * The type nsc stores a column declared with {@code type} as, when that is another type: the
+     * next precision it stores for times and timestamps, so that no value is rounded. Trino then
+     * creates the column with that type and casts what is written into it.
      */
-    public static void checkSupported(String columnName, Type type)
+    public static Optional<Type> storedType(Type type)
+    {
+        return switch (type) {
+            case TimeType time when time.getPrecision() < 6 -> Optional.of(TIME_MICROS);
+            case TimestampType timestamp when timestamp.getPrecision() < 3 -> Optional.of(TIMESTAMP_MILLIS);
+            case TimestampType timestamp when timestamp.getPrecision() > 3 && timestamp.getPrecision() < 6 -> Optional.of(TIMESTAMP_MICROS);
+            case TimestampType timestamp when timestamp.getPrecision() > 6 && timestamp.getPrecision() < 9 -> Optional.of(TIMESTAMP_NANOS);
+            case TimestampWithTimeZoneType timestamp when timestamp.getPrecision() < 3 -> Optional.of(TIMESTAMP_TZ_MILLIS);
+            case TimestampWithTimeZoneType timestamp when timestamp.getPrecision() > 3 && timestamp.getPrecision() < 6 -> Optional.of(TIMESTAMP_TZ_MICROS);
+            default -> Optional.empty();
+        };
+    }
+
+    /**
+     * @throws TrinoException NOT_SUPPORTED in the words Trino's connectors use (the README lists the types nsc stores)
+     */
+    public static void checkSupported(Type type)
     {
         if (!isSupported(type)) {
-            throw new TrinoException(NOT_SUPPORTED, "Column '%s' has type %s, which nsc cannot store. Supported: boolean, tinyint, smallint, integer, bigint, real, double, decimal, varchar, char, varbinary, date, time(6), timestamp(3), timestamp(6), timestamp(9), timestamp(3) with time zone, timestamp(6) with time zone, uuid".formatted(
-                    columnName, type.getDisplayName()));
+            throw new TrinoException(NOT_SUPPORTED, "Unsupported column type: " + type.getDisplayName());
         }
     }
 
@@ -83,7 +107,7 @@ public final class WriteTypes
         ImmutableList.Builder<org.apache.parquet.schema.Type> fields = ImmutableList.builder();
         ImmutableMap.Builder<List<String>, Type> primitiveTypes = ImmutableMap.builder();
         for (int i = 0; i < names.size(); i++) {
-            checkSupported(names.get(i), types.get(i));
+            checkSupported(types.get(i));
             fields.add(parquetType(names.get(i), types.get(i)));
             primitiveTypes.put(List.of(names.get(i)), types.get(i));
         }

@@ -10,6 +10,9 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.ArrayType;
+import io.trino.spi.type.TimeType;
+import io.trino.spi.type.TimestampType;
+import io.trino.spi.type.TimestampWithTimeZoneType;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeOperators;
 import org.junit.jupiter.api.Test;
@@ -21,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
@@ -81,14 +85,47 @@ final class TestLocalParquetFile
     }
 
     @Test
+    void testTimesAndTimestampsAreStoredAtTheNextPrecisionWithoutRounding()
+    {
+        for (int precision = 0; precision <= 12; precision++) {
+            assertThat(storedPrecision(createTimeType(precision))).as("time(%s)", precision)
+                    .isEqualTo(precision <= 6 ? OptionalInt.of(6) : OptionalInt.empty());
+            assertThat(storedPrecision(createTimestampType(precision))).as("timestamp(%s)", precision)
+                    .isEqualTo(precision <= 3 ? OptionalInt.of(3) : precision <= 6 ? OptionalInt.of(6) : precision <= 9 ? OptionalInt.of(9) : OptionalInt.empty());
+            assertThat(storedPrecision(createTimestampWithTimeZoneType(precision))).as("timestamp(%s) with time zone", precision)
+                    .isEqualTo(precision <= 3 ? OptionalInt.of(3) : precision <= 6 ? OptionalInt.of(6) : OptionalInt.empty());
+        }
+        // every other type is stored as declared, or refused
+        for (Type type : List.of(BIGINT, createDecimalType(38, 10), createCharType(3), VARCHAR, DATE, UUID, createTimeWithTimeZoneType(3), new ArrayType(BIGINT))) {
+            assertThat(WriteTypes.storedType(type)).as(type.toString()).isEmpty();
+        }
+    }
+
+    /** The precision a column of this type is stored with, empty when nsc refuses the type. */
+    private static OptionalInt storedPrecision(Type type)
+    {
+        Type stored = WriteTypes.storedType(type).orElse(type);
+        if (!WriteTypes.isSupported(stored)) {
+            return OptionalInt.empty();
+        }
+        assertThat(stored.getClass()).isEqualTo(type.getClass());
+        return OptionalInt.of(switch (stored) {
+            case TimeType time -> time.getPrecision();
+            case TimestampType timestamp -> timestamp.getPrecision();
+            case TimestampWithTimeZoneType timestamp -> timestamp.getPrecision();
+            default -> throw new IllegalArgumentException(type.toString());
+        });
+    }
+
+    @Test
     void testUnsupportedTypesAreRefusedByName()
     {
         for (Type type : List.of(createTimeType(3), createTimeType(9), createTimestampType(0), createTimestampType(12),
                 createTimestampWithTimeZoneType(9), createTimeWithTimeZoneType(3), new ArrayType(BIGINT))) {
             assertThat(WriteTypes.isSupported(type)).as(type.toString()).isFalse();
-            assertThatThrownBy(() -> WriteTypes.checkSupported("col", type))
+            assertThatThrownBy(() -> WriteTypes.checkSupported(type))
                     .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NOT_SUPPORTED.toErrorCode()))
-                    .hasMessageStartingWith("Column 'col' has type %s, which nsc cannot store".formatted(type.getDisplayName()));
+                    .hasMessage("Unsupported column type: " + type.getDisplayName());
         }
     }
 

@@ -1,6 +1,5 @@
 package io.nsc.trino.client;
 
-import com.google.common.cache.CacheBuilder;
 import com.google.common.cache.CacheLoader;
 import com.google.common.cache.LoadingCache;
 import com.google.common.util.concurrent.UncheckedExecutionException;
@@ -8,6 +7,7 @@ import com.google.inject.Inject;
 import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.trino.cache.EvictableCacheBuilder;
 
 import java.util.concurrent.TimeUnit;
 
@@ -39,7 +39,7 @@ public class StorageNodeLoad
     public StorageNodeLoad(StorageClients clients)
     {
         this.clients = requireNonNull(clients, "clients is null");
-        this.loads = CacheBuilder.newBuilder()
+        this.loads = EvictableCacheBuilder.newBuilder()
                 .expireAfterWrite(1, TimeUnit.SECONDS)
                 .maximumSize(10_000)
                 .build(CacheLoader.from(this::fetch));

@@ -1,10 +1,10 @@
 package io.nsc.trino.read;
 
 import com.google.common.cache.Cache;
-import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
 import io.nsc.trino.NscConfig;
+import io.trino.cache.EvictableCacheBuilder;
 import io.trino.parquet.ParquetDataSource;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.reader.MetadataReader;
@@ -28,9 +28,8 @@ public class FooterCache
     @Inject
     public FooterCache(NscConfig config)
     {
-        footers = CacheBuilder.newBuilder()
+        footers = EvictableCacheBuilder.newBuilder()
                 .maximumSize(config.getFooterCacheSize())
-                .recordStats()
                 .build();
     }
 
@@ -45,11 +44,6 @@ public class FooterCache
             }
             throw new TrinoException(NSC_BAD_DATA, "Cannot read the Parquet footer of nsc file %s: %s".formatted(fileId, e.getCause().getMessage()), e.getCause());
         }
-    }
-
-    public long hitCount()
-    {
-        return footers.stats().hitCount();
     }
 
     private static ParquetMetadata readFooter(ParquetDataSource dataSource)

@@ -258,6 +258,30 @@ final class TestNscWrites
     }
 
     @Test
+    void testFilesTableShowsEachFileOfTheCurrentVersion()
+    {
+        assertUpdate("CREATE SCHEMA nsc.files");
+        assertUpdate("CREATE TABLE nsc.files.t WITH (row_group_size = '10') AS SELECT * FROM tpch.tiny.nation", 25);
+        assertThat(computeActual("DESCRIBE nsc.files.\"t$files\"").getMaterializedRows())
+                .extracting(row -> row.getField(0) + " " + row.getField(1))
+                .containsExactly("file_id varchar", "row_count bigint", "size_bytes bigint", "row_groups integer", "replicas array(varchar)");
+        // the rows and row groups of every file, each on two distinct storage nodes (replication 2, the default)
+        assertThat(query("SELECT sum(row_count), bool_and(size_bytes > 0), bool_and(row_groups = CAST(ceiling(row_count / 10e0) AS integer)), " +
+                "bool_and(cardinality(replicas) = 2 AND replicas[1] <> replicas[2]), count(DISTINCT file_id) = count(*) FROM nsc.files.\"t$files\""))
+                .matches("VALUES (BIGINT '25', true, true, true, true)");
+
+        long filesBefore = (long) computeScalar("SELECT count(*) FROM nsc.files.\"t$files\"");
+        assertUpdate("INSERT INTO nsc.files.t SELECT * FROM tpch.tiny.nation WHERE n_regionkey = 0", 5);
+        assertThat(query("SELECT sum(row_count) FROM nsc.files.\"t$files\"")).matches("VALUES BIGINT '30'");
+        assertThat((long) computeScalar("SELECT count(*) FROM nsc.files.\"t$files\"")).isGreaterThan(filesBefore);
+
+        assertThat(query("SELECT * FROM nsc.files.\"missing$files\""))
+                .failure().hasMessageContaining("Table 'nsc.files.\"missing$files\"' does not exist");
+        assertUpdate("DROP TABLE nsc.files.t");
+        assertUpdate("DROP SCHEMA nsc.files");
+    }
+
+    @Test
     void testOtherTimePrecisionsAreStoredAtTheNextOne()
     {
         assertUpdate("CREATE SCHEMA nsc.precisions");

@@ -43,6 +43,7 @@ import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.connector.SortItem;
+import io.trino.spi.connector.SystemTable;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.expression.Variable;
@@ -142,6 +143,15 @@ public class NscMetadata
             planned = plannedTables.computeIfAbsent(tableName, _ -> current.get());
         }
         return toTableHandle(planned);
+    }
+
+    @Override
+    public Optional<SystemTable> getSystemTable(ConnectorSession session, SchemaTableName tableName)
+    {
+        // no nsc table name has a '$' (NameRules), so "t$files" is never a table of its own
+        return NscFilesTable.dataTable(tableName)
+                .flatMap(client::getTable)
+                .map(table -> new NscFilesTable(tableName, toTableHandle(table), tableFilesCache));
     }
 
     @Override

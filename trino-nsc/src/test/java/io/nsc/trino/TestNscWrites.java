@@ -258,7 +258,7 @@ final class TestNscWrites
     }
 
     @Test
-    void testFilesTableShowsEachFileOfTheCurrentVersion()
+    void testFilesAndRowGroupsTablesShowTheCurrentVersion()
     {
         assertUpdate("CREATE SCHEMA nsc.files");
         assertUpdate("CREATE TABLE nsc.files.t WITH (row_group_size = '10') AS SELECT * FROM tpch.tiny.nation", 25);
@@ -269,6 +269,14 @@ final class TestNscWrites
         assertThat(query("SELECT sum(row_count), bool_and(size_bytes > 0), bool_and(row_groups = CAST(ceiling(row_count / 10e0) AS integer)), " +
                 "bool_and(cardinality(replicas) = 2 AND replicas[1] <> replicas[2]), count(DISTINCT file_id) = count(*) FROM nsc.files.\"t$files\""))
                 .matches("VALUES (BIGINT '25', true, true, true, true)");
+
+        // the row groups of those files: 10 rows each but the last of a file, laid out one after the other
+        assertThat(query("SELECT sum(row_count), bool_and(row_count BETWEEN 1 AND 10), bool_and(start_offset > 0 AND compressed_bytes > 0), " +
+                "count(*) = (SELECT sum(row_groups) FROM nsc.files.\"t$files\") FROM nsc.files.\"t$row_groups\""))
+                .matches("VALUES (BIGINT '25', true, true, true)");
+        assertThat(query("SELECT count(*) FROM (SELECT file_id, row_group, start_offset, lag(start_offset + compressed_bytes) OVER (PARTITION BY file_id ORDER BY row_group) AS previous_end " +
+                "FROM nsc.files.\"t$row_groups\") WHERE start_offset < previous_end"))
+                .matches("VALUES BIGINT '0'");
 
         long filesBefore = (long) computeScalar("SELECT count(*) FROM nsc.files.\"t$files\"");
         assertUpdate("INSERT INTO nsc.files.t SELECT * FROM tpch.tiny.nation WHERE n_regionkey = 0", 5);

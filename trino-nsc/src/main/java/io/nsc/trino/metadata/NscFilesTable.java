@@ -1,6 +1,7 @@
 package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.trino.spi.HostAddress;
 import io.trino.spi.Page;
@@ -18,8 +19,10 @@ import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.ArrayType;
 import io.trino.spi.type.Type;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -28,42 +31,74 @@ import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.util.Objects.requireNonNull;
 
 /**
- * {@code "<table>$files"}: one row per Parquet file of the table's current version, with what
- * the coordinator plans from (rows, bytes, row groups) and where its replicas are, in the order
- * readers try them. For operators and for checking what pruning has to work with.
+ * The metadata tables of an nsc table, read from the file listing of its current version that
+ * the coordinator plans from: {@code "<table>$files"}, one row per Parquet file with its replicas
+ * in the order readers try them, and {@code "<table>$row_groups"}, one row per row group, the
+ * unit the coordinator prunes. For operators, and for seeing what pruning has to work with.
  */
 public final class NscFilesTable
         implements SystemTable
 {
-    public static final String SUFFIX = "$files";
+    public enum Kind
+    {
+        FILES("$files", List.of(
+                new ColumnMetadata("file_id", VARCHAR),
+                new ColumnMetadata("row_count", BIGINT),
+                new ColumnMetadata("size_bytes", BIGINT),
+                new ColumnMetadata("row_groups", INTEGER),
+                new ColumnMetadata("replicas", new ArrayType(VARCHAR))),
+                NscFilesTable::appendFile),
+        ROW_GROUPS("$row_groups", List.of(
+                new ColumnMetadata("file_id", VARCHAR),
+                new ColumnMetadata("row_group", INTEGER),
+                new ColumnMetadata("row_count", BIGINT),
+                new ColumnMetadata("start_offset", BIGINT),
+                new ColumnMetadata("compressed_bytes", BIGINT)),
+                NscFilesTable::appendRowGroups);
 
-    private static final ArrayType REPLICAS = new ArrayType(VARCHAR);
-    private static final List<ColumnMetadata> COLUMNS = ImmutableList.of(
-            new ColumnMetadata("file_id", VARCHAR),
-            new ColumnMetadata("row_count", BIGINT),
-            new ColumnMetadata("size_bytes", BIGINT),
-            new ColumnMetadata("row_groups", INTEGER),
-            new ColumnMetadata("replicas", REPLICAS));
+        private final String suffix;
+        private final List<ColumnMetadata> columns;
+        private final BiConsumer<PageBuilder, FileEntry> rowsOfFile;
+
+        Kind(String suffix, List<ColumnMetadata> columns, BiConsumer<PageBuilder, FileEntry> rowsOfFile)
+        {
+            this.suffix = suffix;
+            this.columns = ImmutableList.copyOf(columns);
+            this.rowsOfFile = rowsOfFile;
+        }
+    }
+
+    /** A metadata table's name, taken apart: the table it describes, and which of its tables it is. */
+    public record Name(SchemaTableName dataTable, Kind kind)
+    {
+        public Name
+        {
+            requireNonNull(dataTable, "dataTable is null");
+            requireNonNull(kind, "kind is null");
+        }
+
+        /** Empty when {@code name} is no metadata table's name. */
+        public static Optional<Name> parse(SchemaTableName name)
+        {
+            String table = name.getTableName();
+            return Arrays.stream(Kind.values())
+                    .filter(kind -> table.endsWith(kind.suffix) && table.length() > kind.suffix.length())
+                    .findFirst()
+                    .map(kind -> new Name(new SchemaTableName(name.getSchemaName(), table.substring(0, table.length() - kind.suffix.length())), kind));
+        }
+    }
 
     private final ConnectorTableMetadata tableMetadata;
+    private final Kind kind;
     private final NscTableHandle table;
     private final TableFilesCache tableFiles;
 
-    public NscFilesTable(SchemaTableName name, NscTableHandle table, TableFilesCache tableFiles)
+    public NscFilesTable(SchemaTableName name, Kind kind, NscTableHandle table, TableFilesCache tableFiles)
     {
-        this.tableMetadata = new ConnectorTableMetadata(requireNonNull(name, "name is null"), COLUMNS);
+        this.kind = requireNonNull(kind, "kind is null");
+        this.tableMetadata = new ConnectorTableMetadata(requireNonNull(name, "name is null"), kind.columns);
         this.table = requireNonNull(table, "table is null");
         this.tableFiles = requireNonNull(tableFiles, "tableFiles is null");
-    }
-
-    /** The data table a {@code $files} name refers to, or empty when the name is no such name. */
-    public static Optional<SchemaTableName> dataTable(SchemaTableName name)
-    {
-        String table = name.getTableName();
-        if (!table.endsWith(SUFFIX) || table.length() == SUFFIX.length()) {
-            return Optional.empty();
-        }
-        return Optional.of(new SchemaTableName(name.getSchemaName(), table.substring(0, table.length() - SUFFIX.length())));
     }
 
     @Override
@@ -81,7 +116,7 @@ public final class NscFilesTable
     @Override
     public ConnectorPageSource pageSource(ConnectorTransactionHandle transaction, ConnectorSession session, TupleDomain<Integer> constraint)
     {
-        List<Type> types = COLUMNS.stream().map(ColumnMetadata::getType).toList();
+        List<Type> types = kind.columns.stream().map(ColumnMetadata::getType).toList();
         ImmutableList.Builder<Page> pages = ImmutableList.builder();
         PageBuilder page = new PageBuilder(types);
         try (TableFileBatches batches = tableFiles.fileBatches(table)) {
@@ -91,7 +126,7 @@ public final class NscFilesTable
                         pages.add(page.build());
                         page.reset();
                     }
-                    append(page, file);
+                    kind.rowsOfFile.accept(page, file);
                 }
             }
         }
@@ -101,7 +136,7 @@ public final class NscFilesTable
         return new FixedPageSource(pages.build());
     }
 
-    private static void append(PageBuilder page, FileEntry file)
+    private static void appendFile(PageBuilder page, FileEntry file)
     {
         page.declarePosition();
         VARCHAR.writeSlice(page.getBlockBuilder(0), utf8Slice(file.fileId()));
@@ -113,5 +148,18 @@ public final class NscFilesTable
                 VARCHAR.writeSlice(elements, utf8Slice(replica.toString()));
             }
         });
+    }
+
+    private static void appendRowGroups(PageBuilder page, FileEntry file)
+    {
+        CompactFileStats stats = file.stats();
+        for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+            page.declarePosition();
+            VARCHAR.writeSlice(page.getBlockBuilder(0), utf8Slice(file.fileId()));
+            INTEGER.writeLong(page.getBlockBuilder(1), rowGroup);
+            BIGINT.writeLong(page.getBlockBuilder(2), stats.rowGroupRowCount(rowGroup));
+            BIGINT.writeLong(page.getBlockBuilder(3), stats.rowGroupOffset(rowGroup));
+            BIGINT.writeLong(page.getBlockBuilder(4), stats.rowGroupCompressedSize(rowGroup));
+        }
     }
 }

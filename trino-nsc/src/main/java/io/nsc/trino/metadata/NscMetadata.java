@@ -149,9 +149,9 @@ public class NscMetadata
     public Optional<SystemTable> getSystemTable(ConnectorSession session, SchemaTableName tableName)
     {
         // no nsc table name has a '$' (NameRules), so "t$files" is never a table of its own
-        return NscFilesTable.dataTable(tableName)
-                .flatMap(client::getTable)
-                .map(table -> new NscFilesTable(tableName, toTableHandle(table), tableFilesCache));
+        return NscFilesTable.Name.parse(tableName)
+                .flatMap(name -> client.getTable(name.dataTable())
+                        .map(table -> new NscFilesTable(tableName, name.kind(), toTableHandle(table), tableFilesCache)));
     }
 
     @Override

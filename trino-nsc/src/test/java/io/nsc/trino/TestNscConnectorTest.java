@@ -183,9 +183,9 @@ final class TestNscConnectorTest
     @Override
     protected boolean isColumnNameRejected(Exception exception, String columnName, boolean delimited)
     {
-        String name = columnName.toLowerCase(ENGLISH);
-        return !NameRules.isValidName(name)
-                && nullToEmpty(exception.getMessage()).contains("Invalid column name '%s': use lower-case letters, digits and underscores".formatted(name));
+        return NameRules.problem("column", columnName.toLowerCase(ENGLISH))
+                .filter(problem -> nullToEmpty(exception.getMessage()).contains(problem))
+                .isPresent();
     }
 
     @Override

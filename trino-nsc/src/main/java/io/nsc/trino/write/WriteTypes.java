@@ -30,12 +30,6 @@ import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
-import static io.trino.spi.type.TimeType.TIME_MICROS;
-import static io.trino.spi.type.TimestampType.TIMESTAMP_MICROS;
-import static io.trino.spi.type.TimestampType.TIMESTAMP_MILLIS;
-import static io.trino.spi.type.TimestampType.TIMESTAMP_NANOS;
-import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MICROS;
-import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MILLIS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MICROS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit.MILLIS;
 import static org.apache.parquet.schema.LogicalTypeAnnotation.timeType;
@@ -55,6 +49,11 @@ public final class WriteTypes
     private static final String SCHEMA_NAME = "trino_schema";
     private static final int UUID_BYTES = 16;
 
+    // the precisions trino-parquet writes (TIME as MICROS only), ascending
+    private static final List<Integer> TIME_PRECISIONS = List.of(6);
+    private static final List<Integer> TIMESTAMP_PRECISIONS = List.of(3, 6, 9);
+    private static final List<Integer> TIMESTAMP_TZ_PRECISIONS = List.of(3, 6);
+
     private WriteTypes() {}
 
     public static boolean isSupported(Type type)
@@ -62,10 +61,9 @@ public final class WriteTypes
         return switch (type) {
             case BooleanType _, TinyintType _, SmallintType _, IntegerType _, BigintType _, RealType _, DoubleType _, DecimalType _ -> true;
             case VarcharType _, CharType _, VarbinaryType _, DateType _, UuidType _ -> true;
-            // trino-parquet writes TIME(MICROS) only
-            case TimeType time -> time.getPrecision() == 6;
-            case TimestampType timestamp -> timestamp.getPrecision() == 3 || timestamp.getPrecision() == 6 || timestamp.getPrecision() == 9;
-            case TimestampWithTimeZoneType timestamp -> timestamp.getPrecision() == 3 || timestamp.getPrecision() == 6;
+            case TimeType time -> TIME_PRECISIONS.contains(time.getPrecision());
+            case TimestampType timestamp -> TIMESTAMP_PRECISIONS.contains(timestamp.getPrecision());
+            case TimestampWithTimeZoneType timestamp -> TIMESTAMP_TZ_PRECISIONS.contains(timestamp.getPrecision());
             default -> false;
         };
     }
@@ -77,15 +75,18 @@ public final class WriteTypes
      */
     public static Optional<Type> storedType(Type type)
     {
-        return switch (type) {
-            case TimeType time when time.getPrecision() < 6 -> Optional.of(TIME_MICROS);
-            case TimestampType timestamp when timestamp.getPrecision() < 3 -> Optional.of(TIMESTAMP_MILLIS);
-            case TimestampType timestamp when timestamp.getPrecision() > 3 && timestamp.getPrecision() < 6 -> Optional.of(TIMESTAMP_MICROS);
-            case TimestampType timestamp when timestamp.getPrecision() > 6 && timestamp.getPrecision() < 9 -> Optional.of(TIMESTAMP_NANOS);
-            case TimestampWithTimeZoneType timestamp when timestamp.getPrecision() < 3 -> Optional.of(TIMESTAMP_TZ_MILLIS);
-            case TimestampWithTimeZoneType timestamp when timestamp.getPrecision() > 3 && timestamp.getPrecision() < 6 -> Optional.of(TIMESTAMP_TZ_MICROS);
+        Optional<? extends Type> stored = switch (type) {
+            case TimeType time -> nextPrecision(TIME_PRECISIONS, time.getPrecision()).map(TimeType::createTimeType);
+            case TimestampType timestamp -> nextPrecision(TIMESTAMP_PRECISIONS, timestamp.getPrecision()).map(TimestampType::createTimestampType);
+            case TimestampWithTimeZoneType timestamp -> nextPrecision(TIMESTAMP_TZ_PRECISIONS, timestamp.getPrecision()).map(TimestampWithTimeZoneType::createTimestampWithTimeZoneType);
             default -> Optional.empty();
         };
+        return stored.filter(storedType -> !storedType.equals(type)).map(Type.class::cast);
+    }
+
+    private static Optional<Integer> nextPrecision(List<Integer> precisions, int precision)
+    {
+        return precisions.stream().filter(stored -> stored >= precision).findFirst();
     }
 
     /**

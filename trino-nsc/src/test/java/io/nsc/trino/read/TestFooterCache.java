@@ -1,11 +1,10 @@
 package io.nsc.trino.read;
 
+import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.write.LocalParquetFile;
 import io.nsc.trino.write.RowGroupSize;
 import io.nsc.trino.write.WriteTypes;
-import io.trino.parquet.AbstractParquetDataSource;
-import io.trino.parquet.ParquetDataSourceId;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
@@ -33,43 +31,52 @@ final class TestFooterCache
     void testEachFooterIsReadOnceWhileCached()
             throws IOException
     {
-        byte[] first = parquetFile("first.parquet", 3);
-        byte[] second = parquetFile("second.parquet", 5);
+        Path first = parquetFile("first.parquet", 3);
+        Path second = parquetFile("second.parquet", 5);
         FooterCache cache = new FooterCache(new NscConfig().setFooterCacheSize(1));
 
-        CountingDataSource source = new CountingDataSource(first);
-        assertThat(cache.get("first", source).getBlocks().getFirst().rowCount()).isEqualTo(3);
-        long readsOfOne = source.reads;
-        assertThat(readsOfOne).isPositive();
-        // cached: the same file id is answered without a read
-        assertThat(cache.get("first", source).getBlocks().getFirst().rowCount()).isEqualTo(3);
-        assertThat(source.reads).isEqualTo(readsOfOne);
+        try (LocalParquetDataSource source = open(first); LocalParquetDataSource other = open(second)) {
+            assertThat(cache.get("first", source).getBlocks().getFirst().rowCount()).isEqualTo(3);
+            long bytesOfOne = source.getReadBytes();
+            assertThat(bytesOfOne).isPositive();
+            // cached: the same file id is answered without a read
+            assertThat(cache.get("first", source).getBlocks().getFirst().rowCount()).isEqualTo(3);
+            assertThat(source.getReadBytes()).isEqualTo(bytesOfOne);
 
-        // room for one footer: the second evicts the first, which is then read again
-        CountingDataSource other = new CountingDataSource(second);
-        assertThat(cache.get("second", other).getBlocks().getFirst().rowCount()).isEqualTo(5);
-        cache.get("first", source);
-        assertThat(source.reads).isEqualTo(2 * readsOfOne);
+            // room for one footer: the second evicts the first, which is then read again
+            assertThat(cache.get("second", other).getBlocks().getFirst().rowCount()).isEqualTo(5);
+            cache.get("first", source);
+            assertThat(source.getReadBytes()).isEqualTo(2 * bytesOfOne);
+        }
     }
 
     @Test
     void testUnreadableFooterIsBadDataAndNotCached()
             throws IOException
     {
-        byte[] file = parquetFile("damaged.parquet", 3);
-        byte[] damaged = Arrays.copyOf(file, file.length);
+        Path file = parquetFile("file.parquet", 3);
+        byte[] bytes = Files.readAllBytes(file);
         // the footer length in the file's last 8 bytes points before the start of the file
-        damaged[damaged.length - 6] = 0x7f;
+        bytes[bytes.length - 6] = 0x7f;
+        Path damaged = Files.write(directory.resolve("damaged.parquet"), bytes);
         FooterCache cache = new FooterCache(new NscConfig());
 
-        assertThatThrownBy(() -> cache.get("f", new CountingDataSource(damaged)))
-                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_BAD_DATA.toErrorCode()))
-                .hasMessageStartingWith("Cannot read the Parquet footer of nsc file f");
-        // a later good copy of the same file (another replica) is read, not the failure remembered
-        assertThat(cache.get("f", new CountingDataSource(file)).getBlocks().getFirst().rowCount()).isEqualTo(3);
+        try (LocalParquetDataSource bad = open(damaged); LocalParquetDataSource good = open(file)) {
+            assertThatThrownBy(() -> cache.get("f", bad))
+                    .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_BAD_DATA.toErrorCode()))
+                    .hasMessageStartingWith("Cannot read the Parquet footer of nsc file f");
+            // a later good copy of the same file (another replica) is read, not the failure remembered
+            assertThat(cache.get("f", good).getBlocks().getFirst().rowCount()).isEqualTo(3);
+        }
     }
 
-    private byte[] parquetFile(String name, int rows)
+    private static LocalParquetDataSource open(Path path)
+            throws IOException
+    {
+        return LocalParquetDataSource.open(path, ParquetReaderOptions.builder().build());
+    }
+
+    private Path parquetFile(String name, int rows)
             throws IOException
     {
         BlockBuilder values = BIGINT.createBlockBuilder(null, rows);
@@ -78,26 +85,6 @@ final class TestFooterCache
         }
         LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(List.of("a"), List.of(BIGINT)), RowGroupSize.DEFAULT, Long.MAX_VALUE);
         file.append(new Page(values.build()));
-        return Files.readAllBytes(file.finish().path());
-    }
-
-    private static final class CountingDataSource
-            extends AbstractParquetDataSource
-    {
-        private final byte[] file;
-        private long reads;
-
-        CountingDataSource(byte[] file)
-        {
-            super(new ParquetDataSourceId("test"), file.length, ParquetReaderOptions.builder().build());
-            this.file = file;
-        }
-
-        @Override
-        protected void readInternal(long position, byte[] buffer, int bufferOffset, int bufferLength)
-        {
-            reads++;
-            System.arraycopy(file, (int) position, buffer, bufferOffset, bufferLength);
-        }
+        return file.finish().path();
     }
 }

@@ -40,6 +40,19 @@ public final class Jdbc
         }
     }
 
+    /**
+     * Asserts that two relations (tables or parenthesised queries) hold the same {@code rows}
+     * rows in all and the same distinct rows, values compared exactly.
+     */
+    public static void assertSameRows(Connection connection, String actual, String expected, long rows)
+            throws SQLException
+    {
+        assertThat(rows(connection, "SELECT count(*) FROM " + actual)).as(actual).containsExactly(List.of(rows));
+        // EXCEPT compares with IS NOT DISTINCT FROM, so NULLs and -0.0 compare exactly as stored
+        assertThat(rows(connection, "SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM %s)".formatted(actual, expected))).as(actual).containsExactly(List.of(0L));
+        assertThat(rows(connection, "SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM %s)".formatted(expected, actual))).as(actual).containsExactly(List.of(0L));
+    }
+
     public static QueryResult query(Connection connection, String sql)
             throws SQLException
     {

@@ -47,11 +47,11 @@ final class TestWrites
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_writes");
             statement.execute("CREATE TABLE nsc.product_writes.all_types WITH (replication = 2) AS SELECT * FROM (%s) t(%s)".formatted(ROWS, COLUMNS));
-            assertSameRows(connection, "nsc.product_writes.all_types", "(%s) t(%s)".formatted(ROWS, COLUMNS), 3);
+            Jdbc.assertSameRows(connection, "nsc.product_writes.all_types", "(%s) t(%s)".formatted(ROWS, COLUMNS), 3);
 
             statement.execute("INSERT INTO nsc.product_writes.all_types SELECT * FROM (%s) t(%s)".formatted(ROWS, COLUMNS));
             assertThat(Jdbc.rows(connection, "SELECT count(*), count(c_uuid) FROM nsc.product_writes.all_types")).containsExactly(List.of(6L, 4L));
-            assertSameRows(connection, "(SELECT DISTINCT * FROM nsc.product_writes.all_types)", "(%s) t(%s)".formatted(ROWS, COLUMNS), 3);
+            Jdbc.assertSameRows(connection, "(SELECT DISTINCT * FROM nsc.product_writes.all_types)", "(%s) t(%s)".formatted(ROWS, COLUMNS), 3);
 
             String showCreate = (String) Jdbc.rows(connection, "SHOW CREATE TABLE nsc.product_writes.all_types").getFirst().getFirst();
             assertThat(showCreate).contains("c_char char(3)", "c_timestamp_ns timestamp(9)", "replication = 2");
@@ -71,7 +71,7 @@ final class TestWrites
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_ctas");
             statement.execute("CREATE TABLE nsc.product_ctas.orders WITH (sorted_by = ARRAY['o_orderdate'], row_group_size = '1000') AS SELECT * FROM tpch.tiny.orders");
-            assertSameRows(connection, "nsc.product_ctas.orders", "tpch.tiny.orders", 15000);
+            Jdbc.assertSameRows(connection, "nsc.product_ctas.orders", "tpch.tiny.orders", 15000);
             String query = "SELECT o_orderpriority, count(*), sum(o_totalprice) FROM %s WHERE o_orderdate BETWEEN DATE '1995-03-01' AND DATE '1995-03-31' GROUP BY 1 ORDER BY 1";
             assertThat(Jdbc.sameRows(Jdbc.rows(connection, query.formatted("nsc.product_ctas.orders")), Jdbc.rows(connection, query.formatted("tpch.tiny.orders")))).isTrue();
             statement.execute("DROP TABLE nsc.product_ctas.orders");
@@ -172,14 +172,5 @@ final class TestWrites
         return cluster.storageNodeIds().stream()
                 .mapToLong(node -> cluster.metrics(node).getOrDefault(metric, 0L))
                 .sum();
-    }
-
-    private static void assertSameRows(Connection connection, String actual, String expected, long rows)
-            throws SQLException
-    {
-        assertThat(Jdbc.rows(connection, "SELECT count(*) FROM " + actual)).containsExactly(List.of(rows));
-        // EXCEPT compares with IS NOT DISTINCT FROM, so NULLs and -0.0 compare exactly as stored
-        assertThat(Jdbc.rows(connection, "SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM %s)".formatted(actual, expected))).containsExactly(List.of(0L));
-        assertThat(Jdbc.rows(connection, "SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM %s)".formatted(expected, actual))).containsExactly(List.of(0L));
     }
 }

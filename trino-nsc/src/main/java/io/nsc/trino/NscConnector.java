@@ -1,5 +1,6 @@
 package io.nsc.trino;
 
+import com.google.common.collect.ImmutableSet;
 import com.google.inject.Inject;
 import io.airlift.bootstrap.LifeCycleManager;
 import io.nsc.trino.metadata.NscMetadata;
@@ -14,10 +15,12 @@ import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.SystemTable;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
 
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -38,6 +41,7 @@ public class NscConnector
     private final NscPageSinkProvider pageSinkProvider;
     private final NscSessionProperties sessionProperties;
     private final NscTableProperties tableProperties;
+    private final Set<SystemTable> systemTables;
 
     @Inject
     public NscConnector(
@@ -47,7 +51,8 @@ public class NscConnector
             NscPageSourceProvider pageSourceProvider,
             NscPageSinkProvider pageSinkProvider,
             NscSessionProperties sessionProperties,
-            NscTableProperties tableProperties)
+            NscTableProperties tableProperties,
+            Set<SystemTable> systemTables)
     {
         this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
         this.metadataFactory = requireNonNull(metadataFactory, "metadataFactory is null");
@@ -56,6 +61,7 @@ public class NscConnector
         this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
         this.sessionProperties = requireNonNull(sessionProperties, "sessionProperties is null");
         this.tableProperties = requireNonNull(tableProperties, "tableProperties is null");
+        this.systemTables = ImmutableSet.copyOf(requireNonNull(systemTables, "systemTables is null"));
     }
 
     @Override
@@ -105,6 +111,12 @@ public class NscConnector
     public ConnectorPageSinkProvider getPageSinkProvider()
     {
         return pageSinkProvider;
+    }
+
+    @Override
+    public Set<SystemTable> getSystemTables()
+    {
+        return systemTables;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.metadata.NscMetadataFactory;
+import io.nsc.trino.metadata.NscNodesTable;
 import io.nsc.trino.metadata.TableFilesCache;
 import io.nsc.trino.read.FooterCache;
 import io.nsc.trino.read.NscPageSourceProvider;
@@ -16,8 +17,10 @@ import io.nsc.trino.split.NscSplitManager;
 import io.nsc.trino.write.NscPageSinkProvider;
 import io.nsc.trino.write.ReplicaUploader;
 import io.trino.spi.NodeManager;
+import io.trino.spi.connector.SystemTable;
 import io.trino.spi.type.TypeManager;
 
+import static com.google.inject.multibindings.Multibinder.newSetBinder;
 import static io.airlift.configuration.ConfigBinder.configBinder;
 import static java.util.Objects.requireNonNull;
 
@@ -55,5 +58,6 @@ public class NscModule
         binder.bind(NscTableProperties.class).in(Scopes.SINGLETON);
         binder.bind(ReplicaUploader.class).in(Scopes.SINGLETON);
         binder.bind(NscPageSinkProvider.class).in(Scopes.SINGLETON);
+        newSetBinder(binder, SystemTable.class).addBinding().to(NscNodesTable.class).in(Scopes.SINGLETON);
     }
 }

@@ -290,6 +290,33 @@ final class TestNscWrites
     }
 
     @Test
+    void testNodesTableShowsTheStorageNodes()
+    {
+        assertThat(computeActual("DESCRIBE nsc.system.nodes").getMaterializedRows())
+                .extracting(row -> row.getField(0) + " " + row.getField(1))
+                .containsExactly("node_id varchar", "address varchar", "alive boolean", "draining boolean", "last_heartbeat timestamp(3) with time zone",
+                        "capacity_bytes bigint", "free_bytes bigint", "file_count bigint", "replica_count bigint");
+        assertThat(query("SELECT count(*), count(DISTINCT node_id), count(DISTINCT address), bool_and(alive), bool_or(draining), " +
+                "bool_and(last_heartbeat > current_timestamp - INTERVAL '1' MINUTE), bool_and(capacity_bytes > 0 AND free_bytes BETWEEN 0 AND capacity_bytes) " +
+                "FROM nsc.system.nodes"))
+                .matches("VALUES (BIGINT '3', BIGINT '3', BIGINT '3', true, false, true, true)");
+
+        // a write with replication 3 places one more replica on every node, at the address readers use
+        assertUpdate("CREATE SCHEMA nsc.nodes");
+        long replicasBefore = (long) computeScalar("SELECT sum(replica_count) FROM nsc.system.nodes");
+        assertUpdate("CREATE TABLE nsc.nodes.t WITH (replication = 3) AS SELECT * FROM tpch.tiny.region", 5);
+        long files = (long) computeScalar("SELECT count(*) FROM nsc.nodes.\"t$files\"");
+        assertThat((long) computeScalar("SELECT sum(replica_count) FROM nsc.system.nodes")).isEqualTo(replicasBefore + 3 * files);
+        assertThat(query("SELECT count(*) FROM nsc.nodes.\"t$files\" CROSS JOIN UNNEST(replicas) AS r(address) WHERE address NOT IN (SELECT address FROM nsc.system.nodes)"))
+                .matches("VALUES BIGINT '0'");
+
+        // Trino counts the schema of the connector's system tables as existing (the metadata service refuses the name too)
+        assertThat(query("CREATE SCHEMA nsc.system")).failure().hasMessageContaining("Schema 'nsc.system' already exists");
+        assertUpdate("DROP TABLE nsc.nodes.t");
+        assertUpdate("DROP SCHEMA nsc.nodes");
+    }
+
+    @Test
     void testOtherTimePrecisionsAreStoredAtTheNextOne()
     {
         assertUpdate("CREATE SCHEMA nsc.precisions");

@@ -99,6 +99,7 @@ abstract class AbstractTestCatalog
         assertStatusContains(() -> tables.createSchema("x".repeat(129), false), INVALID_ARGUMENT, "Invalid schema name");
         assertStatus(() -> tables.createSchema("", false), INVALID_ARGUMENT, "The schema name is empty");
         assertStatus(() -> tables.createSchema("information_schema", false), INVALID_ARGUMENT, "Schema name information_schema is reserved");
+        assertStatus(() -> tables.createSchema("system", false), INVALID_ARGUMENT, "Schema name system is reserved");
         assertThat(tables.createSchema("x".repeat(128), false)).isTrue();
     }
 

@@ -1,6 +1,7 @@
 package io.nsc.protocol.catalog;
 
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -11,8 +12,9 @@ import java.util.regex.Pattern;
 public final class NameRules
 {
     public static final int MAX_NAME_LENGTH = 128;
-    // Trino answers information_schema itself; a schema of that name could never be queried.
-    public static final String RESERVED_SCHEMA = "information_schema";
+    // Trino answers information_schema itself, and the connector's system tables (system.nodes)
+    // are found before any table of a schema named system: such schemas could not be queried.
+    public static final Set<String> RESERVED_SCHEMAS = Set.of("information_schema", "system");
 
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*");
 
@@ -36,7 +38,7 @@ public final class NameRules
             return Optional.of("Invalid %s name '%s': use lower-case letters, digits and underscores, not starting with a digit, at most %s characters".formatted(
                     kind, abbreviate(name), MAX_NAME_LENGTH));
         }
-        if (kind.equals("schema") && name.equals(RESERVED_SCHEMA)) {
+        if (kind.equals("schema") && RESERVED_SCHEMAS.contains(name)) {
             return Optional.of("Schema name %s is reserved".formatted(name));
         }
         return Optional.empty();

@@ -97,7 +97,13 @@ final class TestNscConnectorTest
                     SUPPORTS_SET_FIELD_TYPE_IN_ARRAY,
                     SUPPORTS_SET_FIELD_TYPE_IN_MAP -> false;
 
-            // no DDL beyond CREATE/DROP of schemas and tables yet, no row-level writes (README, Limits)
+            // comments of tables and columns, kept by the metadata service
+            case SUPPORTS_COMMENT_ON_TABLE,
+                    SUPPORTS_COMMENT_ON_COLUMN,
+                    SUPPORTS_CREATE_TABLE_WITH_TABLE_COMMENT,
+                    SUPPORTS_CREATE_TABLE_WITH_COLUMN_COMMENT -> true;
+
+            // no DDL beyond CREATE/DROP of schemas and tables and COMMENT yet, no row-level writes (README, Limits)
             case SUPPORTS_DELETE,
                     SUPPORTS_ROW_LEVEL_DELETE,
                     SUPPORTS_UPDATE,
@@ -107,8 +113,6 @@ final class TestNscConnectorTest
                     SUPPORTS_RENAME_SCHEMA,
                     SUPPORTS_DROP_SCHEMA_CASCADE,
                     SUPPORTS_CREATE_OR_REPLACE_TABLE,
-                    SUPPORTS_CREATE_TABLE_WITH_TABLE_COMMENT,
-                    SUPPORTS_CREATE_TABLE_WITH_COLUMN_COMMENT,
                     SUPPORTS_RENAME_TABLE,
                     SUPPORTS_RENAME_TABLE_ACROSS_SCHEMAS,
                     SUPPORTS_ADD_COLUMN,
@@ -117,8 +121,6 @@ final class TestNscConnectorTest
                     SUPPORTS_DROP_COLUMN,
                     SUPPORTS_RENAME_COLUMN,
                     SUPPORTS_SET_COLUMN_TYPE,
-                    SUPPORTS_COMMENT_ON_TABLE,
-                    SUPPORTS_COMMENT_ON_COLUMN,
                     SUPPORTS_NOT_NULL_CONSTRAINT,
                     SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
                     SUPPORTS_DROP_NOT_NULL_CONSTRAINT -> false;

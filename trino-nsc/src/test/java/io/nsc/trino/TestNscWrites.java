@@ -290,6 +290,37 @@ final class TestNscWrites
     }
 
     @Test
+    void testComments()
+    {
+        assertUpdate("CREATE SCHEMA nsc.comments");
+        assertUpdate("CREATE TABLE nsc.comments.t (id bigint COMMENT 'the key', name varchar) COMMENT 'people'");
+        assertUpdate("COMMENT ON COLUMN nsc.comments.t.name IS 'given name, ''quoted'' 🙂'");
+        assertUpdate("INSERT INTO nsc.comments.t VALUES (1, 'a')", 1);
+        // a write keeps the comments, and both show where clients read them
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.comments.t")).contains(
+                "id bigint COMMENT 'the key'", "name varchar COMMENT 'given name, ''quoted'' 🙂'", "COMMENT 'people'");
+        assertThat(query("SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'nsc' AND schema_name = 'comments' AND table_name = 't'"))
+                .matches("VALUES CAST('people' AS varchar)");
+        assertThat(query("SELECT column_name, comment FROM nsc.information_schema.columns WHERE table_schema = 'comments' AND table_name = 't'"))
+                .matches("VALUES (CAST('id' AS varchar), CAST('the key' AS varchar)), ('name', 'given name, ''quoted'' 🙂')");
+
+        assertUpdate("COMMENT ON TABLE nsc.comments.t IS NULL");
+        assertUpdate("COMMENT ON COLUMN nsc.comments.t.id IS NULL");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.comments.t")).doesNotContain("COMMENT 'people'", "the key");
+        assertThat(query("SELECT * FROM nsc.comments.t")).matches("VALUES (BIGINT '1', CAST('a' AS varchar))");
+
+        assertThat(query("COMMENT ON TABLE nsc.comments.t IS '%s'".formatted("x".repeat(65_537))))
+                .failure().hasMessage("A comment is longer than 65536 characters");
+
+        assertUpdate("CREATE TABLE nsc.comments.copy COMMENT 'a copy' AS SELECT * FROM nsc.comments.t", 1);
+        assertThat(query("SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'nsc' AND schema_name = 'comments' AND table_name = 'copy'"))
+                .matches("VALUES CAST('a copy' AS varchar)");
+        assertUpdate("DROP TABLE nsc.comments.copy");
+        assertUpdate("DROP TABLE nsc.comments.t");
+        assertUpdate("DROP SCHEMA nsc.comments");
+    }
+
+    @Test
     void testNodesTableShowsTheStorageNodes()
     {
         assertThat(computeActual("DESCRIBE nsc.system.nodes").getMaterializedRows())

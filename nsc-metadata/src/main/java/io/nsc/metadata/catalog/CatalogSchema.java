@@ -166,7 +166,11 @@ public final class CatalogSchema
             // index lets the periodic purge of abandoned allocations read only the expired ones.
             List.of(
                     "ALTER TABLE cluster ADD COLUMN grant_secret {varbinary}",
-                    "CREATE INDEX allocations_by_created ON allocations (created_millis)"));
+                    "CREATE INDEX allocations_by_created ON allocations (created_millis)"),
+            // 9: comments of tables and columns (COMMENT ON); NULL when there is none
+            List.of(
+                    "ALTER TABLE tables ADD COLUMN table_comment VARCHAR(65536)",
+                    "ALTER TABLE columns ADD COLUMN column_comment VARCHAR(65536)"));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */
     public static final int VERSION = MIGRATIONS.size();

@@ -21,6 +21,7 @@ import static io.nsc.metadata.catalog.Names.checkSchemaName;
 import static io.nsc.metadata.catalog.Names.checkTableName;
 import static io.nsc.metadata.catalog.TableDefinitions.checkColumnsMatch;
 import static io.nsc.metadata.catalog.TableDefinitions.validateColumns;
+import static io.nsc.metadata.catalog.TableDefinitions.validateComment;
 import static io.nsc.metadata.catalog.TableDefinitions.validateProperties;
 import static io.nsc.metadata.catalog.TableRows.findTable;
 import static io.nsc.metadata.catalog.TableRows.schemaExists;
@@ -82,7 +83,7 @@ public final class CommitCatalog
             long now = clock.millis();
             checkFilesCommittable(handle, request.files(), now);
 
-            long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), now);
+            long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), request.tableComment(), now);
             long version = existing.map(TableEntry::version).orElse(0L) + 1;
             insertFiles(handle, tableId, version, request.files());
             deleteAllocations(handle, request.files());
@@ -212,6 +213,7 @@ public final class CommitCatalog
         checkTableName(request.table().tableName());
         validateColumns(request.columns());
         validateProperties(request.tableProperties());
+        validateComment(request.tableComment());
         Set<String> fileIds = new HashSet<>();
         for (FileEntry file : request.files()) {
             validateFile(file);

@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableMap;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 import static java.util.Objects.requireNonNull;
@@ -14,7 +15,8 @@ import static java.util.Objects.requireNonNull;
  * @param columns the files' schema: a created table gets it, an existing table must match it
  * @param createTable create the table when it does not exist
  * @param expectedVersion when present, the commit is aborted unless the table is at this version
- * @param tableProperties properties of a table the commit creates; ignored for an existing table
+ * @param tableProperties properties of a table the commit creates; ignored for an existing table,
+ *        like the columns' comments and {@code tableComment}
  * @param mustCreate fail instead of appending when the table exists (CREATE TABLE AS); implies
  *        {@code createTable}
  */
@@ -26,7 +28,8 @@ public record CommitRequest(
         OptionalLong expectedVersion,
         Map<String, String> tableProperties,
         boolean mustCreate,
-        OptionalLong expectedTableId)
+        OptionalLong expectedTableId,
+        Optional<String> tableComment)
 {
     public CommitRequest
     {
@@ -36,6 +39,20 @@ public record CommitRequest(
         requireNonNull(expectedVersion, "expectedVersion is null");
         tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
         requireNonNull(expectedTableId, "expectedTableId is null");
+        requireNonNull(tableComment, "tableComment is null");
+    }
+
+    public CommitRequest(
+            SchemaTableName table,
+            List<TableColumn> columns,
+            boolean createTable,
+            List<FileEntry> files,
+            OptionalLong expectedVersion,
+            Map<String, String> tableProperties,
+            boolean mustCreate,
+            OptionalLong expectedTableId)
+    {
+        this(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, expectedTableId, Optional.empty());
     }
 
     public CommitRequest(

@@ -13,6 +13,7 @@ import static io.nsc.metadata.MetadataErrors.notFound;
 import static io.nsc.metadata.catalog.Names.checkSchemaName;
 import static io.nsc.metadata.catalog.Names.checkTableName;
 import static io.nsc.metadata.catalog.TableDefinitions.validateColumns;
+import static io.nsc.metadata.catalog.TableDefinitions.validateComment;
 import static io.nsc.metadata.catalog.TableDefinitions.validateProperties;
 import static io.nsc.metadata.catalog.TableRows.findTable;
 import static io.nsc.metadata.catalog.TableRows.schemaExists;
@@ -132,10 +133,17 @@ public final class TableCatalog
      */
     public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, boolean ifNotExists)
     {
+        return createTable(name, columns, properties, Optional.empty(), ifNotExists);
+    }
+
+    /** {@link #createTable}, with the table's comment. */
+    public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, Optional<String> comment, boolean ifNotExists)
+    {
         checkSchemaName(name.schemaName());
         checkTableName(name.tableName());
         validateColumns(columns);
         validateProperties(properties);
+        validateComment(comment);
         return database.inTransaction(handle -> {
             if (!schemaExists(handle, name.schemaName())) {
                 throw notFound("Schema %s does not exist", name.schemaName());
@@ -148,10 +156,39 @@ public final class TableCatalog
                 throw alreadyExists("Table %s already exists", name);
             }
             long now = clock.millis();
-            long tableId = TableRows.insertTable(handle, name, columns, properties, now);
+            long tableId = TableRows.insertTable(handle, name, columns, properties, comment, now);
             TableRows.updateTable(handle, tableId, 1, List.of());
             retention.recordVersion(handle, tableId, 1, now);
             return new CreateTableResult(findTable(handle, name).orElseThrow(), true);
+        });
+    }
+
+    /**
+     * Sets the comment of the table, or of its column {@code column} when present; an empty
+     * {@code comment} removes it. Comments belong to no version: the table's version stays.
+     */
+    public void setComment(SchemaTableName name, Optional<String> column, Optional<String> comment)
+    {
+        requireNonNull(name, "name is null");
+        requireNonNull(column, "column is null");
+        validateComment(comment);
+        database.inTransaction(handle -> {
+            TableEntry table = findTable(handle, name).orElseThrow(() -> notFound("Table %s does not exist", name));
+            if (column.isEmpty()) {
+                return handle.createUpdate("UPDATE tables SET table_comment = :comment WHERE table_id = :table_id")
+                        .bind("comment", comment.orElse(null))
+                        .bind("table_id", table.tableId())
+                        .execute();
+            }
+            int updated = handle.createUpdate("UPDATE columns SET column_comment = :comment WHERE table_id = :table_id AND column_name = :column_name")
+                    .bind("comment", comment.orElse(null))
+                    .bind("table_id", table.tableId())
+                    .bind("column_name", column.get())
+                    .execute();
+            if (updated == 0) {
+                throw notFound("Column %s of table %s does not exist", column.get(), name);
+            }
+            return updated;
         });
     }
 

@@ -18,6 +18,8 @@ import static io.nsc.metadata.catalog.Names.checkTablePropertyName;
 final class TableDefinitions
 {
     private static final int MAX_TABLE_PROPERTY_VALUE_LENGTH = 65_536;
+    // what the catalog's comment columns hold (CatalogSchema migration 9)
+    static final int MAX_COMMENT_LENGTH = 65_536;
 
     private TableDefinitions() {}
 
@@ -35,6 +37,14 @@ final class TableDefinitions
             if (!names.add(column.name())) {
                 throw invalidArgument("Duplicate column name %s", column.name());
             }
+            validateComment(column.comment());
+        }
+    }
+
+    static void validateComment(Optional<String> comment)
+    {
+        if (comment.isPresent() && comment.get().length() > MAX_COMMENT_LENGTH) {
+            throw invalidArgument("A comment is longer than %s characters", MAX_COMMENT_LENGTH);
         }
     }
 
@@ -54,7 +64,8 @@ final class TableDefinitions
         for (int i = 0; i < count; i++) {
             Optional<TableColumn> table = i < tableColumns.size() ? Optional.of(tableColumns.get(i)) : Optional.empty();
             Optional<TableColumn> files = i < fileColumns.size() ? Optional.of(fileColumns.get(i)) : Optional.empty();
-            if (!table.equals(files)) {
+            boolean same = table.isPresent() && files.isPresent() && table.get().sameSchema(files.get());
+            if (!same) {
                 throw failedPrecondition(
                         "Columns of table %s do not match the files: column %s: table has %s, files have %s",
                         name,

@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableMap;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,6 +13,7 @@ import static java.util.Objects.requireNonNull;
  * that answering them does not need a scan over the table's files.
  *
  * @param properties the table properties as the creator gave them, ordered by name
+ * @param comment the table's comment (COMMENT ON TABLE), no part of any version
  */
 public record TableEntry(
         long tableId,
@@ -22,12 +24,14 @@ public record TableEntry(
         Map<String, String> properties,
         long rowCount,
         long fileCount,
-        long sizeBytes)
+        long sizeBytes,
+        Optional<String> comment)
 {
     public TableEntry
     {
         requireNonNull(name, "name is null");
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
         properties = ImmutableMap.copyOf(requireNonNull(properties, "properties is null"));
+        requireNonNull(comment, "comment is null");
     }
 }

@@ -29,23 +29,24 @@ final class TableRows
 
     static Optional<TableEntry> findTable(Handle handle, SchemaTableName name)
     {
-        return handle.createQuery("SELECT table_id, version, created_millis, row_count, file_count, size_bytes FROM tables WHERE schema_name = :schema_name AND table_name = :table_name")
+        return handle.createQuery("SELECT table_id, version, created_millis, row_count, file_count, size_bytes, table_comment FROM tables WHERE schema_name = :schema_name AND table_name = :table_name")
                 .bind("schema_name", name.schemaName())
                 .bind("table_name", name.tableName())
-                .map((row, _) -> new TableCounts(row.getLong("table_id"), row.getLong("version"), row.getLong("created_millis"), row.getLong("row_count"), row.getLong("file_count"), row.getLong("size_bytes")))
+                .map((row, _) -> new TableCounts(row.getLong("table_id"), row.getLong("version"), row.getLong("created_millis"), row.getLong("row_count"), row.getLong("file_count"), row.getLong("size_bytes"),
+                        Optional.ofNullable(row.getString("table_comment"))))
                 .findOne()
                 .map(table -> new TableEntry(table.tableId(), name, table.version(), table.createdMillis(), columns(handle, table.tableId()), properties(handle, table.tableId()),
-                        table.rowCount(), table.fileCount(), table.sizeBytes()));
+                        table.rowCount(), table.fileCount(), table.sizeBytes(), table.comment()));
     }
 
     /** The row of {@code tables}, read before the columns and properties of the same table. */
-    private record TableCounts(long tableId, long version, long createdMillis, long rowCount, long fileCount, long sizeBytes) {}
+    private record TableCounts(long tableId, long version, long createdMillis, long rowCount, long fileCount, long sizeBytes, Optional<String> comment) {}
 
     private static List<TableColumn> columns(Handle handle, long tableId)
     {
-        return handle.createQuery("SELECT column_name, column_type FROM columns WHERE table_id = :table_id ORDER BY ordinal")
+        return handle.createQuery("SELECT column_name, column_type, column_comment FROM columns WHERE table_id = :table_id ORDER BY ordinal")
                 .bind("table_id", tableId)
-                .map((row, _) -> new TableColumn(row.getString("column_name"), row.getString("column_type")))
+                .map((row, _) -> new TableColumn(row.getString("column_name"), row.getString("column_type"), Optional.ofNullable(row.getString("column_comment"))))
                 .list();
     }
 
@@ -58,12 +59,14 @@ final class TableRows
     }
 
     /** A table at version 0, with no files: the caller sets the version it starts at. */
-    static long insertTable(Handle handle, SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, long createdMillis)
+    static long insertTable(Handle handle, SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, Optional<String> comment, long createdMillis)
     {
-        handle.createUpdate("INSERT INTO tables (schema_name, table_name, version, created_millis, row_count, file_count, size_bytes) VALUES (:schema_name, :table_name, 0, :created_millis, 0, 0, 0)")
+        handle.createUpdate("INSERT INTO tables (schema_name, table_name, version, created_millis, row_count, file_count, size_bytes, table_comment) " +
+                        "VALUES (:schema_name, :table_name, 0, :created_millis, 0, 0, 0, :table_comment)")
                 .bind("schema_name", name.schemaName())
                 .bind("table_name", name.tableName())
                 .bind("created_millis", createdMillis)
+                .bind("table_comment", comment.orElse(null))
                 .execute();
         // the name is unique: reading the id back by it needs no driver-specific generated keys
         long tableId = handle.createQuery("SELECT table_id FROM tables WHERE schema_name = :schema_name AND table_name = :table_name")
@@ -72,12 +75,13 @@ final class TableRows
                 .mapTo(Long.class)
                 .one();
         if (!columns.isEmpty()) {
-            PreparedBatch batch = handle.prepareBatch("INSERT INTO columns (table_id, ordinal, column_name, column_type) VALUES (:table_id, :ordinal, :column_name, :column_type)");
+            PreparedBatch batch = handle.prepareBatch("INSERT INTO columns (table_id, ordinal, column_name, column_type, column_comment) VALUES (:table_id, :ordinal, :column_name, :column_type, :column_comment)");
             for (int ordinal = 0; ordinal < columns.size(); ordinal++) {
                 batch.bind("table_id", tableId)
                         .bind("ordinal", ordinal)
                         .bind("column_name", columns.get(ordinal).name())
                         .bind("column_type", columns.get(ordinal).type())
+                        .bind("column_comment", columns.get(ordinal).comment().orElse(null))
                         .add();
             }
             batch.execute();

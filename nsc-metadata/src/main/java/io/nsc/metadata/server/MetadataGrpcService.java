@@ -37,13 +37,13 @@ import io.nsc.protocol.proto.CreateSchemaResponse;
 import io.nsc.protocol.proto.CreateTableRequest;
 import io.nsc.protocol.proto.CreateTableResponse;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.DrainNodeRequest;
+import io.nsc.protocol.proto.DrainNodeResponse;
 import io.nsc.protocol.proto.DropSchemaRequest;
 import io.nsc.protocol.proto.DropSchemaResponse;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.DropTableResponse;
 import io.nsc.protocol.proto.FileAllocation;
-import io.nsc.protocol.proto.DrainNodeRequest;
-import io.nsc.protocol.proto.DrainNodeResponse;
 import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.FindOrphansResponse;
 import io.nsc.protocol.proto.GetReplicationStatusRequest;
@@ -63,6 +63,8 @@ import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
+import io.nsc.protocol.proto.SetCommentRequest;
+import io.nsc.protocol.proto.SetCommentResponse;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
@@ -105,6 +107,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getCreateTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getDropTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAllocateFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getCommitFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getReplaceReplicaMethod(), CLIENT)
@@ -218,7 +221,8 @@ public final class MetadataGrpcService
     {
         audited("CreateTable", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
-            CreateTableResult result = tables.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), request.getIfNotExists());
+            Optional<String> comment = request.hasComment() ? Optional.of(request.getComment()) : Optional.empty();
+            CreateTableResult result = tables.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), comment, request.getIfNotExists());
             if (result.created()) {
                 stats.tableCreated();
                 log.info("Created table %s (id %s)", name, result.table().tableId());
@@ -244,6 +248,19 @@ public final class MetadataGrpcService
                     .setDropped(dropped.isPresent())
                     .setFilesReleased(dropped.map(DroppedTable::filesReleased).orElse(0))
                     .build();
+        });
+    }
+
+    @Override
+    public void setComment(SetCommentRequest request, StreamObserver<SetCommentResponse> observer)
+    {
+        String target = request.getSchemaName() + "." + request.getTableName() + (request.hasColumnName() ? "." + request.getColumnName() : "");
+        audited("SetComment", target, observer, () -> {
+            tables.setComment(
+                    new SchemaTableName(request.getSchemaName(), request.getTableName()),
+                    request.hasColumnName() ? Optional.of(request.getColumnName()) : Optional.empty(),
+                    request.hasComment() ? Optional.of(request.getComment()) : Optional.empty());
+            return SetCommentResponse.getDefaultInstance();
         });
     }
 
@@ -343,7 +360,8 @@ public final class MetadataGrpcService
                     request.getTablePropertiesMap(),
                     request.getMustCreate(),
                     // table ids start at 1, so 0 means no expectation
-                    request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId())));
+                    request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId()),
+                    request.hasTableComment() ? Optional.of(request.getTableComment()) : Optional.empty()));
             stats.committed(request.getFilesCount(), result.tableCreated());
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
@@ -509,16 +527,19 @@ public final class MetadataGrpcService
                 .setFileCount(table.fileCount())
                 .setSizeBytes(table.sizeBytes());
         for (TableColumn column : table.columns()) {
-            info.addColumns(Column.newBuilder().setName(column.name()).setType(column.type()));
+            Column.Builder builder = Column.newBuilder().setName(column.name()).setType(column.type());
+            column.comment().ifPresent(builder::setComment);
+            info.addColumns(builder);
         }
         info.putAllProperties(table.properties());
+        table.comment().ifPresent(info::setComment);
         return info.build();
     }
 
     private static List<TableColumn> toTableColumns(List<Column> columns)
     {
         return columns.stream()
-                .map(column -> new TableColumn(column.getName(), column.getType()))
+                .map(column -> new TableColumn(column.getName(), column.getType(), column.hasComment() ? Optional.of(column.getComment()) : Optional.empty()))
                 .toList();
     }
 

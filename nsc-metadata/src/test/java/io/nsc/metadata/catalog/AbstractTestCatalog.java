@@ -442,7 +442,7 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
-        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(8);
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(9);
         assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
     }
 
@@ -497,6 +497,48 @@ abstract class AbstractTestCatalog
         // values are the connector's to judge: stored as given, even empty
         Map<String, String> unusual = Map.of("sorted_by", "", "x".repeat(128), "v".repeat(65_536));
         assertThat(tables.createTable(LINEITEM, LINEITEM_COLUMNS, unusual, false).table().properties()).isEqualTo(unusual);
+    }
+
+    @Test
+    void testComments()
+    {
+        tables.createSchema("tpch", false);
+        List<TableColumn> columns = List.of(new TableColumn("a", "bigint", Optional.of("the key")), new TableColumn("b", "varchar"));
+        TableEntry created = tables.createTable(LINEITEM, columns, Map.of(), Optional.of("línea 🙂 'quoted'"), false).table();
+        assertThat(created.comment()).contains("línea 🙂 'quoted'");
+        assertThat(created.columns()).isEqualTo(columns);
+
+        // comments are no part of the files' schema: a commit of the same columns without them is taken, and keeps them
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        assertThat(commits.commit(commit(LINEITEM, List.of(new TableColumn("a", "bigint"), new TableColumn("b", "varchar")), false, List.of(file), OptionalLong.of(1))).version())
+                .isEqualTo(2);
+        TableEntry committed = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(committed.comment()).isEqualTo(created.comment());
+        assertThat(committed.columns()).isEqualTo(columns);
+
+        // set, replaced, emptied and removed; the version stays
+        tables.setComment(LINEITEM, Optional.of("b"), Optional.of("x".repeat(65_536)));
+        tables.setComment(LINEITEM, Optional.of("a"), Optional.empty());
+        tables.setComment(LINEITEM, Optional.empty(), Optional.of(""));
+        TableEntry commented = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(commented.columns()).containsExactly(new TableColumn("a", "bigint"), new TableColumn("b", "varchar", Optional.of("x".repeat(65_536))));
+        assertThat(commented.comment()).contains("");
+        assertThat(commented.version()).isEqualTo(2);
+        tables.setComment(LINEITEM, Optional.empty(), Optional.empty());
+        assertThat(tables.getTable(LINEITEM).orElseThrow().comment()).isEmpty();
+
+        assertStatus(() -> tables.setComment(LINEITEM, Optional.of("c"), Optional.of("x")), NOT_FOUND, "Column c of table tpch.lineitem does not exist");
+        assertStatus(() -> tables.setComment(new SchemaTableName("tpch", "missing"), Optional.empty(), Optional.of("x")), NOT_FOUND, "Table tpch.missing does not exist");
+        assertStatus(() -> tables.setComment(LINEITEM, Optional.empty(), Optional.of("x".repeat(65_537))), INVALID_ARGUMENT, "A comment is longer than 65536 characters");
+        assertStatus(() -> tables.createTable(new SchemaTableName("tpch", "t"), List.of(new TableColumn("a", "bigint", Optional.of("x".repeat(65_537)))), Map.of(), false),
+                INVALID_ARGUMENT, "A comment is longer than 65536 characters");
+        assertThat(tables.getTable(LINEITEM).orElseThrow().columns().get(1).comment()).contains("x".repeat(65_536));
+
+        // a CREATE TABLE AS commits the table's comment with its first files
+        SchemaTableName orders = new SchemaTableName("tpch", "orders");
+        commits.commit(new CommitRequest(orders, List.of(new TableColumn("o", "bigint")), true, List.of(), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(), Optional.of("orders")));
+        assertThat(tables.getTable(orders).orElseThrow().comment()).contains("orders");
     }
 
     @Test

@@ -61,7 +61,7 @@ final class TestCatalogOnH2
         }
 
         use(H2CatalogDatabase.open(directory));
-        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(8);
+        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(9);
         assertThat(cluster.clusterId()).matches(UUID_PATTERN);
         TableEntry table = tables.getTable(LINEITEM).orElseThrow();
         assertThat(table.tableId()).isEqualTo(7);
@@ -99,11 +99,14 @@ final class TestCatalogOnH2
         }
 
         use(H2CatalogDatabase.open(directory));
-        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(8);
+        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(9);
         String clusterId = cluster.clusterId();
         assertThat(clusterId).matches(UUID_PATTERN);
         // the catalog is as it was
         assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+        // tables and columns from before comments have none
+        assertThat(tables.getTable(LINEITEM).orElseThrow().comment()).isEmpty();
+        assertThat(tables.getTable(LINEITEM).orElseThrow().columns()).containsExactly(new TableColumn("l_orderkey", "bigint"));
         assertThat(allocations.findOrphans("node-a", List.of(committed.fileId()))).isEmpty();
         // a file committed before sketches existed has none
         long tableId = tables.getTable(LINEITEM).orElseThrow().tableId();

@@ -28,6 +28,7 @@ import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
+import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
@@ -49,6 +50,8 @@ import static io.nsc.trino.NscErrorCode.NSC_COMMIT_OUTCOME_UNKNOWN;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_TABLE_VERSION_EXPIRED;
+import static io.trino.spi.StandardErrorCode.COLUMN_NOT_FOUND;
+import static io.trino.spi.StandardErrorCode.INVALID_ARGUMENTS;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.SCHEMA_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
@@ -199,17 +202,17 @@ public class NscMetadataClient
      * @return the table, or empty when {@code ifNotExists} and it existed already
      * @throws TrinoException TABLE_ALREADY_EXISTS, SCHEMA_NOT_FOUND
      */
-    public Optional<TableInfo> createTable(SchemaTableName name, List<Column> columns, Map<String, String> properties, boolean ifNotExists)
+    public Optional<TableInfo> createTable(SchemaTableName name, List<Column> columns, Map<String, String> properties, Optional<String> comment, boolean ifNotExists)
     {
-        CreateTableRequest request = CreateTableRequest.newBuilder()
+        CreateTableRequest.Builder request = CreateTableRequest.newBuilder()
                 .setSchemaName(name.getSchemaName())
                 .setTableName(name.getTableName())
                 .addAllColumns(columns)
                 .putAllProperties(properties)
-                .setIfNotExists(ifNotExists)
-                .build();
+                .setIfNotExists(ifNotExists);
+        comment.ifPresent(request::setComment);
         try {
-            CreateTableResponse response = stub().createTable(request);
+            CreateTableResponse response = stub().createTable(request.build());
             return response.getCreated() ? Optional.of(response.getTable()) : Optional.empty();
         }
         catch (StatusRuntimeException e) {
@@ -218,6 +221,32 @@ public class NscMetadataClient
                 case NOT_FOUND -> schemaNotFound(name.getSchemaName(), e);
                 case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
                 default -> metadataError("create table " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Sets the comment of a table, or of its column {@code column}; an empty {@code comment} removes it.
+     *
+     * @throws TrinoException TABLE_NOT_FOUND, COLUMN_NOT_FOUND, INVALID_ARGUMENTS for an over-long comment
+     */
+    public void setComment(SchemaTableName name, Optional<String> column, Optional<String> comment)
+    {
+        SetCommentRequest.Builder request = SetCommentRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName());
+        column.ifPresent(request::setColumnName);
+        comment.ifPresent(request::setComment);
+        try {
+            stub().setComment(request.build());
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> column.isPresent()
+                        ? new TrinoException(COLUMN_NOT_FOUND, "Column '%s' does not exist in table '%s'".formatted(column.get(), name), e)
+                        : tableNotFound(name, e);
+                case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
+                default -> metadataError("set a comment on " + name, e);
             };
         }
     }

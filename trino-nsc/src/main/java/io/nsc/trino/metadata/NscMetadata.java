@@ -44,6 +44,7 @@ import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.connector.SortItem;
 import io.trino.spi.connector.SystemTable;
+import io.trino.spi.connector.TableNotFoundException;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.expression.Variable;
@@ -158,10 +159,24 @@ public class NscMetadata
     public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle table)
     {
         NscTableHandle handle = (NscTableHandle) table;
+        TableInfo info = tableInfo(handle);
         return new ConnectorTableMetadata(
                 handle.schemaTableName(),
-                toColumnMetadata(handle.columns()),
-                NscTableProperties.fromStored(handle.schemaTableName().toString(), handle.properties()));
+                toColumnMetadata(handle.columns(), info),
+                NscTableProperties.fromStored(handle.schemaTableName().toString(), handle.properties()),
+                info.hasComment() ? Optional.of(info.getComment()) : Optional.empty());
+    }
+
+    /** The table as the handle's transaction planned it: comments are read from it, not from the handle. */
+    private TableInfo tableInfo(NscTableHandle handle)
+    {
+        TableInfo planned = plannedTables.get(handle.schemaTableName());
+        if (planned != null && planned.getTableId() == handle.tableId()) {
+            return planned;
+        }
+        return client.getTable(handle.schemaTableName())
+                .filter(table -> table.getTableId() == handle.tableId())
+                .orElseThrow(() -> new TableNotFoundException(handle.schemaTableName()));
     }
 
     @Override
@@ -177,7 +192,7 @@ public class NscMetadata
     public ColumnMetadata getColumnMetadata(ConnectorSession session, ConnectorTableHandle table, ColumnHandle column)
     {
         return switch (column) {
-            case NscColumnHandle nscColumn -> nscColumn.toColumnMetadata();
+            case NscColumnHandle nscColumn -> toColumnMetadata(nscColumn, tableInfo((NscTableHandle) table));
             case NscAggregateColumnHandle aggregate -> new ColumnMetadata(aggregate.name(), aggregate.type());
             default -> throw new IllegalArgumentException("not an nsc column: " + column);
         };
@@ -189,7 +204,7 @@ public class NscMetadata
         Set<SchemaTableName> names = relationFilter.apply(Set.copyOf(client.listTables(schemaName)));
         return names.stream()
                 .map(name -> client.getTable(name)
-                        .map(table -> RelationColumnsMetadata.forTable(name, toColumnMetadata(toTableHandle(table).columns()))))
+                        .map(table -> RelationColumnsMetadata.forTable(name, toColumnMetadata(toTableHandle(table).columns(), table))))
                 .flatMap(Optional::stream)
                 .iterator();
     }
@@ -483,7 +498,7 @@ public class NscMetadata
             throw new TrinoException(NOT_SUPPORTED, "This connector does not support replacing tables");
         }
         NewTable table = checkNewTable(tableMetadata);
-        client.createTable(table.name(), table.protoColumns(), table.storedProperties(), saveMode == IGNORE);
+        client.createTable(table.name(), table.protoColumns(), table.storedProperties(), table.comment(), saveMode == IGNORE);
         plannedTables.remove(table.name());
     }
 
@@ -495,6 +510,10 @@ public class NscMetadata
         }
         checkNoRetries(retryMode);
         NewTable table = checkNewTable(tableMetadata);
+        // Trino's CREATE TABLE AS has no syntax for column comments; were one to come, it must not be lost
+        if (table.columnComments().stream().anyMatch(Optional::isPresent)) {
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support creating tables with column comment");
+        }
         // checked again, atomically, by the commit (must_create); here so that nothing is written in vain
         if (!client.listSchemas().contains(table.name().getSchemaName())) {
             throw NscMetadataClient.schemaNotFound(table.name().getSchemaName(), null);
@@ -502,7 +521,7 @@ public class NscMetadata
         if (client.getTable(table.name()).isPresent()) {
             throw new TrinoException(TABLE_ALREADY_EXISTS, "Table '%s' already exists".formatted(table.name()));
         }
-        return new NscOutputTableHandle(table.name(), table.columns(), table.settings(), table.storedProperties());
+        return new NscOutputTableHandle(table.name(), table.columns(), table.settings(), table.storedProperties(), table.comment());
     }
 
     @Override
@@ -510,15 +529,16 @@ public class NscMetadata
     {
         NscOutputTableHandle handle = (NscOutputTableHandle) tableHandle;
         // one transaction creates the table with every file of the statement; no files is a valid (empty) table
-        client.commitFiles(CommitFilesRequest.newBuilder()
+        CommitFilesRequest.Builder commit = CommitFilesRequest.newBuilder()
                 .setSchemaName(handle.schemaTableName().getSchemaName())
                 .setTableName(handle.schemaTableName().getTableName())
-                .addAllColumns(toProtoColumns(handle.columns()))
+                .addAllColumns(toProtoColumns(handle.columns(), List.of()))
                 .setCreateTable(true)
                 .setMustCreate(true)
                 .putAllTableProperties(handle.tableProperties())
-                .addAllFiles(toDataFiles(fragments))
-                .build());
+                .addAllFiles(toDataFiles(fragments));
+        handle.comment().ifPresent(commit::setTableComment);
+        client.commitFiles(commit.build());
         plannedTables.remove(handle.schemaTableName());
         return Optional.empty();
     }
@@ -556,7 +576,7 @@ public class NscMetadata
             client.commitFiles(CommitFilesRequest.newBuilder()
                     .setSchemaName(handle.schemaTableName().getSchemaName())
                     .setTableName(handle.schemaTableName().getTableName())
-                    .addAllColumns(toProtoColumns(handle.columns()))
+                    .addAllColumns(toProtoColumns(handle.columns(), List.of()))
                     .setCreateTable(false)
                     // the table this INSERT began on, not another one created under its name since
                     .setExpectedTableId(handle.tableId())
@@ -571,6 +591,22 @@ public class NscMetadata
     }
 
     @Override
+    public void setTableComment(ConnectorSession session, ConnectorTableHandle tableHandle, Optional<String> comment)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        client.setComment(handle.schemaTableName(), Optional.empty(), comment);
+        plannedTables.remove(handle.schemaTableName());
+    }
+
+    @Override
+    public void setColumnComment(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, Optional<String> comment)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        client.setComment(handle.schemaTableName(), Optional.of(((NscColumnHandle) column).name()), comment);
+        plannedTables.remove(handle.schemaTableName());
+    }
+
+    @Override
     public void dropTable(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
@@ -579,12 +615,22 @@ public class NscMetadata
         plannedTables.remove(handle.schemaTableName());
     }
 
-    /** A table about to be created, checked: names, types and properties are all acceptable. */
-    private record NewTable(SchemaTableName name, List<NscColumnHandle> columns, NscWriterSettings settings, Map<String, String> storedProperties)
+    /**
+     * A table about to be created, checked: names, types and properties are all acceptable.
+     *
+     * @param columnComments the comment of each column, in column order
+     */
+    private record NewTable(
+            SchemaTableName name,
+            List<NscColumnHandle> columns,
+            List<Optional<String>> columnComments,
+            Optional<String> comment,
+            NscWriterSettings settings,
+            Map<String, String> storedProperties)
     {
         List<Column> protoColumns()
         {
-            return toProtoColumns(columns);
+            return toProtoColumns(columns, columnComments);
         }
     }
 
@@ -594,23 +640,19 @@ public class NscMetadata
         checkName("schema", name.getSchemaName());
         checkName("table", name.getTableName());
         ImmutableList.Builder<NscColumnHandle> columns = ImmutableList.builder();
+        ImmutableList.Builder<Optional<String>> columnComments = ImmutableList.builder();
         List<ColumnMetadata> columnMetadata = tableMetadata.getColumns().stream().filter(column -> !column.isHidden()).collect(toImmutableList());
         for (int ordinal = 0; ordinal < columnMetadata.size(); ordinal++) {
             ColumnMetadata column = columnMetadata.get(ordinal);
             checkName("column", column.getName());
             WriteTypes.checkSupported(column.getType());
-            if (column.getComment() != null) {
-                throw new TrinoException(NOT_SUPPORTED, "This connector does not support creating tables with column comment");
-            }
             columns.add(new NscColumnHandle(column.getName(), column.getType(), ordinal));
-        }
-        if (tableMetadata.getComment().isPresent()) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support creating tables with table comment");
+            columnComments.add(Optional.ofNullable(column.getComment()));
         }
 
         Map<String, Object> properties = tableMetadata.getProperties();
         NscTableProperties.checkSortedBy(NscTableProperties.getSortedBy(properties), columnMetadata.stream().map(ColumnMetadata::getName).collect(toImmutableList()));
-        return new NewTable(name, columns.build(), writerSettings(properties), NscTableProperties.toStored(properties));
+        return new NewTable(name, columns.build(), columnComments.build(), tableMetadata.getComment(), writerSettings(properties), NscTableProperties.toStored(properties));
     }
 
     /** How a write into a table with these properties writes its files; the properties must be valid, and enough storage nodes live. */
@@ -665,14 +707,20 @@ public class NscMetadata
         });
     }
 
-    private static List<Column> toProtoColumns(List<NscColumnHandle> columns)
+    /** @param comments each column's comment, or none at all for columns without comments */
+    private static List<Column> toProtoColumns(List<NscColumnHandle> columns, List<Optional<String>> comments)
     {
-        return columns.stream()
-                .map(column -> Column.newBuilder()
-                        .setName(column.name())
-                        .setType(column.type().getTypeSignature().toString())
-                        .build())
-                .collect(toImmutableList());
+        ImmutableList.Builder<Column> protoColumns = ImmutableList.builder();
+        for (int i = 0; i < columns.size(); i++) {
+            Column.Builder column = Column.newBuilder()
+                    .setName(columns.get(i).name())
+                    .setType(columns.get(i).type().getTypeSignature().toString());
+            if (!comments.isEmpty()) {
+                comments.get(i).ifPresent(column::setComment);
+            }
+            protoColumns.add(column.build());
+        }
+        return protoColumns.build();
     }
 
     private static List<DataFile> toDataFiles(Collection<Slice> fragments)
@@ -709,8 +757,16 @@ public class NscMetadata
         }
     }
 
-    private static List<ColumnMetadata> toColumnMetadata(List<NscColumnHandle> columns)
+    private static List<ColumnMetadata> toColumnMetadata(List<NscColumnHandle> columns, TableInfo table)
     {
-        return columns.stream().map(NscColumnHandle::toColumnMetadata).collect(toImmutableList());
+        return columns.stream().map(column -> toColumnMetadata(column, table)).collect(toImmutableList());
+    }
+
+    private static ColumnMetadata toColumnMetadata(NscColumnHandle column, TableInfo table)
+    {
+        Column stored = table.getColumns(column.ordinal());
+        return ColumnMetadata.builderFrom(column.toColumnMetadata())
+                .setComment(stored.hasComment() ? Optional.of(stored.getComment()) : Optional.empty())
+                .build();
     }
 }

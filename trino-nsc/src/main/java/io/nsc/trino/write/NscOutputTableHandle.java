@@ -8,6 +8,7 @@ import io.trino.spi.connector.SchemaTableName;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -16,12 +17,14 @@ import static java.util.Objects.requireNonNull;
  * every file with it in one metadata transaction.
  *
  * @param tableProperties the properties as the metadata service stores them (SQL text)
+ * @param comment the table's comment ({@code CREATE TABLE ... COMMENT '...' AS})
  */
 public record NscOutputTableHandle(
         SchemaTableName schemaTableName,
         List<NscColumnHandle> columns,
         NscWriterSettings settings,
-        Map<String, String> tableProperties)
+        Map<String, String> tableProperties,
+        Optional<String> comment)
         implements ConnectorOutputTableHandle, NscWritableTable
 {
     public NscOutputTableHandle
@@ -30,5 +33,6 @@ public record NscOutputTableHandle(
         columns = ImmutableList.copyOf(requireNonNull(columns, "columns is null"));
         requireNonNull(settings, "settings is null");
         tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
+        requireNonNull(comment, "comment is null");
     }
 }

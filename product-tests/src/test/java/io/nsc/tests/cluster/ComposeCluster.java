@@ -17,15 +17,10 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import static com.google.common.base.Preconditions.checkState;
@@ -88,28 +83,16 @@ public final class ComposeCluster
     }
 
     @Override
-    public String jdbcUrl()
+    public TrinoAccess trinoAccess()
     {
-        return "jdbc:trino://localhost:%s/nsc".formatted(trinoHttpsPort);
-    }
-
-    @Override
-    public Connection connect(String path)
-            throws SQLException
-    {
-        Properties properties = new Properties();
-        properties.setProperty("user", "nsc");
-        properties.setProperty("password", trinoPassword());
-        properties.setProperty("SSL", "true");
-        properties.setProperty("SSLTrustStorePath", tls.resolve("ca.pem").toString());
-        return DriverManager.getConnection("jdbc:trino://localhost:%s/%s".formatted(trinoHttpsPort, path), properties);
+        return new TrinoAccess(trinoHttpsPort, "nsc", trinoPassword(), tls.resolve("ca.pem"));
     }
 
     @Override
     public String trinoRest(String path)
     {
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:%s%s".formatted(trinoHttpsPort, path)))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword()).getBytes(UTF_8)))
+                .header("Authorization", trinoAccess().basicAuthorization())
                 .build();
         return HttpAnswers.body(http, request);
     }

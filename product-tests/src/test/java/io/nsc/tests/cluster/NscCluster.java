@@ -14,15 +14,24 @@ import java.util.Map;
 public interface NscCluster
         extends AutoCloseable
 {
+    /** How clients reach Trino: port, credentials and the CA that signed its certificate. */
+    TrinoAccess trinoAccess();
+
     /** The JDBC URL printed for users (catalog {@code nsc}). */
-    String jdbcUrl();
+    default String jdbcUrl()
+    {
+        return trinoAccess().jdbcUrl("nsc");
+    }
 
     /**
      * A JDBC connection as a BI tool opens it, with the cluster's TLS settings and credentials;
      * {@code path} is a catalog and optional schema: {@code nsc}, {@code nsc/tpch}, {@code tpch/tiny}.
      */
-    Connection connect(String path)
-            throws SQLException;
+    default Connection connect(String path)
+            throws SQLException
+    {
+        return trinoAccess().connect(path);
+    }
 
     /** The body of a GET of Trino's REST API (such as {@code /v1/query/ID}), as the JDBC user. */
     String trinoRest(String path);

@@ -12,17 +12,12 @@ import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -189,28 +184,16 @@ public final class ProcessCluster
     }
 
     @Override
-    public String jdbcUrl()
+    public TrinoAccess trinoAccess()
     {
-        return "jdbc:trino://localhost:%s/nsc".formatted(trinoPort);
-    }
-
-    @Override
-    public Connection connect(String path)
-            throws SQLException
-    {
-        Properties properties = new Properties();
-        properties.setProperty("user", "nsc");
-        properties.setProperty("password", trinoPassword());
-        properties.setProperty("SSL", "true");
-        properties.setProperty("SSLTrustStorePath", cliIdentity().ca().toString());
-        return DriverManager.getConnection("jdbc:trino://localhost:%s/%s".formatted(trinoPort, path), properties);
+        return new TrinoAccess(trinoPort, "nsc", trinoPassword(), cliIdentity().ca());
     }
 
     @Override
     public String trinoRest(String path)
     {
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://localhost:%s%s".formatted(trinoPort, path)))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("nsc:" + trinoPassword()).getBytes(UTF_8)))
+                .header("Authorization", trinoAccess().basicAuthorization())
                 .build();
         return HttpAnswers.body(http, request);
     }

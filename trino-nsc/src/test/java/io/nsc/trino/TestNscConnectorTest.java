@@ -97,24 +97,24 @@ final class TestNscConnectorTest
                     SUPPORTS_SET_FIELD_TYPE_IN_ARRAY,
                     SUPPORTS_SET_FIELD_TYPE_IN_MAP -> false;
 
-            // comments of tables and columns, kept by the metadata service
-            case SUPPORTS_COMMENT_ON_TABLE,
+            // metadata-only table operations: one transaction of the metadata service each
+            case SUPPORTS_CREATE_OR_REPLACE_TABLE,
+                    SUPPORTS_DROP_SCHEMA_CASCADE,
+                    SUPPORTS_RENAME_SCHEMA,
+                    SUPPORTS_RENAME_TABLE,
+                    SUPPORTS_RENAME_TABLE_ACROSS_SCHEMAS,
+                    SUPPORTS_COMMENT_ON_TABLE,
                     SUPPORTS_COMMENT_ON_COLUMN,
                     SUPPORTS_CREATE_TABLE_WITH_TABLE_COMMENT,
                     SUPPORTS_CREATE_TABLE_WITH_COLUMN_COMMENT -> true;
 
-            // no DDL beyond CREATE/DROP of schemas and tables and COMMENT yet, no row-level writes (README, Limits)
+            // no column changes yet (they need column ids in the files' schema), no row-level writes (README, Limits)
             case SUPPORTS_DELETE,
                     SUPPORTS_ROW_LEVEL_DELETE,
                     SUPPORTS_UPDATE,
                     SUPPORTS_ROW_LEVEL_UPDATE,
                     SUPPORTS_MERGE,
                     SUPPORTS_TRUNCATE,
-                    SUPPORTS_RENAME_SCHEMA,
-                    SUPPORTS_DROP_SCHEMA_CASCADE,
-                    SUPPORTS_CREATE_OR_REPLACE_TABLE,
-                    SUPPORTS_RENAME_TABLE,
-                    SUPPORTS_RENAME_TABLE_ACROSS_SCHEMAS,
                     SUPPORTS_ADD_COLUMN,
                     SUPPORTS_ADD_COLUMN_WITH_COMMENT,
                     SUPPORTS_ADD_COLUMN_WITH_POSITION,

@@ -68,6 +68,12 @@ public final class CommitCatalog
             }
             Optional<TableEntry> existing = findTable(handle, name);
             checkExpectedTableId(name, existing, request);
+            long now = clock.millis();
+            if (existing.isPresent() && request.replace()) {
+                // CREATE OR REPLACE TABLE AS: the old table goes as a DROP TABLE would take it
+                retention.drop(handle, existing.get(), now);
+                existing = Optional.empty();
+            }
             if (existing.isPresent() && request.mustCreate()) {
                 // a CREATE TABLE AS that lost a race with another CREATE must not append to its table
                 throw alreadyExists("Table %s already exists", name);
@@ -80,7 +86,6 @@ public final class CommitCatalog
             }
             checkExpectedVersion(name, existing.map(TableEntry::version), request);
             existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
-            long now = clock.millis();
             checkFilesCommittable(handle, request.files(), now);
 
             long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), request.tableComment(), now);

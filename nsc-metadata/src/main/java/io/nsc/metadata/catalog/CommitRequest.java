@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -19,6 +20,8 @@ import static java.util.Objects.requireNonNull;
  *        like the columns' comments and {@code tableComment}
  * @param mustCreate fail instead of appending when the table exists (CREATE TABLE AS); implies
  *        {@code createTable}
+ * @param replace with {@code mustCreate}: drop a table of that name in the same transaction
+ *        instead of failing (CREATE OR REPLACE TABLE AS)
  */
 public record CommitRequest(
         SchemaTableName table,
@@ -29,7 +32,8 @@ public record CommitRequest(
         Map<String, String> tableProperties,
         boolean mustCreate,
         OptionalLong expectedTableId,
-        Optional<String> tableComment)
+        Optional<String> tableComment,
+        boolean replace)
 {
     public CommitRequest
     {
@@ -40,6 +44,7 @@ public record CommitRequest(
         tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
         requireNonNull(expectedTableId, "expectedTableId is null");
         requireNonNull(tableComment, "tableComment is null");
+        checkArgument(!replace || mustCreate, "replace needs mustCreate");
     }
 
     public CommitRequest(
@@ -52,7 +57,7 @@ public record CommitRequest(
             boolean mustCreate,
             OptionalLong expectedTableId)
     {
-        this(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, expectedTableId, Optional.empty());
+        this(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, expectedTableId, Optional.empty(), false);
     }
 
     public CommitRequest(

@@ -3,6 +3,7 @@ package io.nsc.metadata.catalog;
 import org.jdbi.v3.core.statement.Query;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,33 +70,97 @@ public final class TableCatalog
         });
     }
 
-    /**
-     * Drops an empty schema. A name that breaks the naming rule cannot exist, so it is not found.
-     *
-     * @return whether the schema was dropped; false when it did not exist and {@code ifExists} is set
-     */
     public boolean dropSchema(String schemaName, boolean ifExists)
+    {
+        return dropSchema(schemaName, ifExists, false).isPresent();
+    }
+
+    /**
+     * Drops a schema: an empty one, or with {@code cascade} one with its tables, each dropped as
+     * {@link #dropTable} drops it, all in one transaction. A name that breaks the naming rule
+     * cannot exist, so it is not found.
+     *
+     * @return the tables dropped with the schema; empty when the schema did not exist and {@code ifExists} is set
+     */
+    public Optional<List<DroppedTable>> dropSchema(String schemaName, boolean ifExists, boolean cascade)
     {
         requireNonNull(schemaName, "schemaName is null");
         return database.inTransaction(handle -> {
             if (!schemaExists(handle, schemaName)) {
                 if (ifExists) {
-                    return false;
+                    return Optional.empty();
                 }
                 throw notFound("Schema %s does not exist", schemaName);
             }
-            boolean hasTables = handle.createQuery("SELECT 1 FROM tables WHERE schema_name = :schema_name LIMIT 1")
+            List<String> tableNames = handle.createQuery("SELECT table_name FROM tables WHERE schema_name = :schema_name ORDER BY table_name")
                     .bind("schema_name", schemaName)
-                    .mapTo(Integer.class)
-                    .findOne()
-                    .isPresent();
-            if (hasTables) {
+                    .mapTo(String.class)
+                    .list();
+            if (!tableNames.isEmpty() && !cascade) {
                 throw failedPrecondition("Schema %s is not empty", schemaName);
+            }
+            long now = clock.millis();
+            List<DroppedTable> dropped = new ArrayList<>();
+            for (String tableName : tableNames) {
+                TableEntry table = findTable(handle, new SchemaTableName(schemaName, tableName)).orElseThrow();
+                dropped.add(retention.drop(handle, table, now));
             }
             handle.createUpdate("DELETE FROM schemas WHERE schema_name = :schema_name")
                     .bind("schema_name", schemaName)
                     .execute();
-            return true;
+            return Optional.of(List.copyOf(dropped));
+        });
+    }
+
+    /** Renames a schema with every table in it; each keeps its id, versions and files. */
+    public void renameSchema(String schemaName, String newSchemaName)
+    {
+        requireNonNull(schemaName, "schemaName is null");
+        checkSchemaName(newSchemaName);
+        database.inTransaction(handle -> {
+            if (!schemaExists(handle, schemaName)) {
+                throw notFound("Schema %s does not exist", schemaName);
+            }
+            if (schemaExists(handle, newSchemaName)) {
+                throw alreadyExists("Schema %s already exists", newSchemaName);
+            }
+            // the tables reference their schema: the new name exists before they move to it
+            handle.createUpdate("INSERT INTO schemas (schema_name, created_millis) SELECT :new_name, created_millis FROM schemas WHERE schema_name = :name")
+                    .bind("new_name", newSchemaName)
+                    .bind("name", schemaName)
+                    .execute();
+            handle.createUpdate("UPDATE tables SET schema_name = :new_name WHERE schema_name = :name")
+                    .bind("new_name", newSchemaName)
+                    .bind("name", schemaName)
+                    .execute();
+            return handle.createUpdate("DELETE FROM schemas WHERE schema_name = :name")
+                    .bind("name", schemaName)
+                    .execute();
+        });
+    }
+
+    /**
+     * Renames a table, within its schema or into another. It keeps its id, and with it its
+     * versions and files: a query that planned under the old name reads on.
+     */
+    public void renameTable(SchemaTableName from, SchemaTableName to)
+    {
+        requireNonNull(from, "from is null");
+        checkSchemaName(to.schemaName());
+        checkTableName(to.tableName());
+        database.inTransaction(handle -> {
+            TableEntry table = findTable(handle, from).orElseThrow(() -> notFound("Table %s does not exist", from));
+            if (!schemaExists(handle, to.schemaName())) {
+                throw notFound("Schema %s does not exist", to.schemaName());
+            }
+            if (findTable(handle, to).isPresent()) {
+                throw alreadyExists("Table %s already exists", to);
+            }
+            return handle.createUpdate("UPDATE tables SET schema_name = :schema_name, table_name = :table_name WHERE table_id = :table_id")
+                    .bind("schema_name", to.schemaName())
+                    .bind("table_name", to.tableName())
+                    .bind("table_id", table.tableId())
+                    .execute();
         });
     }
 
@@ -139,6 +204,23 @@ public final class TableCatalog
     /** {@link #createTable}, with the table's comment. */
     public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, Optional<String> comment, boolean ifNotExists)
     {
+        return createTable(name, columns, properties, comment, ifNotExists ? ExistingTable.KEEP : ExistingTable.FAIL);
+    }
+
+    /** What a CREATE TABLE does when a table of that name exists. */
+    public enum ExistingTable
+    {
+        /** ALREADY_EXISTS. */
+        FAIL,
+        /** IF NOT EXISTS: the table stays as it is. */
+        KEEP,
+        /** OR REPLACE: the table is dropped, as {@link #dropTable} drops it, in the same transaction. */
+        REPLACE,
+    }
+
+    /** {@link #createTable}, with the table's comment, and what to do with a table of that name. */
+    public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, Optional<String> comment, ExistingTable ifExists)
+    {
         checkSchemaName(name.schemaName());
         checkTableName(name.tableName());
         validateColumns(columns);
@@ -149,13 +231,16 @@ public final class TableCatalog
                 throw notFound("Schema %s does not exist", name.schemaName());
             }
             Optional<TableEntry> existing = findTable(handle, name);
-            if (existing.isPresent()) {
-                if (ifNotExists) {
-                    return new CreateTableResult(existing.get(), false);
-                }
-                throw alreadyExists("Table %s already exists", name);
-            }
             long now = clock.millis();
+            if (existing.isPresent()) {
+                switch (ifExists) {
+                    case FAIL -> throw alreadyExists("Table %s already exists", name);
+                    case KEEP -> {
+                        return new CreateTableResult(existing.get(), false);
+                    }
+                    case REPLACE -> retention.drop(handle, existing.get(), now);
+                }
+            }
             long tableId = TableRows.insertTable(handle, name, columns, properties, comment, now);
             TableRows.updateTable(handle, tableId, 1, List.of());
             retention.recordVersion(handle, tableId, 1, now);
@@ -211,20 +296,7 @@ public final class TableCatalog
                 }
                 throw notFound("Table %s does not exist", name);
             }
-            long tableId = table.get().tableId();
-            long now = clock.millis();
-            retention.purgeExpiredDrops(handle, now);
-            int filesKept = TableVersionRetention.keepDropped(handle, table.get(), now);
-            // children first: they reference the rows deleted after them
-            for (String sql : List.of(
-                    "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = :table_id)",
-                    "DELETE FROM files WHERE table_id = :table_id",
-                    "DELETE FROM table_properties WHERE table_id = :table_id",
-                    "DELETE FROM columns WHERE table_id = :table_id",
-                    "DELETE FROM tables WHERE table_id = :table_id")) {
-                handle.createUpdate(sql).bind("table_id", tableId).execute();
-            }
-            return Optional.of(new DroppedTable(tableId, filesKept));
+            return Optional.of(retention.drop(handle, table.get(), clock.millis()));
         });
     }
 

@@ -4,6 +4,7 @@ import io.airlift.units.Duration;
 
 import org.jdbi.v3.core.Handle;
 
+import java.util.List;
 import java.util.Optional;
 
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
@@ -73,13 +74,34 @@ public final class TableVersionRetention
     }
 
     /**
+     * Drops the table in the caller's transaction: its last version stays readable for the
+     * retention (see {@link #keepDropped}), and its rows, columns, properties and files leave the
+     * live catalog. Tables dropped longer than the retention ago are purged first.
+     */
+    DroppedTable drop(Handle handle, TableEntry table, long now)
+    {
+        purgeExpiredDrops(handle, now);
+        int filesKept = keepDropped(handle, table, now);
+        // children first: they reference the rows deleted after them
+        for (String sql : List.of(
+                "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = :table_id)",
+                "DELETE FROM files WHERE table_id = :table_id",
+                "DELETE FROM table_properties WHERE table_id = :table_id",
+                "DELETE FROM columns WHERE table_id = :table_id",
+                "DELETE FROM tables WHERE table_id = :table_id")) {
+            handle.createUpdate(sql).bind("table_id", table.tableId()).execute();
+        }
+        return new DroppedTable(table.tableId(), filesKept);
+    }
+
+    /**
      * Moves the table's files and replicas aside before the table's rows are deleted: they keep
      * its versions readable for the retention, and no longer count as the files of any live table
      * (repair, placement and commits see none of them).
      *
      * @return the number of files kept
      */
-    static int keepDropped(Handle handle, TableEntry table, long now)
+    private static int keepDropped(Handle handle, TableEntry table, long now)
     {
         handle.createUpdate("INSERT INTO dropped_tables (table_id, schema_name, table_name, version, dropped_millis) VALUES (:table_id, :schema_name, :table_name, :version, :now)")
                 .bind("table_id", table.tableId())

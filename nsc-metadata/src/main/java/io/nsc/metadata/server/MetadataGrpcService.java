@@ -62,6 +62,10 @@ import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RegisterNodeResponse;
+import io.nsc.protocol.proto.RenameSchemaRequest;
+import io.nsc.protocol.proto.RenameSchemaResponse;
+import io.nsc.protocol.proto.RenameTableRequest;
+import io.nsc.protocol.proto.RenameTableResponse;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetCommentResponse;
@@ -108,6 +112,8 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getDropTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getRenameTableMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getRenameSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAllocateFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getCommitFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getReplaceReplicaMethod(), CLIENT)
@@ -222,7 +228,9 @@ public final class MetadataGrpcService
         audited("CreateTable", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
             Optional<String> comment = request.hasComment() ? Optional.of(request.getComment()) : Optional.empty();
-            CreateTableResult result = tables.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), comment, request.getIfNotExists());
+            TableCatalog.ExistingTable ifExists = request.getReplace() ? TableCatalog.ExistingTable.REPLACE
+                    : request.getIfNotExists() ? TableCatalog.ExistingTable.KEEP : TableCatalog.ExistingTable.FAIL;
+            CreateTableResult result = tables.createTable(name, toTableColumns(request.getColumnsList()), request.getPropertiesMap(), comment, ifExists);
             if (result.created()) {
                 stats.tableCreated();
                 log.info("Created table %s (id %s)", name, result.table().tableId());
@@ -268,11 +276,40 @@ public final class MetadataGrpcService
     public void dropSchema(DropSchemaRequest request, StreamObserver<DropSchemaResponse> observer)
     {
         audited("DropSchema", request.getSchemaName(), observer, () -> {
-            boolean dropped = tables.dropSchema(request.getSchemaName(), request.getIfExists());
-            if (dropped) {
-                log.info("Dropped schema %s", request.getSchemaName());
+            Optional<List<DroppedTable>> dropped = tables.dropSchema(request.getSchemaName(), request.getIfExists(), request.getCascade());
+            List<DroppedTable> droppedTables = dropped.orElse(List.of());
+            droppedTables.forEach(table -> stats.tableDropped(table.filesReleased()));
+            long filesReleased = droppedTables.stream().mapToLong(DroppedTable::filesReleased).sum();
+            if (dropped.isPresent()) {
+                log.info("Dropped schema %s with %s tables, releasing %s files once the table version retention passes", request.getSchemaName(), droppedTables.size(), filesReleased);
             }
-            return DropSchemaResponse.newBuilder().setDropped(dropped).build();
+            return DropSchemaResponse.newBuilder()
+                    .setDropped(dropped.isPresent())
+                    .setTablesDropped(droppedTables.size())
+                    .setFilesReleased(filesReleased)
+                    .build();
+        });
+    }
+
+    @Override
+    public void renameSchema(RenameSchemaRequest request, StreamObserver<RenameSchemaResponse> observer)
+    {
+        audited("RenameSchema", request.getSchemaName() + " to " + request.getNewSchemaName(), observer, () -> {
+            tables.renameSchema(request.getSchemaName(), request.getNewSchemaName());
+            log.info("Renamed schema %s to %s", request.getSchemaName(), request.getNewSchemaName());
+            return RenameSchemaResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void renameTable(RenameTableRequest request, StreamObserver<RenameTableResponse> observer)
+    {
+        SchemaTableName from = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        SchemaTableName to = new SchemaTableName(request.getNewSchemaName(), request.getNewTableName());
+        audited("RenameTable", from + " to " + to, observer, () -> {
+            tables.renameTable(from, to);
+            log.info("Renamed table %s to %s", from, to);
+            return RenameTableResponse.getDefaultInstance();
         });
     }
 
@@ -361,7 +398,8 @@ public final class MetadataGrpcService
                     request.getMustCreate(),
                     // table ids start at 1, so 0 means no expectation
                     request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId()),
-                    request.hasTableComment() ? Optional.of(request.getTableComment()) : Optional.empty()));
+                    request.hasTableComment() ? Optional.of(request.getTableComment()) : Optional.empty(),
+                    request.getReplace()));
             stats.committed(request.getFilesCount(), result.tableCreated());
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());

@@ -500,6 +500,108 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testRenameTableAndSchema()
+    {
+        tables.createSchema("tpch", false);
+        tables.createSchema("other", false);
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        long tableId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        tables.createTable(new SchemaTableName("other", "taken"), LINEITEM_COLUMNS, Map.of(), false);
+
+        // within the schema and into another: the same table, with its version, files and properties
+        SchemaTableName renamed = new SchemaTableName("tpch", "renamed");
+        tables.renameTable(LINEITEM, renamed);
+        SchemaTableName moved = new SchemaTableName("other", "moved");
+        tables.renameTable(renamed, moved);
+        TableEntry table = tables.getTable(moved).orElseThrow();
+        assertThat(table.tableId()).isEqualTo(tableId);
+        assertThat(table.version()).isEqualTo(1);
+        assertThat(table.properties()).isEqualTo(PROPERTIES);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
+        assertThat(tables.getTable(LINEITEM)).isEmpty();
+        assertThat(tables.listTables(Optional.of("tpch"))).isEmpty();
+
+        assertStatus(() -> tables.renameTable(LINEITEM, renamed), NOT_FOUND, "Table tpch.lineitem does not exist");
+        assertStatus(() -> tables.renameTable(moved, new SchemaTableName("other", "taken")), ALREADY_EXISTS, "Table other.taken already exists");
+        assertStatus(() -> tables.renameTable(moved, new SchemaTableName("nope", "t")), NOT_FOUND, "Schema nope does not exist");
+        assertStatusContains(() -> tables.renameTable(moved, new SchemaTableName("other", "Bad")), INVALID_ARGUMENT, "Invalid table name 'Bad'");
+
+        // a schema takes its tables along
+        tables.renameSchema("other", "archive");
+        assertThat(tables.listSchemas()).containsExactly("archive", "tpch");
+        assertThat(tables.listTables(Optional.of("archive"))).containsExactly(new SchemaTableName("archive", "moved"), new SchemaTableName("archive", "taken"));
+        assertThat(tables.getTable(new SchemaTableName("archive", "moved")).orElseThrow().tableId()).isEqualTo(tableId);
+        assertStatus(() -> tables.renameSchema("other", "x"), NOT_FOUND, "Schema other does not exist");
+        assertStatus(() -> tables.renameSchema("archive", "tpch"), ALREADY_EXISTS, "Schema tpch already exists");
+        assertStatus(() -> tables.renameSchema("archive", "system"), INVALID_ARGUMENT, "Schema name system is reserved");
+    }
+
+    @Test
+    void testDropSchemaCascade()
+    {
+        tables.createSchema("tpch", false);
+        tables.createSchema("other", false);
+        FileEntry first = file(10, "node-a");
+        FileEntry second = file(20, "node-a");
+        FileEntry kept = file(30, "node-a");
+        allocate(first, second, kept);
+        long lineitemId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty())).tableId();
+        long ordersId = commits.commit(commit(new SchemaTableName("tpch", "orders"), LINEITEM_COLUMNS, true, List.of(second), OptionalLong.empty())).tableId();
+        commits.commit(commit(new SchemaTableName("other", "t"), LINEITEM_COLUMNS, true, List.of(kept), OptionalLong.empty()));
+
+        assertStatus(() -> tables.dropSchema("tpch", false, false), FAILED_PRECONDITION, "Schema tpch is not empty");
+        assertThat(tables.dropSchema("tpch", false, true)).contains(List.of(new DroppedTable(lineitemId, 1), new DroppedTable(ordersId, 1)));
+        assertThat(tables.listSchemas()).containsExactly("other");
+        assertThat(tables.listTables(Optional.empty())).containsExactly(new SchemaTableName("other", "t"));
+        // the dropped tables' files stay claimed for the table version retention, like a DROP TABLE's
+        assertThat(allocations.findOrphans("node-a", List.of(first.fileId(), second.fileId(), kept.fileId()))).isEmpty();
+        assertThat(tables.dropSchema("tpch", true, true)).isEmpty();
+        assertStatus(() -> tables.dropSchema("tpch", false, true), NOT_FOUND, "Schema tpch does not exist");
+        assertThat(tables.dropSchema("other", false, true)).isPresent();
+        assertThat(tables.listSchemas()).isEmpty();
+    }
+
+    @Test
+    void testCreateOrReplace()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry old = file(10, "node-a");
+        FileEntry replacement = file(20, "node-a");
+        allocate(old, replacement);
+        long oldId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(old), OptionalLong.empty(), PROPERTIES, false)).tableId();
+
+        // CREATE OR REPLACE TABLE: an empty table of the new definition, under a new id
+        TableEntry empty = tables.createTable(LINEITEM, List.of(new TableColumn("x", "varchar")), Map.of(), Optional.of("new"), TableCatalog.ExistingTable.REPLACE).table();
+        assertThat(empty.tableId()).isNotEqualTo(oldId);
+        assertThat(empty.columns()).containsExactly(new TableColumn("x", "varchar"));
+        assertThat(List.of(empty.rowCount(), empty.fileCount())).containsOnly(0L);
+        assertThat(empty.properties()).isEmpty();
+        assertThat(empty.comment()).contains("new");
+        assertThat(tables.getTableFiles(oldId)).isEmpty();
+        // without a table of that name it is a plain CREATE
+        SchemaTableName orders = new SchemaTableName("tpch", "orders");
+        assertThat(tables.createTable(orders, LINEITEM_COLUMNS, Map.of(), Optional.empty(), TableCatalog.ExistingTable.REPLACE).created()).isTrue();
+
+        // CREATE OR REPLACE TABLE AS: the commit drops the table and creates the new one with its files
+        CommitResult replaced = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(replacement), OptionalLong.empty(), PROPERTIES, true, OptionalLong.empty(),
+                Optional.empty(), true));
+        assertThat(replaced.tableCreated()).isTrue();
+        assertThat(replaced.tableId()).isNotIn(oldId, empty.tableId());
+        assertThat(tables.getTableFiles(replaced.tableId()).orElseThrow().files()).containsExactly(replacement);
+        assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
+        // the replaced table's file stays claimed for the table version retention
+        assertThat(allocations.findOrphans("node-a", List.of(old.fileId(), replacement.fileId()))).isEmpty();
+
+        // a failed replace changes nothing: the table it would have replaced is still there
+        FileEntry unallocated = file(30, "node-a");
+        assertStatusContains(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(unallocated), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(),
+                Optional.empty(), true)), FAILED_PRECONDITION, unallocated.fileId());
+        assertThat(tables.getTable(LINEITEM).orElseThrow().tableId()).isEqualTo(replaced.tableId());
+        assertThat(tables.getTableFiles(replaced.tableId()).orElseThrow().files()).containsExactly(replacement);
+    }
+
+    @Test
     void testComments()
     {
         tables.createSchema("tpch", false);
@@ -537,7 +639,7 @@ abstract class AbstractTestCatalog
 
         // a CREATE TABLE AS commits the table's comment with its first files
         SchemaTableName orders = new SchemaTableName("tpch", "orders");
-        commits.commit(new CommitRequest(orders, List.of(new TableColumn("o", "bigint")), true, List.of(), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(), Optional.of("orders")));
+        commits.commit(new CommitRequest(orders, List.of(new TableColumn("o", "bigint")), true, List.of(), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(), Optional.of("orders"), false));
         assertThat(tables.getTable(orders).orElseThrow().comment()).contains("orders");
     }
 

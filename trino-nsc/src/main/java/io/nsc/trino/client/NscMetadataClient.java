@@ -27,6 +27,8 @@ import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.RenameSchemaRequest;
+import io.nsc.protocol.proto.RenameTableRequest;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.StorageNode;
@@ -35,6 +37,7 @@ import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.NscConfig;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 
@@ -179,11 +182,13 @@ public class NscMetadataClient
     }
 
     /**
-     * @throws TrinoException SCHEMA_NOT_EMPTY while the schema holds tables, SCHEMA_NOT_FOUND when it does not exist
+     * Drops the schema; with {@code cascade} its tables with it, in one metadata transaction.
+     *
+     * @throws TrinoException SCHEMA_NOT_EMPTY while the schema holds tables (without cascade), SCHEMA_NOT_FOUND when it does not exist
      */
-    public void dropSchema(String schema)
+    public void dropSchema(String schema, boolean cascade)
     {
-        DropSchemaRequest request = DropSchemaRequest.newBuilder().setSchemaName(schema).build();
+        DropSchemaRequest request = DropSchemaRequest.newBuilder().setSchemaName(schema).setCascade(cascade).build();
         try {
             stub().dropSchema(request);
         }
@@ -197,19 +202,21 @@ public class NscMetadataClient
     }
 
     /**
-     * Creates an empty table.
+     * Creates an empty table; with {@code saveMode} REPLACE, a table of that name is dropped in
+     * the same metadata transaction.
      *
-     * @return the table, or empty when {@code ifNotExists} and it existed already
+     * @return the table, or empty when {@code saveMode} is IGNORE and it existed already
      * @throws TrinoException TABLE_ALREADY_EXISTS, SCHEMA_NOT_FOUND
      */
-    public Optional<TableInfo> createTable(SchemaTableName name, List<Column> columns, Map<String, String> properties, Optional<String> comment, boolean ifNotExists)
+    public Optional<TableInfo> createTable(SchemaTableName name, List<Column> columns, Map<String, String> properties, Optional<String> comment, SaveMode saveMode)
     {
         CreateTableRequest.Builder request = CreateTableRequest.newBuilder()
                 .setSchemaName(name.getSchemaName())
                 .setTableName(name.getTableName())
                 .addAllColumns(columns)
                 .putAllProperties(properties)
-                .setIfNotExists(ifNotExists);
+                .setIfNotExists(saveMode == SaveMode.IGNORE)
+                .setReplace(saveMode == SaveMode.REPLACE);
         comment.ifPresent(request::setComment);
         try {
             CreateTableResponse response = stub().createTable(request.build());
@@ -221,6 +228,55 @@ public class NscMetadataClient
                 case NOT_FOUND -> schemaNotFound(name.getSchemaName(), e);
                 case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
                 default -> metadataError("create table " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Renames a schema with every table in it.
+     *
+     * @throws TrinoException SCHEMA_NOT_FOUND, SCHEMA_ALREADY_EXISTS (both only when another
+     *         statement got in first: Trino checks before it asks)
+     */
+    public void renameSchema(String schema, String newSchema)
+    {
+        RenameSchemaRequest request = RenameSchemaRequest.newBuilder().setSchemaName(schema).setNewSchemaName(newSchema).build();
+        try {
+            stub().renameSchema(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> schemaNotFound(schema, e);
+                case ALREADY_EXISTS -> new TrinoException(SCHEMA_ALREADY_EXISTS, "Schema '%s' already exists".formatted(newSchema), e);
+                case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
+                default -> metadataError("rename schema %s to %s".formatted(schema, newSchema), e);
+            };
+        }
+    }
+
+    /**
+     * Renames a table, within its schema or into another; it keeps its id, versions and files.
+     *
+     * @throws TrinoException TABLE_NOT_FOUND, TABLE_ALREADY_EXISTS (both only when another statement
+     *         got in first: Trino checks before it asks)
+     */
+    public void renameTable(SchemaTableName from, SchemaTableName to)
+    {
+        RenameTableRequest request = RenameTableRequest.newBuilder()
+                .setSchemaName(from.getSchemaName())
+                .setTableName(from.getTableName())
+                .setNewSchemaName(to.getSchemaName())
+                .setNewTableName(to.getTableName())
+                .build();
+        try {
+            stub().renameTable(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> new TrinoException(TABLE_NOT_FOUND, e.getStatus().getDescription(), e);
+                case ALREADY_EXISTS -> tableAlreadyExists(to, e);
+                case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
+                default -> metadataError("rename table %s to %s".formatted(from, to), e);
             };
         }
     }

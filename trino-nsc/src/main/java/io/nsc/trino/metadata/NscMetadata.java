@@ -79,8 +79,6 @@ import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
 import static io.trino.spi.connector.RetryMode.NO_RETRIES;
-import static io.trino.spi.connector.SaveMode.IGNORE;
-import static io.trino.spi.connector.SaveMode.REPLACE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -485,29 +483,21 @@ public class NscMetadata
     @Override
     public void dropSchema(ConnectorSession session, String schemaName, boolean cascade)
     {
-        if (cascade) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support dropping schemas with CASCADE option");
-        }
-        client.dropSchema(schemaName);
+        client.dropSchema(schemaName, cascade);
+        plannedTables.keySet().removeIf(table -> table.getSchemaName().equals(schemaName));
     }
 
     @Override
     public void createTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, SaveMode saveMode)
     {
-        if (saveMode == REPLACE) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support replacing tables");
-        }
         NewTable table = checkNewTable(tableMetadata);
-        client.createTable(table.name(), table.protoColumns(), table.storedProperties(), table.comment(), saveMode == IGNORE);
+        client.createTable(table.name(), table.protoColumns(), table.storedProperties(), table.comment(), saveMode);
         plannedTables.remove(table.name());
     }
 
     @Override
     public ConnectorOutputTableHandle beginCreateTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, Optional<ConnectorTableLayout> layout, RetryMode retryMode, boolean replace)
     {
-        if (replace) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support replacing tables");
-        }
         checkNoRetries(retryMode);
         NewTable table = checkNewTable(tableMetadata);
         // Trino's CREATE TABLE AS has no syntax for column comments; were one to come, it must not be lost
@@ -518,10 +508,10 @@ public class NscMetadata
         if (!client.listSchemas().contains(table.name().getSchemaName())) {
             throw NscMetadataClient.schemaNotFound(table.name().getSchemaName(), null);
         }
-        if (client.getTable(table.name()).isPresent()) {
+        if (!replace && client.getTable(table.name()).isPresent()) {
             throw new TrinoException(TABLE_ALREADY_EXISTS, "Table '%s' already exists".formatted(table.name()));
         }
-        return new NscOutputTableHandle(table.name(), table.columns(), table.settings(), table.storedProperties(), table.comment());
+        return new NscOutputTableHandle(table.name(), table.columns(), table.settings(), table.storedProperties(), table.comment(), replace);
     }
 
     @Override
@@ -535,6 +525,8 @@ public class NscMetadata
                 .addAllColumns(toProtoColumns(handle.columns(), List.of()))
                 .setCreateTable(true)
                 .setMustCreate(true)
+                // OR REPLACE: the table it replaces is dropped in the same transaction
+                .setReplace(handle.replace())
                 .putAllTableProperties(handle.tableProperties())
                 .addAllFiles(toDataFiles(fragments));
         handle.comment().ifPresent(commit::setTableComment);
@@ -588,6 +580,25 @@ public class NscMetadata
             plannedTables.remove(handle.schemaTableName());
         }
         return Optional.empty();
+    }
+
+    @Override
+    public void renameSchema(ConnectorSession session, String source, String target)
+    {
+        checkName("schema", target);
+        client.renameSchema(source, target);
+        plannedTables.keySet().removeIf(table -> table.getSchemaName().equals(source) || table.getSchemaName().equals(target));
+    }
+
+    @Override
+    public void renameTable(ConnectorSession session, ConnectorTableHandle tableHandle, SchemaTableName newTableName)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        checkName("schema", newTableName.getSchemaName());
+        checkName("table", newTableName.getTableName());
+        client.renameTable(handle.schemaTableName(), newTableName);
+        plannedTables.remove(handle.schemaTableName());
+        plannedTables.remove(newTableName);
     }
 
     @Override

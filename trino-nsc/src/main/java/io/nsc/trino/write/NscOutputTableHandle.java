@@ -18,13 +18,15 @@ import static java.util.Objects.requireNonNull;
  *
  * @param tableProperties the properties as the metadata service stores them (SQL text)
  * @param comment the table's comment ({@code CREATE TABLE ... COMMENT '...' AS})
+ * @param replace CREATE OR REPLACE: the commit drops a table of that name
  */
 public record NscOutputTableHandle(
         SchemaTableName schemaTableName,
         List<NscColumnHandle> columns,
         NscWriterSettings settings,
         Map<String, String> tableProperties,
-        Optional<String> comment)
+        Optional<String> comment,
+        boolean replace)
         implements ConnectorOutputTableHandle, NscWritableTable
 {
     public NscOutputTableHandle

@@ -99,6 +99,7 @@ final class TestNscConnectorTest
 
             // metadata-only table operations: one transaction of the metadata service each
             case SUPPORTS_CREATE_OR_REPLACE_TABLE,
+                    SUPPORTS_TRUNCATE,
                     SUPPORTS_DROP_SCHEMA_CASCADE,
                     SUPPORTS_RENAME_SCHEMA,
                     SUPPORTS_RENAME_TABLE,
@@ -114,7 +115,6 @@ final class TestNscConnectorTest
                     SUPPORTS_UPDATE,
                     SUPPORTS_ROW_LEVEL_UPDATE,
                     SUPPORTS_MERGE,
-                    SUPPORTS_TRUNCATE,
                     SUPPORTS_ADD_COLUMN,
                     SUPPORTS_ADD_COLUMN_WITH_COMMENT,
                     SUPPORTS_ADD_COLUMN_WITH_POSITION,

@@ -290,7 +290,7 @@ final class TestNscWrites
     }
 
     @Test
-    void testRenameReplaceAndDropCascadeTouchNoFile()
+    void testRenameReplaceTruncateAndDropCascadeTouchNoFile()
     {
         assertUpdate("CREATE SCHEMA nsc.operations");
         assertUpdate("CREATE TABLE nsc.operations.t WITH (row_group_size = '10') AS SELECT * FROM tpch.tiny.nation", 25);
@@ -315,6 +315,16 @@ final class TestNscWrites
         assertThat((long) computeScalar("SELECT sum(replica_count) FROM nsc.system.nodes")).isEqualTo(replicasBefore - 2L * files.size() + 3 * newFiles);
         assertUpdate("CREATE OR REPLACE TABLE nsc.operations_renamed.nations (x bigint)");
         assertThat(query("SELECT count(*) FROM nsc.operations_renamed.nations")).matches("VALUES BIGINT '0'");
+
+        // TRUNCATE: the same definition, no rows, no files; the next INSERT lands in the empty table
+        assertUpdate("COMMENT ON TABLE nsc.operations_renamed.nations IS 'kept'");
+        assertUpdate("INSERT INTO nsc.operations_renamed.nations VALUES 1, 2", 2);
+        assertUpdate("TRUNCATE TABLE nsc.operations_renamed.nations");
+        assertThat(query("SELECT count(*) FROM nsc.operations_renamed.nations")).matches("VALUES BIGINT '0'");
+        assertThat(query("SELECT count(*) FROM nsc.operations_renamed.\"nations$files\"")).matches("VALUES BIGINT '0'");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.operations_renamed.nations")).contains("x bigint", "COMMENT 'kept'");
+        assertUpdate("INSERT INTO nsc.operations_renamed.nations VALUES 3", 1);
+        assertThat(query("SELECT x FROM nsc.operations_renamed.nations")).matches("VALUES BIGINT '3'");
 
         // DROP SCHEMA CASCADE: every table of the schema, in one transaction
         assertUpdate("CREATE TABLE nsc.operations_renamed.second AS SELECT * FROM tpch.tiny.region", 5);

@@ -7,7 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
+import static io.nsc.metadata.MetadataErrors.aborted;
 import static io.nsc.metadata.MetadataErrors.alreadyExists;
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
 import static io.nsc.metadata.MetadataErrors.notFound;
@@ -110,6 +112,42 @@ public final class TableCatalog
                     .execute();
             return Optional.of(List.copyOf(dropped));
         });
+    }
+
+    /**
+     * Empties a table: in one transaction it is dropped (its last version stays readable for the
+     * retention, as {@link #dropTable} keeps it) and an empty table of the same definition, with
+     * its columns, properties, comments and creation time, takes the name under a new id.
+     *
+     * @param expectedTableId when present, only the table with this id is truncated
+     * @return the empty table and the dropped one
+     */
+    public TruncatedTable truncateTable(SchemaTableName name, OptionalLong expectedTableId)
+    {
+        requireNonNull(name, "name is null");
+        requireNonNull(expectedTableId, "expectedTableId is null");
+        return database.inTransaction(handle -> {
+            TableEntry table = findTable(handle, name).orElseThrow(() -> notFound("Table %s does not exist", name));
+            if (expectedTableId.isPresent() && expectedTableId.getAsLong() != table.tableId()) {
+                throw aborted("Table %s was dropped and created again since the statement began; nothing was truncated", name);
+            }
+            long now = clock.millis();
+            DroppedTable dropped = retention.drop(handle, table, now);
+            long tableId = TableRows.insertTable(handle, name, table.columns(), table.properties(), table.comment(), table.createdMillis());
+            TableRows.updateTable(handle, tableId, 1, List.of());
+            retention.recordVersion(handle, tableId, 1, now);
+            return new TruncatedTable(findTable(handle, name).orElseThrow(), dropped);
+        });
+    }
+
+    /** A table emptied by {@link #truncateTable}: the new, empty table, and the one it replaced. */
+    public record TruncatedTable(TableEntry table, DroppedTable dropped)
+    {
+        public TruncatedTable
+        {
+            requireNonNull(table, "table is null");
+            requireNonNull(dropped, "dropped is null");
+        }
     }
 
     /** Renames a schema with every table in it; each keeps its id, versions and files. */

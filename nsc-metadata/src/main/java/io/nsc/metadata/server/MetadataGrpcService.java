@@ -72,6 +72,8 @@ import io.nsc.protocol.proto.SetCommentResponse;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.proto.TruncateTableRequest;
+import io.nsc.protocol.proto.TruncateTableResponse;
 
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
@@ -114,6 +116,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameSchemaMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getTruncateTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAllocateFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getCommitFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getReplaceReplicaMethod(), CLIENT)
@@ -287,6 +290,24 @@ public final class MetadataGrpcService
                     .setDropped(dropped.isPresent())
                     .setTablesDropped(droppedTables.size())
                     .setFilesReleased(filesReleased)
+                    .build();
+        });
+    }
+
+    @Override
+    public void truncateTable(TruncateTableRequest request, StreamObserver<TruncateTableResponse> observer)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        audited("TruncateTable", name.toString(), observer, () -> {
+            // table ids start at 1, so 0 means no expectation
+            TableCatalog.TruncatedTable truncated = tables.truncateTable(name,
+                    request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId()));
+            stats.tableDropped(truncated.dropped().filesReleased());
+            log.info("Truncated table %s (id %s, now %s), releasing %s files once the table version retention passes",
+                    name, truncated.dropped().tableId(), truncated.table().tableId(), truncated.dropped().filesReleased());
+            return TruncateTableResponse.newBuilder()
+                    .setTable(toTableInfo(truncated.table()))
+                    .setFilesReleased(truncated.dropped().filesReleased())
                     .build();
         });
     }

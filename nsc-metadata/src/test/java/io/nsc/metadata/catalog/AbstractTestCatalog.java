@@ -538,6 +538,35 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testTruncateTable()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry file = file(10, "node-a");
+        allocate(file);
+        List<TableColumn> columns = List.of(new TableColumn("a", "bigint", Optional.of("key")));
+        TableEntry table = tables.createTable(LINEITEM, columns, PROPERTIES, Optional.of("kept"), false).table();
+        commits.commit(commit(LINEITEM, List.of(new TableColumn("a", "bigint")), false, List.of(file), OptionalLong.of(1)));
+
+        clock.advance(5, MINUTES);
+        assertStatus(() -> tables.truncateTable(LINEITEM, OptionalLong.of(table.tableId() + 100)), ABORTED,
+                "Table tpch.lineitem was dropped and created again since the statement began; nothing was truncated");
+        TableCatalog.TruncatedTable truncated = tables.truncateTable(LINEITEM, OptionalLong.of(table.tableId()));
+        assertThat(truncated.dropped()).isEqualTo(new DroppedTable(table.tableId(), 1));
+        TableEntry empty = truncated.table();
+        assertThat(empty.tableId()).isNotEqualTo(table.tableId());
+        assertThat(empty.columns()).isEqualTo(columns);
+        assertThat(empty.properties()).isEqualTo(PROPERTIES);
+        assertThat(empty.comment()).contains("kept");
+        assertThat(empty.createdMillis()).isEqualTo(table.createdMillis());
+        assertThat(List.of(empty.rowCount(), empty.fileCount(), empty.sizeBytes())).containsOnly(0L);
+        assertThat(tables.getTable(LINEITEM)).contains(empty);
+        assertThat(tables.getTableFiles(empty.tableId()).orElseThrow().files()).isEmpty();
+        // the truncated file stays claimed for the table version retention
+        assertThat(allocations.findOrphans("node-a", List.of(file.fileId()))).isEmpty();
+        assertStatus(() -> tables.truncateTable(new SchemaTableName("tpch", "missing"), OptionalLong.empty()), NOT_FOUND, "Table tpch.missing does not exist");
+    }
+
+    @Test
     void testDropSchemaCascade()
     {
         tables.createSchema("tpch", false);

@@ -34,6 +34,7 @@ import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.NscConfig;
 import io.trino.spi.TrinoException;
@@ -228,6 +229,30 @@ public class NscMetadataClient
                 case NOT_FOUND -> schemaNotFound(name.getSchemaName(), e);
                 case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, e.getStatus().getDescription(), e);
                 default -> metadataError("create table " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Empties the table with id {@code tableId} under {@code name}: an empty table of the same
+     * definition takes its place (under a new id) in one metadata transaction.
+     *
+     * @throws TrinoException TABLE_NOT_FOUND when no table of that name and id exists any more
+     */
+    public void truncateTable(SchemaTableName name, long tableId)
+    {
+        TruncateTableRequest request = TruncateTableRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .setExpectedTableId(tableId)
+                .build();
+        try {
+            stub().truncateTable(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND, ABORTED -> new TrinoException(TABLE_NOT_FOUND, e.getStatus().getDescription(), e);
+                default -> metadataError("truncate table " + name, e);
             };
         }
     }

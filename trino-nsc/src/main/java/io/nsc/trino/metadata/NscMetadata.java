@@ -583,6 +583,16 @@ public class NscMetadata
     }
 
     @Override
+    public void truncateTable(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        // the table this statement planned, not another created under its name since
+        client.truncateTable(handle.schemaTableName(), handle.tableId());
+        tableFilesCache.invalidate(handle.tableId());
+        plannedTables.remove(handle.schemaTableName());
+    }
+
+    @Override
     public void renameSchema(ConnectorSession session, String source, String target)
     {
         checkName("schema", target);

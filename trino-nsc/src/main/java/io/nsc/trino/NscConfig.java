@@ -40,6 +40,7 @@ public class NscConfig
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     private long aggregationPushdownMaxGroups = 10_000;
     private Duration scanTimeout = new Duration(1, HOURS);
+    private int scanFanOutThreads = 16;
 
     @NotNull
     @ValidMetadataAddresses
@@ -333,6 +334,21 @@ public class NscConfig
     public NscConfig setScanTimeout(Duration scanTimeout)
     {
         this.scanTimeout = scanTimeout;
+        return this;
+    }
+
+    @Min(1)
+    @Max(1024)
+    public int getScanFanOutThreads()
+    {
+        return scanFanOutThreads;
+    }
+
+    @Config("nsc.scan-fan-out-threads")
+    @ConfigDescription("Threads per worker that wait on the storage-side scans of pushed-down aggregations, one part each; more parts wait their turn")
+    public NscConfig setScanFanOutThreads(int scanFanOutThreads)
+    {
+        this.scanFanOutThreads = scanFanOutThreads;
         return this;
     }
 }

@@ -48,7 +48,8 @@ final class TestNscConfig
                 .setScanBatchSize(DataSize.of(1, MEGABYTE))
                 .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS))
                 .setAggregationPushdownMaxGroups(10_000)
-                .setScanTimeout(new Duration(1, HOURS)));
+                .setScanTimeout(new Duration(1, HOURS))
+                .setScanFanOutThreads(16));
     }
 
     @Test
@@ -75,6 +76,7 @@ final class TestNscConfig
                 .put("nsc.dynamic-filtering-wait-timeout", "5s")
                 .put("nsc.aggregation-pushdown-max-groups", "500")
                 .put("nsc.scan-timeout", "7m")
+                .put("nsc.scan-fan-out-threads", "4")
                 .buildOrThrow();
 
         assertFullMapping(properties, new NscConfig()
@@ -97,7 +99,8 @@ final class TestNscConfig
                 .setScanBatchSize(DataSize.of(2, MEGABYTE))
                 .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
                 .setAggregationPushdownMaxGroups(500)
-                .setScanTimeout(new Duration(7, MINUTES)));
+                .setScanTimeout(new Duration(7, MINUTES))
+                .setScanFanOutThreads(4));
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
+import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceStub;
 import io.nsc.protocol.security.TransportSecurity;
 import jakarta.annotation.PreDestroy;
 
@@ -32,6 +33,12 @@ public class StorageClients
     public StorageServiceBlockingStub blockingStub(String address)
     {
         return StorageServiceGrpc.newBlockingStub(channel(address));
+    }
+
+    /** For streaming calls whose messages the caller takes as they arrive (scans). */
+    public StorageServiceStub stub(String address)
+    {
+        return StorageServiceGrpc.newStub(channel(address));
     }
 
     /** The channel to the storage node at {@code host:port}, for calls other than blocking ones (uploads). */

@@ -25,6 +25,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -193,12 +194,20 @@ public class AggregationPageSource
         return new Page(1, blocks);
     }
 
-    /** On a fan-out thread: hands each page of the part to the driver, waiting while the queue is full. */
+    /**
+     * On a fan-out thread: hands each page of the part to the driver, waiting while the queue is
+     * full. The thread is there to wait: it waits for the part's scan as for room in the queue.
+     */
     private void scan(NscSplit part)
-            throws InterruptedException, IOException
+            throws InterruptedException, IOException, ExecutionException
     {
         try (ConnectorPageSource source = partScan.open(part)) {
-            for (SourcePage page = source.getNextSourcePage(); page != null; page = source.getNextSourcePage()) {
+            while (!source.isFinished()) {
+                SourcePage page = source.getNextSourcePage();
+                if (page == null) {
+                    source.isBlocked().get();
+                    continue;
+                }
                 Page partial = page.getPage();
                 queuedBytes.addAndGet(partial.getRetainedSizeInBytes());
                 arrived.put(partial);

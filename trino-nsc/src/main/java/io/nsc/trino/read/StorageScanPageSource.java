@@ -2,9 +2,7 @@ package io.nsc.trino.read;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
-import io.grpc.Context;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.protocol.proto.ScanRequest;
@@ -21,10 +19,13 @@ import io.trino.spi.metrics.Metrics;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
@@ -34,9 +35,13 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * A split scanned by a storage node: it decodes, filters, projects and limits next to the disk
- * and streams compressed pages of the output columns. If a replica fails mid-stream the scan
- * runs again on the next one, and the rows already returned are skipped: a scan of the same
- * row groups with the same request returns the same rows in the same order.
+ * and streams compressed pages of the output columns. The driver never waits on the network:
+ * when no message has arrived, {@link #getNextSourcePage} answers null and {@link #isBlocked}
+ * when one does. If a replica fails mid-stream (a transport error, or a storage error another
+ * replica may not have) the scan runs again on the next one, and the rows already returned are
+ * skipped: a scan of the same row groups with the same request returns the same rows in the same
+ * order. What is not the replica's fault (a bad request, the scan's memory budget, a batch that
+ * does not decode) fails the split at once. Closing the source cancels the call.
  * Completed bytes are the compressed bytes received, so Trino's physical input shows what
  * crossed the network.
  * <p>
@@ -46,6 +51,18 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 public class StorageScanPageSource
         implements ConnectorPageSource
 {
+    // errors of the replica or of the way to it: another replica may well succeed
+    private static final Set<Status.Code> REPLICA_FAILURES = EnumSet.of(
+            Status.Code.UNAVAILABLE,
+            Status.Code.DEADLINE_EXCEEDED,
+            Status.Code.CANCELLED,
+            Status.Code.UNKNOWN,
+            Status.Code.ABORTED,
+            Status.Code.INTERNAL,
+            // the file or a row group is missing or corrupt on this replica
+            Status.Code.NOT_FOUND,
+            Status.Code.DATA_LOSS);
+
     private final ScanRequest request;
     private final List<String> replicas;
     private final StorageClients storageClients;
@@ -55,8 +72,7 @@ public class StorageScanPageSource
     private final List<String> failures = new ArrayList<>();
 
     private int replica;
-    private Context.CancellableContext call;
-    private Iterator<ScanResponse> responses;
+    private ScanStream stream;
     private long rowsToSkip;
     private long rowsReturned;
     private long bytesReceived;
@@ -77,70 +93,93 @@ public class StorageScanPageSource
     @Override
     public SourcePage getNextSourcePage()
     {
-        while (!finished && pages.isEmpty()) {
-            receive();
+        long start = System.nanoTime();
+        try {
+            while (!finished && pages.isEmpty()) {
+                if (stream == null) {
+                    startCall();
+                }
+                ScanResponse response = stream.poll();
+                if (response != null) {
+                    receive(response);
+                }
+                else if (stream.isDone()) {
+                    end(stream.failure());
+                }
+                else {
+                    // nothing yet: isBlocked() says when
+                    break;
+                }
+            }
+        }
+        finally {
+            readTimeNanos += System.nanoTime() - start;
         }
         Page page = pages.poll();
         return page == null ? null : SourcePage.create(page);
     }
 
-    private void receive()
+    @Override
+    public CompletableFuture<?> isBlocked()
     {
-        long start = System.nanoTime();
-        try {
-            if (responses == null) {
-                startCall();
-            }
-            if (!responses.hasNext()) {
-                if (summary == null) {
-                    throw new IllegalStateException("storage node ended the scan without a summary");
-                }
-                finish();
-                return;
-            }
-            ScanResponse response = responses.next();
-            switch (response.getPartCase()) {
-                case BATCH -> {
-                    bytesReceived += response.getBatch().getData().size();
-                    codec.decode(response.getBatch()).forEach(this::deliver);
-                }
-                case SUMMARY -> summary = response.getSummary();
-                case PART_NOT_SET -> throw new IllegalStateException("empty scan response");
-            }
+        if (finished || !pages.isEmpty() || stream == null) {
+            return NOT_BLOCKED;
         }
-        catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED) {
-                // the scan's memory budget: another replica has the same budget and the same rows
-                closeCall();
-                finished = true;
-                throw new TrinoException(NSC_STORAGE_SCAN_MEMORY_LIMIT, "Storage-side scan of nsc file %s on %s: %s".formatted(request.getFileId(), replicas.get(replica), e.getStatus().getDescription()), e);
-            }
-            failOver(e);
-        }
-        catch (IllegalStateException e) {
-            failOver(e);
-        }
-        catch (IllegalArgumentException | MemoryLimitExceededException e) {
-            closeCall();
-            throw new TrinoException(NSC_BAD_STORAGE_RESPONSE, "Storage node %s sent a bad page batch for nsc file %s: %s".formatted(replicas.get(replica), request.getFileId(), e.getMessage()), e);
-        }
-        finally {
-            readTimeNanos += System.nanoTime() - start;
-        }
+        return stream.progress();
     }
 
     private void startCall()
     {
-        call = Context.current().withCancellation();
-        Context previous = call.attach();
-        try {
-            responses = storageClients.blockingStub(replicas.get(replica))
-                    .withDeadlineAfter(timeoutMillis, MILLISECONDS)
-                    .scan(request);
+        stream = new ScanStream();
+        storageClients.stub(replicas.get(replica))
+                .withDeadlineAfter(timeoutMillis, MILLISECONDS)
+                .scan(request, stream);
+    }
+
+    private void receive(ScanResponse response)
+    {
+        switch (response.getPartCase()) {
+            case BATCH -> {
+                bytesReceived += response.getBatch().getData().size();
+                List<Page> decoded;
+                try {
+                    decoded = codec.decode(response.getBatch());
+                }
+                catch (IllegalArgumentException | MemoryLimitExceededException e) {
+                    closeCall();
+                    finished = true;
+                    throw new TrinoException(NSC_BAD_STORAGE_RESPONSE, "Storage node %s sent a bad page batch for nsc file %s: %s".formatted(replicas.get(replica), request.getFileId(), e.getMessage()), e);
+                }
+                decoded.forEach(this::deliver);
+            }
+            case SUMMARY -> summary = response.getSummary();
+            case PART_NOT_SET -> failOver("sent an empty scan response", null);
         }
-        finally {
-            call.detach(previous);
+    }
+
+    /** The call ended: completed, or failed with {@code failure}. */
+    private void end(Optional<Throwable> failure)
+    {
+        if (failure.isEmpty()) {
+            if (summary == null) {
+                failOver("ended the scan without a summary", null);
+                return;
+            }
+            finish();
+            return;
         }
+        Status status = Status.fromThrowable(failure.get());
+        if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+            // the scan's memory budget: another replica has the same budget and the same rows
+            finish();
+            throw new TrinoException(NSC_STORAGE_SCAN_MEMORY_LIMIT, "Storage-side scan of nsc file %s on %s: %s".formatted(request.getFileId(), replicas.get(replica), status.getDescription()), failure.get());
+        }
+        if (!REPLICA_FAILURES.contains(status.getCode())) {
+            // a bad request or a refusal: every replica would answer the same
+            finish();
+            throw new TrinoException(NSC_STORAGE_ERROR, "Storage node %s refused the scan of nsc file %s: %s".formatted(replicas.get(replica), request.getFileId(), status), failure.get());
+        }
+        failOver(status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription()), failure.get());
     }
 
     private void deliver(Page page)
@@ -158,14 +197,14 @@ public class StorageScanPageSource
         pages.add(kept);
     }
 
-    private void failOver(RuntimeException e)
+    private void failOver(String problem, Throwable cause)
     {
-        failures.add(replicas.get(replica) + ": " + e.getMessage());
+        failures.add(replicas.get(replica) + ": " + problem);
         closeCall();
         replica++;
         if (replica >= replicas.size()) {
             finished = true;
-            throw new TrinoException(NSC_STORAGE_ERROR, "Cannot scan nsc file %s on any replica: %s".formatted(request.getFileId(), String.join("; ", failures)), e);
+            throw new TrinoException(NSC_STORAGE_ERROR, "Cannot scan nsc file %s on any replica: %s".formatted(request.getFileId(), String.join("; ", failures)), cause);
         }
         failovers++;
         // the next replica sends the same rows in the same order: skip those already returned
@@ -175,11 +214,10 @@ public class StorageScanPageSource
 
     private void closeCall()
     {
-        if (call != null) {
-            call.cancel(null);
-            call = null;
+        if (stream != null) {
+            stream.cancel();
+            stream = null;
         }
-        responses = null;
     }
 
     private void finish()

@@ -1,0 +1,338 @@
+package io.nsc.trino.read;
+
+import com.google.protobuf.ByteString;
+import io.airlift.slice.DynamicSliceOutput;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.nsc.parquet.wire.PageCodec;
+import io.nsc.protocol.proto.PageBatch;
+import io.nsc.protocol.proto.PageCompression;
+import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanResponse;
+import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.trino.client.StorageClients;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
+import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.connector.SourcePage;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
+import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
+import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
+import static io.nsc.trino.NscErrorCode.NSC_STORAGE_SCAN_MEMORY_LIMIT;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * A storage-side scan against a fake storage node: the driver is never blocked while the node is
+ * silent, a replica's transport or storage failure moves the scan to the next replica without
+ * repeating rows, a refusal every replica would give fails at once, closing cancels the call on
+ * the node, and a misbehaving node must not take a Trino worker's heap (batches are decoded
+ * within limits; what is refused becomes a TrinoException with an nsc error code).
+ */
+@TestInstance(PER_CLASS)
+final class TestStorageScanPageSource
+{
+    private final AtomicInteger calls = new AtomicInteger();
+    private volatile BiConsumer<ScanRequest, StreamObserver<ScanResponse>> behaviour;
+    private Server server;
+    private StorageClients clients;
+    private String address;
+
+    @BeforeAll
+    void setUp()
+            throws IOException
+    {
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(new StorageServiceGrpc.StorageServiceImplBase()
+                {
+                    @Override
+                    public void scan(ScanRequest request, StreamObserver<ScanResponse> responseObserver)
+                    {
+                        calls.incrementAndGet();
+                        behaviour.accept(request, responseObserver);
+                    }
+                })
+                .build()
+                .start();
+        address = "127.0.0.1:" + server.getPort();
+        clients = new StorageClients(TransportSecurity.insecure());
+    }
+
+    @AfterAll
+    void tearDown()
+    {
+        clients.close();
+        server.shutdownNow();
+    }
+
+    @Test
+    void testGoodBatchesArrive()
+    {
+        respond(batch(0, 3));
+        StorageScanPageSource source = source();
+        SourcePage page = nextPage(source);
+        assertThat(page.getPositionCount()).isEqualTo(3);
+        assertThat(nextPage(source)).isNull();
+        assertThat(source.isFinished()).isTrue();
+    }
+
+    @Test
+    void testDriverIsNotBlockedWhileTheNodeIsSilent()
+            throws Exception
+    {
+        CountDownLatch release = new CountDownLatch(1);
+        behaviour = (_, observer) -> {
+            awaitUninterruptibly(release);
+            send(observer, batch(0, 3));
+            finish(observer);
+        };
+        StorageScanPageSource source = source();
+        assertThat(source.getNextSourcePage()).isNull();
+        assertThat(source.isFinished()).isFalse();
+        CompletableFuture<?> blocked = source.isBlocked();
+        assertThat(blocked).isNotDone();
+        release.countDown();
+        blocked.get(10, SECONDS);
+        assertThat(values(readAll(source))).containsExactly(0L, 1L, 2L);
+    }
+
+    @Test
+    void testReplicaFailureMovesTheScanWithoutRepeatingRows()
+    {
+        int first = calls.get() + 1;
+        behaviour = (_, observer) -> {
+            if (calls.get() == first) {
+                // three rows, then the node goes away
+                send(observer, batch(0, 3));
+                observer.onError(Status.UNAVAILABLE.withDescription("node restarting").asRuntimeException());
+                return;
+            }
+            send(observer, batch(0, 3));
+            send(observer, batch(3, 5));
+            finish(observer);
+        };
+        StorageScanPageSource source = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000);
+        assertThat(values(readAll(source))).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(calls.get()).isEqualTo(first + 1);
+        assertThat(((LongCount) source.getMetrics().getMetrics().get(ReadMetrics.STORAGE_REPLICA_FAILOVERS)).getTotal()).isEqualTo(1);
+    }
+
+    @Test
+    void testNodeEndingWithoutSummaryIsAReplicaFailure()
+    {
+        int first = calls.get() + 1;
+        behaviour = (_, observer) -> {
+            send(observer, batch(0, 2));
+            if (calls.get() == first) {
+                observer.onCompleted();
+                return;
+            }
+            finish(observer);
+        };
+        StorageScanPageSource source = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000);
+        assertThat(values(readAll(source))).containsExactly(0L, 1L);
+        assertThat(calls.get()).isEqualTo(first + 1);
+
+        behaviour = (_, observer) -> {
+            send(observer, batch(0, 2));
+            observer.onCompleted();
+        };
+        StorageScanPageSource alone = source();
+        assertThatThrownBy(() -> readAll(alone))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_ERROR.toErrorCode()))
+                .hasMessageContaining("ended the scan without a summary");
+    }
+
+    @Test
+    void testRefusalIsNotTriedOnAnotherReplica()
+    {
+        behaviour = (_, observer) -> observer.onError(Status.INVALID_ARGUMENT.withDescription("row group 7 does not exist").asRuntimeException());
+        int before = calls.get();
+        StorageScanPageSource source = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000);
+        assertThatThrownBy(() -> readAll(source))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_ERROR.toErrorCode()))
+                .hasMessageContaining("refused the scan")
+                .hasMessageContaining("row group 7 does not exist");
+        assertThat(calls.get()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void testCloseCancelsTheScanOnTheNode()
+            throws Exception
+    {
+        CountDownLatch cancelled = new CountDownLatch(1);
+        behaviour = (_, observer) -> ((ServerCallStreamObserver<ScanResponse>) observer).setOnCancelHandler(cancelled::countDown);
+        StorageScanPageSource source = source();
+        assertThat(source.getNextSourcePage()).isNull();
+        source.close();
+        assertThat(cancelled.await(10, SECONDS)).isTrue();
+        assertThat(source.isFinished()).isTrue();
+    }
+
+    @Test
+    void testBatchClaimingAHugeSizeFailsTheQueryNotTheWorker()
+    {
+        respond(PageBatch.newBuilder()
+                .setCompression(PageCompression.PAGE_COMPRESSION_LZ4)
+                .setUncompressedSize(Integer.MAX_VALUE)
+                .setPageCount(1)
+                .setData(ByteString.copyFrom(new byte[16]))
+                .build());
+        assertThatThrownBy(() -> readAll(source()))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_BAD_STORAGE_RESPONSE.toErrorCode()))
+                .hasMessageContaining("uncompressed bytes, the limit is");
+    }
+
+    @Test
+    void testBlocksThatExpandPastTheLimitFailTheQuery()
+    {
+        // one page of one run-length block claiming 2^31-1 positions: a few dozen bytes
+        DynamicSliceOutput data = new DynamicSliceOutput(64);
+        data.writeInt(Integer.MAX_VALUE);
+        data.writeInt(1);
+        writeName(data, "RLE");
+        data.writeInt(Integer.MAX_VALUE);
+        writeName(data, "LONG_ARRAY");
+        data.writeInt(1);
+        data.writeBoolean(false);
+        data.writeLong(7);
+        byte[] bytes = data.slice().getBytes();
+        respond(PageBatch.newBuilder()
+                .setCompression(PageCompression.PAGE_COMPRESSION_NONE)
+                .setUncompressedSize(bytes.length)
+                .setPageCount(1)
+                .setPositionCount(Integer.MAX_VALUE)
+                .setData(ByteString.copyFrom(bytes))
+                .build());
+        assertThatThrownBy(() -> readAll(source(PageCompression.PAGE_COMPRESSION_NONE)))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_BAD_STORAGE_RESPONSE.toErrorCode()))
+                .hasMessageContaining("exceeds its memory limit");
+    }
+
+    @Test
+    void testScanOverTheStorageMemoryBudgetDoesNotFailOver()
+    {
+        behaviour = (_, observer) -> observer.onError(Status.RESOURCE_EXHAUSTED.withDescription("Scan of file f exceeds its memory limit of 256MB").asRuntimeException());
+        int before = calls.get();
+        StorageScanPageSource source = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000);
+        assertThatThrownBy(() -> readAll(source))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_SCAN_MEMORY_LIMIT.toErrorCode()))
+                .hasMessageContaining("exceeds its memory limit of 256MB");
+        // the second replica has the same budget and the same rows: not asked
+        assertThat(calls.get()).isEqualTo(before + 1);
+    }
+
+    private void respond(PageBatch batch)
+    {
+        behaviour = (_, observer) -> {
+            observer.onNext(ScanResponse.newBuilder().setBatch(batch).build());
+            observer.onNext(ScanResponse.newBuilder().setSummary(ScanSummary.getDefaultInstance()).build());
+            observer.onCompleted();
+        };
+    }
+
+    /** The next page, waiting on isBlocked() as the driver does; null once the source is finished. */
+    private static SourcePage nextPage(StorageScanPageSource source)
+    {
+        while (true) {
+            SourcePage page = source.getNextSourcePage();
+            if (page != null || source.isFinished()) {
+                return page;
+            }
+            try {
+                source.isBlocked().get(10, SECONDS);
+            }
+            catch (Exception e) {
+                throw new AssertionError("the source stayed blocked", e);
+            }
+        }
+    }
+
+    private static List<Page> readAll(StorageScanPageSource source)
+    {
+        List<Page> pages = new ArrayList<>();
+        for (SourcePage page = nextPage(source); page != null; page = nextPage(source)) {
+            pages.add(page.getPage());
+        }
+        return pages;
+    }
+
+    private static List<Long> values(List<Page> pages)
+    {
+        List<Long> values = new ArrayList<>();
+        for (Page page : pages) {
+            for (int position = 0; position < page.getPositionCount(); position++) {
+                values.add(BIGINT.getLong(page.getBlock(0), position));
+            }
+        }
+        return values;
+    }
+
+    /** One batch of one page of the bigints from {@code from} to {@code to} (exclusive). */
+    private static PageBatch batch(long from, long to)
+    {
+        PageCodec.BatchBuilder batch = new PageCodec(PageCompression.PAGE_COMPRESSION_LZ4).newBatch();
+        BlockBuilder values = BIGINT.createBlockBuilder(null, (int) (to - from));
+        for (long value = from; value < to; value++) {
+            BIGINT.writeLong(values, value);
+        }
+        batch.add(new Page(values.build()));
+        return batch.build();
+    }
+
+    private static void send(StreamObserver<ScanResponse> observer, PageBatch batch)
+    {
+        observer.onNext(ScanResponse.newBuilder().setBatch(batch).build());
+    }
+
+    private static void finish(StreamObserver<ScanResponse> observer)
+    {
+        observer.onNext(ScanResponse.newBuilder().setSummary(ScanSummary.getDefaultInstance()).build());
+        observer.onCompleted();
+    }
+
+    private StorageScanPageSource source()
+    {
+        return source(PageCompression.PAGE_COMPRESSION_LZ4);
+    }
+
+    private StorageScanPageSource source(PageCompression compression)
+    {
+        return new StorageScanPageSource(request(compression), List.of(address), clients, 30_000);
+    }
+
+    private static ScanRequest request(PageCompression compression)
+    {
+        return ScanRequest.newBuilder().setFileId("0123456789abcdef0123456789abcdef").addRowGroups(0).setCompression(compression).build();
+    }
+
+    private static void writeName(DynamicSliceOutput out, String name)
+    {
+        out.writeInt(name.length());
+        out.writeBytes(name.getBytes(US_ASCII));
+    }
+}

@@ -12,19 +12,22 @@ import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTransactionHandle;
-import io.trino.spi.connector.FixedPageSource;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.connector.SourcePage;
 import io.trino.spi.connector.SystemTable;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.ArrayType;
 import io.trino.spi.type.Type;
 
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.BiConsumer;
 
 import static io.airlift.slice.Slices.utf8Slice;
+import static java.util.Collections.emptyIterator;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
@@ -113,27 +116,97 @@ public final class NscFilesTable
         return tableMetadata;
     }
 
+    /** Pages built batch by batch as the engine asks, so a table of millions of files is never held whole. */
     @Override
     public ConnectorPageSource pageSource(ConnectorTransactionHandle transaction, ConnectorSession session, TupleDomain<Integer> constraint)
     {
         List<Type> types = kind.columns.stream().map(ColumnMetadata::getType).toList();
-        ImmutableList.Builder<Page> pages = ImmutableList.builder();
-        PageBuilder page = new PageBuilder(types);
-        try (TableFileBatches batches = tableFiles.fileBatches(table)) {
-            while (batches.hasNext()) {
-                for (FileEntry file : batches.next()) {
-                    if (page.isFull()) {
-                        pages.add(page.build());
-                        page.reset();
+        return new ListingPageSource(tableFiles.fileBatches(table), new PageBuilder(types), kind.rowsOfFile);
+    }
+
+    private static final class ListingPageSource
+            implements ConnectorPageSource
+    {
+        private final TableFileBatches batches;
+        private final PageBuilder page;
+        private final BiConsumer<PageBuilder, FileEntry> rowsOfFile;
+        private Iterator<FileEntry> batch = emptyIterator();
+        private long completedPositions;
+        private boolean finished;
+
+        private ListingPageSource(TableFileBatches batches, PageBuilder page, BiConsumer<PageBuilder, FileEntry> rowsOfFile)
+        {
+            this.batches = requireNonNull(batches, "batches is null");
+            this.page = requireNonNull(page, "page is null");
+            this.rowsOfFile = requireNonNull(rowsOfFile, "rowsOfFile is null");
+        }
+
+        @Override
+        public SourcePage getNextSourcePage()
+        {
+            if (finished) {
+                return null;
+            }
+            while (!page.isFull()) {
+                if (!batch.hasNext()) {
+                    if (!batches.hasNext()) {
+                        // the listing is done: the last, partly filled page
+                        close();
+                        break;
                     }
-                    kind.rowsOfFile.accept(page, file);
+                    batch = batches.next().iterator();
+                    continue;
                 }
+                rowsOfFile.accept(page, batch.next());
+            }
+            if (page.isEmpty()) {
+                return null;
+            }
+            Page built = page.build();
+            page.reset();
+            completedPositions += built.getPositionCount();
+            return SourcePage.create(built);
+        }
+
+        @Override
+        public boolean isFinished()
+        {
+            return finished;
+        }
+
+        @Override
+        public long getCompletedBytes()
+        {
+            return 0;
+        }
+
+        @Override
+        public OptionalLong getCompletedPositions()
+        {
+            return OptionalLong.of(completedPositions);
+        }
+
+        @Override
+        public long getReadTimeNanos()
+        {
+            return 0;
+        }
+
+        @Override
+        public long getMemoryUsage()
+        {
+            return page.getRetainedSizeInBytes();
+        }
+
+        /** Ends the listing (of the cache or the metadata service's pages), also when the query is cancelled. */
+        @Override
+        public void close()
+        {
+            if (!finished) {
+                finished = true;
+                batches.close();
             }
         }
-        if (!page.isEmpty()) {
-            pages.add(page.build());
-        }
-        return new FixedPageSource(pages.build());
     }
 
     private static void appendFile(PageBuilder page, FileEntry file)

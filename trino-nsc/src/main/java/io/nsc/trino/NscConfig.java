@@ -2,6 +2,7 @@ package io.nsc.trino;
 
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
+import io.airlift.configuration.DefunctConfig;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
@@ -18,6 +19,8 @@ import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
+// a footer's size on the heap grows with its row groups and columns: a count of footers bounded nothing
+@DefunctConfig("nsc.footer-cache-size")
 public class NscConfig
 {
     private String metadataAddress;
@@ -27,7 +30,7 @@ public class NscConfig
     private Duration tableFilesCacheTtl = new Duration(10, SECONDS);
     private DataSize tableFilesCacheMaxSize = DataSize.of(128, MEGABYTE);
     private int tableFilesBatchSize = 1000;
-    private int footerCacheSize = 1000;
+    private DataSize footerCacheMaxSize = DataSize.of(128, MEGABYTE);
     private boolean statsPruningEnabled = true;
     private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
     private DataSize writerTargetFileSize = DataSize.of(1, GIGABYTE);
@@ -147,17 +150,18 @@ public class NscConfig
         return this;
     }
 
-    @Min(0)
-    public int getFooterCacheSize()
+    @NotNull
+    @MaxDataSize("64GB")
+    public DataSize getFooterCacheMaxSize()
     {
-        return footerCacheSize;
+        return footerCacheMaxSize;
     }
 
-    @Config("nsc.footer-cache-size")
-    @ConfigDescription("Parquet footers kept per worker, by file id (files are immutable)")
-    public NscConfig setFooterCacheSize(int footerCacheSize)
+    @Config("nsc.footer-cache-max-size")
+    @ConfigDescription("Heap per worker for parsed Parquet footers, by file id (files are immutable; 0B: none cached)")
+    public NscConfig setFooterCacheMaxSize(DataSize footerCacheMaxSize)
     {
-        this.footerCacheSize = footerCacheSize;
+        this.footerCacheMaxSize = footerCacheMaxSize;
         return this;
     }
 

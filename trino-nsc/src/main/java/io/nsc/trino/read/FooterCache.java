@@ -19,7 +19,9 @@ import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 
 /**
  * Parsed Parquet footers by file id. nsc files are immutable and ids are never reused, so an
- * entry never goes stale: a worker fetches each footer once while it stays in the cache.
+ * entry never goes stale: a worker fetches each footer once while it stays in the cache. The
+ * cache is bounded by the footers' estimated size on the heap ({@link FooterWeight}), since a
+ * footer of a file of many row groups and columns weighs a thousand times a small one's.
  */
 public class FooterCache
 {
@@ -29,7 +31,8 @@ public class FooterCache
     public FooterCache(NscConfig config)
     {
         footers = EvictableCacheBuilder.newBuilder()
-                .maximumSize(config.getFooterCacheSize())
+                .maximumWeight(config.getFooterCacheMaxSize().toBytes())
+                .weigher((String fileId, ParquetMetadata footer) -> (int) Math.min(Integer.MAX_VALUE, FooterWeight.estimatedRetainedBytes(footer)))
                 .build();
     }
 

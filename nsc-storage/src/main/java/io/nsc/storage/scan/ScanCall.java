@@ -353,7 +353,7 @@ final class ScanCall
     private ParquetMetadata footer()
     {
         try {
-            return footers.get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty()), file.footerLength())).metadata();
+            return footers.get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty()))).metadata();
         }
         catch (ExecutionException | UncheckedExecutionException e) {
             throw badData(e.getCause());

@@ -3,6 +3,7 @@ package io.nsc.trino.read;
 import com.google.common.cache.Cache;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
+import io.nsc.parquet.FooterRetainedSize;
 import io.nsc.trino.NscConfig;
 import io.trino.cache.EvictableCacheBuilder;
 import io.trino.parquet.ParquetDataSource;
@@ -20,7 +21,7 @@ import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 /**
  * Parsed Parquet footers by file id. nsc files are immutable and ids are never reused, so an
  * entry never goes stale: a worker fetches each footer once while it stays in the cache. The
- * cache is bounded by the footers' estimated size on the heap ({@link FooterWeight}), since a
+ * cache is bounded by the footers' estimated size on the heap ({@link FooterRetainedSize}), since a
  * footer of a file of many row groups and columns weighs a thousand times a small one's.
  */
 public class FooterCache
@@ -32,7 +33,7 @@ public class FooterCache
     {
         footers = EvictableCacheBuilder.newBuilder()
                 .maximumWeight(config.getFooterCacheMaxSize().toBytes())
-                .weigher((String fileId, ParquetMetadata footer) -> (int) Math.min(Integer.MAX_VALUE, FooterWeight.estimatedRetainedBytes(footer)))
+                .weigher((String fileId, ParquetMetadata footer) -> (int) Math.min(Integer.MAX_VALUE, FooterRetainedSize.estimate(footer)))
                 .build();
     }
 

@@ -1,6 +1,5 @@
 package io.nsc.trino.read;
 
-import com.google.common.base.Strings;
 import io.airlift.units.DataSize;
 import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.trino.NscConfig;
@@ -8,26 +7,19 @@ import io.nsc.trino.write.LocalParquetFile;
 import io.nsc.trino.write.RowGroupSize;
 import io.nsc.trino.write.WriteTypes;
 import io.trino.parquet.ParquetReaderOptions;
-import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
-import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
-import io.trino.spi.type.Type;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.openjdk.jol.info.GraphLayout;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
-import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
-import static io.trino.spi.type.VarcharType.VARCHAR;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -105,56 +97,6 @@ final class TestFooterCache
         }
         LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(List.of("a"), List.of(BIGINT)), RowGroupSize.DEFAULT, Long.MAX_VALUE);
         file.append(new Page(values.build()));
-        return file.finish().path();
-    }
-
-    @Test
-    void testWeightIsTheRetainedSizeOfTheParsedFooter()
-            throws IOException
-    {
-        // one small footer; many row groups of a few columns; a wide file with long strings in its stats
-        checkWeight(writeFile("small.parquet", 1, 3, 10, 1));
-        checkWeight(writeFile("row-groups.parquet", 4, 2_000, 10, 1));
-        checkWeight(writeFile("wide.parquet", 40, 500, 100, 64));
-    }
-
-    private void checkWeight(Path file)
-            throws IOException
-    {
-        try (LocalParquetDataSource source = open(file)) {
-            ParquetMetadata footer = new FooterCache(new NscConfig()).get(file.toString(), source);
-            long measured = GraphLayout.parseInstance(footer).totalSize();
-            long estimated = FooterWeight.estimatedRetainedBytes(footer);
-            System.out.printf("%s: measured %,d, estimated %,d (%.2f)%n", file.getFileName(), measured, estimated, (double) estimated / measured);
-            assertThat((double) estimated / measured).as("estimate %s of measured %s for %s", estimated, measured, file.getFileName()).isBetween(0.67, 1.5);
-        }
-    }
-
-    /** A file of {@code columns} bigint and varchar columns (alternating), in row groups of {@code rowsPerGroup} rows. */
-    private Path writeFile(String name, int columns, int rows, int rowsPerGroup, int stringLength)
-            throws IOException
-    {
-        List<String> names = new ArrayList<>();
-        List<Type> types = new ArrayList<>();
-        for (int column = 0; column < columns; column++) {
-            names.add("column_" + column);
-            types.add(column % 2 == 0 ? BIGINT : VARCHAR);
-        }
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(names, types), RowGroupSize.ofRows(rowsPerGroup), Long.MAX_VALUE);
-        Block[] blocks = new Block[columns];
-        for (int column = 0; column < columns; column++) {
-            BlockBuilder values = types.get(column).createBlockBuilder(null, rows);
-            for (int row = 0; row < rows; row++) {
-                if (types.get(column) == BIGINT) {
-                    BIGINT.writeLong(values, row);
-                }
-                else {
-                    VARCHAR.writeSlice(values, utf8Slice(Strings.padStart(Integer.toString(row), stringLength, 'x')));
-                }
-            }
-            blocks[column] = values.build();
-        }
-        file.append(new Page(blocks));
         return file.finish().path();
     }
 }

@@ -1,7 +1,5 @@
-package io.nsc.storage.scan;
+package io.nsc.parquet;
 
-import io.nsc.parquet.FixedRowGroupParquetWriter;
-import io.nsc.parquet.LocalParquetDataSource;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.reader.MetadataReader;
@@ -14,9 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jol.info.GraphLayout;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,11 +23,11 @@ import static io.trino.spi.type.VarcharType.VARCHAR;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The footer cache weighs a parsed footer by its serialized length; this measures (JOL walks the
- * parsed objects) that the weight covers what footers of every shape really retain, and does not
- * overstate it so much that the cache would hold a fraction of what it could.
+ * The footer caches weigh a parsed footer by {@link FooterRetainedSize}; this measures (JOL walks
+ * the parsed objects) that the weight covers what footers of every shape really retain, and does
+ * not overstate it so much that a cache would hold a fraction of what it could.
  */
-final class TestParsedFooter
+final class TestFooterRetainedSize
 {
     @TempDir
     private Path directory;
@@ -53,18 +48,10 @@ final class TestParsedFooter
             // what the scanner caches after a scan: the metadata with its row groups decoded once
             metadata.getBlocks();
             long measured = GraphLayout.parseInstance(metadata).totalSize();
-            long estimated = ParsedFooter.of(metadata, footerLength(path)).retainedBytes();
+            long estimated = FooterRetainedSize.estimate(metadata);
             assertThat(measured).as("shape %s", java.util.Arrays.toString(shape)).isLessThanOrEqualTo(estimated);
             assertThat(estimated).as("shape %s", java.util.Arrays.toString(shape)).isLessThan(6 * measured);
         }
-    }
-
-    /** The length Parquet writes before its closing magic. */
-    private static int footerLength(Path path)
-            throws Exception
-    {
-        byte[] data = Files.readAllBytes(path);
-        return ByteBuffer.wrap(data, data.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
     }
 
     private static void writeFile(Path path, int rowGroups, int longColumns, int stringColumns, boolean shortNames)

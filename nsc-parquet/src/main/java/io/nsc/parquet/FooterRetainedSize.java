@@ -1,4 +1,4 @@
-package io.nsc.trino.read;
+package io.nsc.parquet;
 
 import io.trino.parquet.metadata.ParquetMetadata;
 import org.apache.parquet.format.ColumnChunk;
@@ -10,16 +10,18 @@ import org.apache.parquet.format.Statistics;
 import java.util.List;
 
 /**
- * What a parsed Parquet footer takes on the heap, estimated from its shape: the Thrift objects of
- * its schema, row groups and column chunks (with their paths and min/max bytes), and Trino's
- * parsed schema. Walking the objects' real layout on every cache miss would cost more than the
- * footer's read; the constants are per-object sizes of a 64-bit JVM with compressed references,
- * checked against the measured retained size of written footers ({@code TestFooterCache}).
+ * What a parsed Parquet footer takes on the heap, estimated from its shape, for the footer caches
+ * of workers and storage nodes: the Thrift objects of its schema, row groups and column chunks
+ * (with their paths and min/max bytes), and Trino's parsed schema. Walking the objects' real
+ * layout on every cache miss would cost more than reading the footer. The constants are
+ * per-object sizes of a 64-bit JVM with compressed references, and the total is raised by a
+ * quarter so that it covers what footers of any shape retain; {@code TestFooterRetainedSize}
+ * measures that against JOL.
  */
-final class FooterWeight
+public final class FooterRetainedSize
 {
-    // ParquetMetadata, Trino's FileMetadata, the Thrift FileMetaData and their lists
-    private static final long FILE = 1_024;
+    // ParquetMetadata, Trino's FileMetadata, the Thrift FileMetaData, the schema root and their lists
+    private static final long FILE = 4_096;
     // a Thrift SchemaElement and parquet-mr's Type (with its name, ids and logical type) per field
     private static final long SCHEMA_FIELD = 400;
     private static final long ROW_GROUP = 160;
@@ -29,9 +31,9 @@ final class FooterWeight
     private static final long STRING = 48;
     private static final long BUFFER = 64;
 
-    private FooterWeight() {}
+    private FooterRetainedSize() {}
 
-    static long estimatedRetainedBytes(ParquetMetadata footer)
+    public static long estimate(ParquetMetadata footer)
     {
         FileMetaData metadata = footer.getParquetMetadata();
         long bytes = FILE + SCHEMA_FIELD * metadata.getSchemaSize();
@@ -45,7 +47,8 @@ final class FooterWeight
                 }
             }
         }
-        return bytes;
+        // the margin: an estimate below what a footer retains would let a cache outgrow its bound
+        return bytes + bytes / 4;
     }
 
     private static long sizeOf(List<String> strings)

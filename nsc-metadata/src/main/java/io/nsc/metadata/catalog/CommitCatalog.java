@@ -69,9 +69,10 @@ public final class CommitCatalog
             Optional<TableEntry> existing = findTable(handle, name);
             checkExpectedTableId(name, existing, request);
             long now = clock.millis();
+            Optional<DroppedTable> replaced = Optional.empty();
             if (existing.isPresent() && request.replace()) {
                 // CREATE OR REPLACE TABLE AS: the old table goes as a DROP TABLE would take it
-                retention.drop(handle, existing.get(), now);
+                replaced = Optional.of(retention.drop(handle, existing.get(), now));
                 existing = Optional.empty();
             }
             if (existing.isPresent() && request.mustCreate()) {
@@ -94,7 +95,7 @@ public final class CommitCatalog
             deleteAllocations(handle, request.files());
             TableRows.updateTable(handle, tableId, version, request.files());
             retention.recordVersion(handle, tableId, version, now);
-            return new CommitResult(tableId, version, existing.isEmpty());
+            return new CommitResult(tableId, version, existing.isEmpty(), replaced);
         });
     }
 
@@ -219,6 +220,9 @@ public final class CommitCatalog
         validateColumns(request.columns());
         validateProperties(request.tableProperties());
         validateComment(request.tableComment());
+        if (request.replace() && !request.mustCreate()) {
+            throw invalidArgument("A commit that replaces a table must create it (must_create)");
+        }
         Set<String> fileIds = new HashSet<>();
         for (FileEntry file : request.files()) {
             validateFile(file);

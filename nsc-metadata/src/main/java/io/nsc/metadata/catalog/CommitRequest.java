@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -44,7 +43,6 @@ public record CommitRequest(
         tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
         requireNonNull(expectedTableId, "expectedTableId is null");
         requireNonNull(tableComment, "tableComment is null");
-        checkArgument(!replace || mustCreate, "replace needs mustCreate");
     }
 
     public CommitRequest(

@@ -270,19 +270,20 @@ public final class TableCatalog
             }
             Optional<TableEntry> existing = findTable(handle, name);
             long now = clock.millis();
+            Optional<DroppedTable> replaced = Optional.empty();
             if (existing.isPresent()) {
                 switch (ifExists) {
                     case FAIL -> throw alreadyExists("Table %s already exists", name);
                     case KEEP -> {
                         return new CreateTableResult(existing.get(), false);
                     }
-                    case REPLACE -> retention.drop(handle, existing.get(), now);
+                    case REPLACE -> replaced = Optional.of(retention.drop(handle, existing.get(), now));
                 }
             }
             long tableId = TableRows.insertTable(handle, name, columns, properties, comment, now);
             TableRows.updateTable(handle, tableId, 1, List.of());
             retention.recordVersion(handle, tableId, 1, now);
-            return new CreateTableResult(findTable(handle, name).orElseThrow(), true);
+            return new CreateTableResult(findTable(handle, name).orElseThrow(), true, replaced);
         });
     }
 

@@ -46,6 +46,10 @@ final class TableDefinitions
         if (comment.isPresent() && comment.get().length() > MAX_COMMENT_LENGTH) {
             throw invalidArgument("A comment is longer than %s characters", MAX_COMMENT_LENGTH);
         }
+        // PostgreSQL's text holds no NUL; refused on every catalog, so both keep the same comments
+        if (comment.isPresent() && comment.get().indexOf('\0') >= 0) {
+            throw invalidArgument("A comment cannot contain the NUL character");
+        }
     }
 
     static void validateProperties(Map<String, String> properties)

@@ -238,6 +238,7 @@ public final class MetadataGrpcService
                 stats.tableCreated();
                 log.info("Created table %s (id %s)", name, result.table().tableId());
             }
+            result.replaced().ifPresent(replaced -> logReplaced(name, replaced));
             return CreateTableResponse.newBuilder()
                     .setTable(toTableInfo(result.table()))
                     .setCreated(result.created())
@@ -425,6 +426,7 @@ public final class MetadataGrpcService
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
             }
+            result.replaced().ifPresent(replaced -> logReplaced(new SchemaTableName(request.getSchemaName(), request.getTableName()), replaced));
             return CommitFilesResponse.newBuilder()
                     .setTableId(result.tableId())
                     .setVersion(result.version())
@@ -529,6 +531,12 @@ public final class MetadataGrpcService
     }
 
     /** Runs one call that changes the catalog, and records who asked for what and how it ended. */
+    private void logReplaced(SchemaTableName name, DroppedTable replaced)
+    {
+        stats.tableDropped(replaced.filesReleased());
+        log.info("Replaced table %s (id %s), releasing %s files once the table version retention passes", name, replaced.tableId(), replaced.filesReleased());
+    }
+
     private <T> void audited(String method, String target, StreamObserver<T> observer, Supplier<T> call)
     {
         respond(method, observer, () -> {

@@ -601,7 +601,9 @@ abstract class AbstractTestCatalog
         long oldId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(old), OptionalLong.empty(), PROPERTIES, false)).tableId();
 
         // CREATE OR REPLACE TABLE: an empty table of the new definition, under a new id
-        TableEntry empty = tables.createTable(LINEITEM, List.of(new TableColumn("x", "varchar")), Map.of(), Optional.of("new"), TableCatalog.ExistingTable.REPLACE).table();
+        CreateTableResult created = tables.createTable(LINEITEM, List.of(new TableColumn("x", "varchar")), Map.of(), Optional.of("new"), TableCatalog.ExistingTable.REPLACE);
+        assertThat(created.replaced()).contains(new DroppedTable(oldId, 1));
+        TableEntry empty = created.table();
         assertThat(empty.tableId()).isNotEqualTo(oldId);
         assertThat(empty.columns()).containsExactly(new TableColumn("x", "varchar"));
         assertThat(List.of(empty.rowCount(), empty.fileCount())).containsOnly(0L);
@@ -610,12 +612,15 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(oldId)).isEmpty();
         // without a table of that name it is a plain CREATE
         SchemaTableName orders = new SchemaTableName("tpch", "orders");
-        assertThat(tables.createTable(orders, LINEITEM_COLUMNS, Map.of(), Optional.empty(), TableCatalog.ExistingTable.REPLACE).created()).isTrue();
+        CreateTableResult plain = tables.createTable(orders, LINEITEM_COLUMNS, Map.of(), Optional.empty(), TableCatalog.ExistingTable.REPLACE);
+        assertThat(plain.created()).isTrue();
+        assertThat(plain.replaced()).isEmpty();
 
         // CREATE OR REPLACE TABLE AS: the commit drops the table and creates the new one with its files
         CommitResult replaced = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(replacement), OptionalLong.empty(), PROPERTIES, true, OptionalLong.empty(),
                 Optional.empty(), true));
         assertThat(replaced.tableCreated()).isTrue();
+        assertThat(replaced.replaced()).contains(new DroppedTable(empty.tableId(), 0));
         assertThat(replaced.tableId()).isNotIn(oldId, empty.tableId());
         assertThat(tables.getTableFiles(replaced.tableId()).orElseThrow().files()).containsExactly(replacement);
         assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
@@ -628,6 +633,9 @@ abstract class AbstractTestCatalog
                 Optional.empty(), true)), FAILED_PRECONDITION, unallocated.fileId());
         assertThat(tables.getTable(LINEITEM).orElseThrow().tableId()).isEqualTo(replaced.tableId());
         assertThat(tables.getTableFiles(replaced.tableId()).orElseThrow().files()).containsExactly(replacement);
+        // replacing is for a commit that creates the table: never an append
+        assertStatus(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), false, OptionalLong.empty(), Optional.empty(), true)),
+                INVALID_ARGUMENT, "A commit that replaces a table must create it (must_create)");
     }
 
     @Test
@@ -662,6 +670,7 @@ abstract class AbstractTestCatalog
         assertStatus(() -> tables.setComment(LINEITEM, Optional.of("c"), Optional.of("x")), NOT_FOUND, "Column c of table tpch.lineitem does not exist");
         assertStatus(() -> tables.setComment(new SchemaTableName("tpch", "missing"), Optional.empty(), Optional.of("x")), NOT_FOUND, "Table tpch.missing does not exist");
         assertStatus(() -> tables.setComment(LINEITEM, Optional.empty(), Optional.of("x".repeat(65_537))), INVALID_ARGUMENT, "A comment is longer than 65536 characters");
+        assertStatus(() -> tables.setComment(LINEITEM, Optional.of("a"), Optional.of("a\0b")), INVALID_ARGUMENT, "A comment cannot contain the NUL character");
         assertStatus(() -> tables.createTable(new SchemaTableName("tpch", "t"), List.of(new TableColumn("a", "bigint", Optional.of("x".repeat(65_537)))), Map.of(), false),
                 INVALID_ARGUMENT, "A comment is longer than 65536 characters");
         assertThat(tables.getTable(LINEITEM).orElseThrow().columns().get(1).comment()).contains("x".repeat(65_536));

@@ -449,6 +449,11 @@ public class NscMetadataClient
             if (code != Status.Code.UNAVAILABLE && code != Status.Code.UNKNOWN) {
                 throw commitFailed(request, e);
             }
+            if (request.getReplace() && request.getFilesCount() == 0) {
+                // sent again, an applied CREATE OR REPLACE of no rows would replace its own table (and
+                // whatever was committed to it meanwhile): nothing would refuse it as a repeat
+                throw outcomeUnknown(request, e);
+            }
             return commitAgain(request, e);
         }
     }

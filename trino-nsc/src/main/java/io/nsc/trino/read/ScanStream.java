@@ -106,8 +106,13 @@ final class ScanStream
         }
     }
 
-    private synchronized void signal()
+    // completed outside the lock: the engine's listeners run on this gRPC thread
+    private void signal()
     {
-        progress.complete(null);
+        CompletableFuture<Void> current;
+        synchronized (this) {
+            current = progress;
+        }
+        current.complete(null);
     }
 }

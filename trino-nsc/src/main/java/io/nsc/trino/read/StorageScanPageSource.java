@@ -39,8 +39,9 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * when no message has arrived, {@link #getNextSourcePage} answers null and {@link #isBlocked}
  * when one does. If a replica fails mid-stream (a transport error, or a storage error another
  * replica may not have) the scan runs again on the next one, and the rows already returned are
- * skipped: a scan of the same row groups with the same request returns the same rows in the same
- * order. What is not the replica's fault (a bad request, the scan's memory budget, a batch that
+ * skipped: a filtering scan of the same row groups with the same request returns the same rows in
+ * the same order. An aggregating or top-N scan does not (a node sends partial results early at a
+ * memory threshold of its own), so it moves to another replica only before its first row. What is not the replica's fault (a bad request, the scan's memory budget, a batch that
  * does not decode) fails the split at once. Closing the source cancels the call.
  * Completed bytes are the compressed bytes received, so Trino's physical input shows what
  * crossed the network.
@@ -202,6 +203,11 @@ public class StorageScanPageSource
         failures.add(replicas.get(replica) + ": " + problem);
         closeCall();
         replica++;
+        if (rowsReturned > 0 && !resumable()) {
+            finished = true;
+            throw new TrinoException(NSC_STORAGE_ERROR, "Storage-side scan of nsc file %s failed after it returned rows, which another replica could not continue: %s".formatted(
+                    request.getFileId(), String.join("; ", failures)), cause);
+        }
         if (replica >= replicas.size()) {
             finished = true;
             throw new TrinoException(NSC_STORAGE_ERROR, "Cannot scan nsc file %s on any replica: %s".formatted(request.getFileId(), String.join("; ", failures)), cause);
@@ -210,6 +216,16 @@ public class StorageScanPageSource
         // the next replica sends the same rows in the same order: skip those already returned
         rowsToSkip = rowsReturned;
         summary = null;
+    }
+
+    /**
+     * Whether another replica continues this scan where it stopped: a filtering scan's rows come in
+     * file order on every replica; partial aggregates and top-N heaps are sent when a node's own
+     * memory threshold is reached, so another node's rows after the same count may differ.
+     */
+    private boolean resumable()
+    {
+        return !request.getAggregate() && request.getTopN() == 0;
     }
 
     private void closeCall()

@@ -57,8 +57,20 @@ final class TestNscFilesTable
             files.add(new FileEntry("%032x".formatted(file), 1000, 30, List.of(HostAddress.fromString("127.0.0.1:7080")), stats.footer(304, 10).build()));
         }
         NscTableHandle table = NscTableHandle.forTable(new SchemaTableName("s", "t"), 1, 1, List.of(), Map.of());
+        NscMetadataClient client = new NscMetadataClient(new NscConfig().setMetadataAddress("127.0.0.1:1"), TransportSecurity.insecure());
+        try {
+            assertListsLazily(client, files, table);
+        }
+        finally {
+            client.close();
+        }
+    }
+
+    private static void assertListsLazily(NscMetadataClient client, List<FileEntry> files, NscTableHandle table)
+            throws IOException
+    {
         for (Kind kind : Kind.values()) {
-            ListingCache cache = new ListingCache(files);
+            ListingCache cache = new ListingCache(client, files);
             ConnectorPageSource source = new NscFilesTable(new SchemaTableName("s", "t" + kind), kind, table, cache).pageSource(null, SESSION, TupleDomain.all());
             assertThat(cache.batchesRead.get()).as("nothing is listed before the engine asks").isZero();
 
@@ -84,7 +96,7 @@ final class TestNscFilesTable
         }
 
         // a query that stops reading (LIMIT, cancel) closes the listing
-        ListingCache cache = new ListingCache(files);
+        ListingCache cache = new ListingCache(client, files);
         ConnectorPageSource source = new NscFilesTable(new SchemaTableName("s", "t$files"), Kind.FILES, table, cache).pageSource(null, SESSION, TupleDomain.all());
         assertThat(source.getNextSourcePage()).isNotNull();
         source.close();
@@ -102,9 +114,10 @@ final class TestNscFilesTable
         private final AtomicInteger batchesRead = new AtomicInteger();
         private final AtomicInteger closed = new AtomicInteger();
 
-        ListingCache(List<FileEntry> files)
+        // the client is never called: the listing comes from the given files
+        ListingCache(NscMetadataClient unused, List<FileEntry> files)
         {
-            super(new NscMetadataClient(new NscConfig().setMetadataAddress("127.0.0.1:1"), TransportSecurity.insecure()), new NscConfig());
+            super(unused, new NscConfig());
             this.files = files;
         }
 

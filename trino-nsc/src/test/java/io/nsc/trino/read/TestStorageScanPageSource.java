@@ -142,6 +142,42 @@ final class TestStorageScanPageSource
     }
 
     @Test
+    void testAggregatingScanMovesToAnotherReplicaOnlyBeforeItsFirstRow()
+    {
+        // partial states come early at a node's own memory threshold: another node's rows after the same count may differ
+        ScanRequest aggregating = request(PageCompression.PAGE_COMPRESSION_LZ4).toBuilder().setAggregate(true).build();
+        int first = calls.get() + 1;
+        behaviour = (_, observer) -> {
+            if (calls.get() == first) {
+                send(observer, batch(0, 3));
+                observer.onError(Status.UNAVAILABLE.withDescription("node restarting").asRuntimeException());
+                return;
+            }
+            send(observer, batch(0, 5));
+            finish(observer);
+        };
+        StorageScanPageSource afterRows = new StorageScanPageSource(aggregating, List.of(address, address), clients, 30_000);
+        assertThatThrownBy(() -> readAll(afterRows))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_ERROR.toErrorCode()))
+                .hasMessageContaining("failed after it returned rows, which another replica could not continue");
+        assertThat(calls.get()).isEqualTo(first);
+
+        // failing before any row, it runs whole on the next replica
+        int second = calls.get() + 1;
+        behaviour = (_, observer) -> {
+            if (calls.get() == second) {
+                observer.onError(Status.UNAVAILABLE.withDescription("node restarting").asRuntimeException());
+                return;
+            }
+            send(observer, batch(0, 5));
+            finish(observer);
+        };
+        StorageScanPageSource beforeRows = new StorageScanPageSource(aggregating, List.of(address, address), clients, 30_000);
+        assertThat(values(readAll(beforeRows))).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(calls.get()).isEqualTo(second + 1);
+    }
+
+    @Test
     void testNodeEndingWithoutSummaryIsAReplicaFailure()
     {
         int first = calls.get() + 1;
@@ -184,10 +220,16 @@ final class TestStorageScanPageSource
     void testCloseCancelsTheScanOnTheNode()
             throws Exception
     {
+        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch cancelled = new CountDownLatch(1);
-        behaviour = (_, observer) -> ((ServerCallStreamObserver<ScanResponse>) observer).setOnCancelHandler(cancelled::countDown);
+        behaviour = (_, observer) -> {
+            ((ServerCallStreamObserver<ScanResponse>) observer).setOnCancelHandler(cancelled::countDown);
+            started.countDown();
+        };
         StorageScanPageSource source = source();
         assertThat(source.getNextSourcePage()).isNull();
+        // the node is scanning (a cancel before the request arrives would never reach a handler)
+        assertThat(started.await(10, SECONDS)).isTrue();
         source.close();
         assertThat(cancelled.await(10, SECONDS)).isTrue();
         assertThat(source.isFinished()).isTrue();

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkState;
 
@@ -26,6 +27,8 @@ final class ScanStream
     static final int IN_FLIGHT = 2;
 
     private final Queue<ScanResponse> received = new ConcurrentLinkedQueue<>();
+    // the serialized bytes of the messages waiting in received, for the page source's memory
+    private final AtomicLong receivedBytes = new AtomicLong();
     private ClientCallStreamObserver<ScanRequest> call;
     // set once, before done: the call's end, with the error it ended with if any
     private volatile boolean done;
@@ -43,6 +46,7 @@ final class ScanStream
     @Override
     public void onNext(ScanResponse response)
     {
+        receivedBytes.addAndGet(response.getSerializedSize());
         received.add(response);
         signal();
     }
@@ -66,10 +70,19 @@ final class ScanStream
     ScanResponse poll()
     {
         ScanResponse response = received.poll();
-        if (response != null && !done) {
-            call.request(1);
+        if (response != null) {
+            receivedBytes.addAndGet(-response.getSerializedSize());
+            if (!done) {
+                call.request(1);
+            }
         }
         return response;
+    }
+
+    /** What the messages waiting to be taken hold (their serialized size). */
+    long bufferedBytes()
+    {
+        return receivedBytes.get();
     }
 
     /** No message will arrive any more: the call ended, and every message it brought was taken. */

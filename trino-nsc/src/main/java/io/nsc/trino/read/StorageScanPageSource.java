@@ -269,7 +269,9 @@ public class StorageScanPageSource
     @Override
     public long getMemoryUsage()
     {
-        return pages.stream().mapToLong(Page::getRetainedSizeInBytes).sum();
+        // the decoded pages not yet returned, and the messages (at most ScanStream.IN_FLIGHT) not yet decoded
+        ScanStream current = stream;
+        return pages.stream().mapToLong(Page::getRetainedSizeInBytes).sum() + (current == null ? 0 : current.bufferedBytes());
     }
 
     @Override

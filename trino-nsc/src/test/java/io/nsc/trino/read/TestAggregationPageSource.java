@@ -18,6 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -103,6 +104,25 @@ final class TestAggregationPageSource
         assertThat(drive(source).rows()).isEqualTo(expected);
     }
 
+    @Test
+    void testPartsThatAnswerNothingYetAreWaitedFor()
+            throws Exception
+    {
+        // parts like a storage scan: nothing yet (null, and a future) before each page
+        Random random = new Random(5);
+        Map<Long, List<Long>> expected = new HashMap<>();
+        List<List<Page>> partPages = new ArrayList<>();
+        for (int part = 0; part < 3; part++) {
+            List<Page> pages = new ArrayList<>();
+            for (int page = 0; page < 4; page++) {
+                pages.add(partialPage(random, 50, 20, expected));
+            }
+            partPages.add(pages);
+        }
+        AggregationPageSource source = source(partPages.size(), part -> new LaterPageSource(partPages.get(part), executor));
+        assertThat(drive(source).rows()).isEqualTo(expected);
+    }
+
     private AggregationPageSource source(int parts, PartSources sources)
     {
         List<NscSplit> splits = new ArrayList<>();
@@ -164,6 +184,73 @@ final class TestAggregationPageSource
             expected.merge(key, List.of(count, sum), (left, right) -> List.of(left.get(0) + right.get(0), left.get(1) + right.get(1)));
         }
         return new Page(keys.build(), counts.build(), sums.build());
+    }
+
+    /** A part that answers null before each of its pages, and completes its future a moment later. */
+    private static final class LaterPageSource
+            implements ConnectorPageSource
+    {
+        private final Iterator<Page> pages;
+        private final ExecutorService executor;
+        private CompletableFuture<Void> arrived = CompletableFuture.completedFuture(null);
+        private boolean waited;
+
+        private LaterPageSource(List<Page> pages, ExecutorService executor)
+        {
+            this.pages = pages.iterator();
+            this.executor = executor;
+        }
+
+        @Override
+        public SourcePage getNextSourcePage()
+        {
+            if (!waited) {
+                waited = true;
+                arrived = CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS, executor));
+                return null;
+            }
+            waited = false;
+            return pages.hasNext() ? SourcePage.create(pages.next()) : null;
+        }
+
+        @Override
+        public CompletableFuture<?> isBlocked()
+        {
+            return arrived;
+        }
+
+        @Override
+        public long getCompletedBytes()
+        {
+            return 0;
+        }
+
+        @Override
+        public OptionalLong getCompletedPositions()
+        {
+            return OptionalLong.empty();
+        }
+
+        @Override
+        public long getReadTimeNanos()
+        {
+            return 0;
+        }
+
+        @Override
+        public boolean isFinished()
+        {
+            return !waited && !pages.hasNext();
+        }
+
+        @Override
+        public long getMemoryUsage()
+        {
+            return 0;
+        }
+
+        @Override
+        public void close() {}
     }
 
     /** A part whose one page comes only once the test releases it. */

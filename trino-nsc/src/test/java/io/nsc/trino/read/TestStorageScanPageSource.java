@@ -117,7 +117,10 @@ final class TestStorageScanPageSource
         assertThat(blocked).isNotDone();
         release.countDown();
         blocked.get(10, SECONDS);
+        // the message that arrived is reported before it is decoded
+        assertThat(source.getMemoryUsage()).isPositive();
         assertThat(values(readAll(source))).containsExactly(0L, 1L, 2L);
+        assertThat(source.getMemoryUsage()).isZero();
     }
 
     @Test

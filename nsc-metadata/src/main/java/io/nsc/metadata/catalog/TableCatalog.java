@@ -236,13 +236,7 @@ public final class TableCatalog
      */
     public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, boolean ifNotExists)
     {
-        return createTable(name, columns, properties, Optional.empty(), ifNotExists);
-    }
-
-    /** {@link #createTable}, with the table's comment. */
-    public CreateTableResult createTable(SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, Optional<String> comment, boolean ifNotExists)
-    {
-        return createTable(name, columns, properties, comment, ifNotExists ? ExistingTable.KEEP : ExistingTable.FAIL);
+        return createTable(name, columns, properties, Optional.empty(), ifNotExists ? ExistingTable.KEEP : ExistingTable.FAIL);
     }
 
     /** What a CREATE TABLE does when a table of that name exists. */

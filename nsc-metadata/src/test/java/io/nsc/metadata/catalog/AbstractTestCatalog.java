@@ -544,7 +544,7 @@ abstract class AbstractTestCatalog
         FileEntry file = file(10, "node-a");
         allocate(file);
         List<TableColumn> columns = List.of(new TableColumn("a", "bigint", Optional.of("key")));
-        TableEntry table = tables.createTable(LINEITEM, columns, PROPERTIES, Optional.of("kept"), false).table();
+        TableEntry table = tables.createTable(LINEITEM, columns, PROPERTIES, Optional.of("kept"), TableCatalog.ExistingTable.FAIL).table();
         commits.commit(commit(LINEITEM, List.of(new TableColumn("a", "bigint")), false, List.of(file), OptionalLong.of(1)));
 
         clock.advance(5, MINUTES);
@@ -643,7 +643,7 @@ abstract class AbstractTestCatalog
     {
         tables.createSchema("tpch", false);
         List<TableColumn> columns = List.of(new TableColumn("a", "bigint", Optional.of("the key")), new TableColumn("b", "varchar"));
-        TableEntry created = tables.createTable(LINEITEM, columns, Map.of(), Optional.of("línea 🙂 'quoted'"), false).table();
+        TableEntry created = tables.createTable(LINEITEM, columns, Map.of(), Optional.of("línea 🙂 'quoted'"), TableCatalog.ExistingTable.FAIL).table();
         assertThat(created.comment()).contains("línea 🙂 'quoted'");
         assertThat(created.columns()).isEqualTo(columns);
 

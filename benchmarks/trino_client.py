@@ -60,6 +60,23 @@ def stages(stage):
         yield from stages(child)
 
 
+def connector_counters(info, split_metrics=(), connector_metrics=()):
+    """Sums a query's split-source metrics (coordinator) and its page sources' connector metrics
+    (workers) over all its stages; names absent from the query count 0."""
+    counters = {name: 0 for name in list(split_metrics) + list(connector_metrics)}
+    for stage in stages(info.get("outputStage")):
+        stage_stats = stage["stageStats"]
+        for node_metrics in stage_stats.get("splitSourceMetrics", {}).values():
+            for name, metric in node_metrics.items():
+                if name in split_metrics:
+                    counters[name] += int(metric["total"])
+        for operator in stage_stats.get("operatorSummaries", []):
+            for name, metric in operator.get("connectorMetrics", {}).items():
+                if name in connector_metrics:
+                    counters[name] += int(metric["total"])
+    return counters
+
+
 def normalized(rows):
     """Doubles summed in another order differ in their last digits."""
     return [[float("%.9g" % field) if isinstance(field, float) else field for field in row] for row in rows]

@@ -27,7 +27,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from trino_client import data_size_bytes, duration_seconds, request, run_query, stages, write_csv  # noqa: E402
+from trino_client import connector_counters, data_size_bytes, duration_seconds, request, run_query, write_csv  # noqa: E402
 
 MODES = ["none", "raw", "filter", "auto"]
 SELECTIVITIES = [0.0, 0.001, 0.01, 0.1, 0.5, 1.0]
@@ -81,17 +81,7 @@ def query_counters(server, user, query_id):
     stats = info["queryStats"]
     counters = {"physical_input_bytes": data_size_bytes(stats["physicalInputDataSize"]),
                 "trino_cpu_seconds": round(duration_seconds(stats["totalCpuTime"]), 3)}
-    counters.update({name: 0 for name in SPLIT_METRICS + CONNECTOR_METRICS})
-    for stage in stages(info.get("outputStage")):
-        stage_stats = stage["stageStats"]
-        for node_metrics in stage_stats.get("splitSourceMetrics", {}).values():
-            for name, metric in node_metrics.items():
-                if name in SPLIT_METRICS:
-                    counters[name] += int(metric["total"])
-        for operator in stage_stats.get("operatorSummaries", []):
-            for name, metric in operator.get("connectorMetrics", {}).items():
-                if name in CONNECTOR_METRICS:
-                    counters[name] += int(metric["total"])
+    counters.update(connector_counters(info, SPLIT_METRICS, CONNECTOR_METRICS))
     counters["storage_cpu_seconds"] = round(counters.pop("storage_cpu_nanos") / 1e9, 3)
     return counters
 

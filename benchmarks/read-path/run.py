@@ -19,7 +19,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from trino_client import data_size_bytes, request, run_query, stages, write_csv  # noqa: E402
+from trino_client import connector_counters, data_size_bytes, request, run_query, write_csv  # noqa: E402
 
 # Label, fraction of lineitem rows the predicate matches (TPC-H sf1 ship dates span
 # 1992-01-02..1998-12-01, ~2526 days), and SQL.
@@ -45,12 +45,7 @@ SPLIT_METRICS = ["row_groups_total", "row_groups_pruned_by_stats", "row_groups_f
 def query_counters(server, user, query_id):
     info = request(f"{server}/v1/query/{query_id}", user)
     counters = {"physical_input_bytes": data_size_bytes(info["queryStats"]["physicalInputDataSize"])}
-    counters.update({name: 0 for name in SPLIT_METRICS})
-    for stage in stages(info.get("outputStage")):
-        for node_metrics in stage["stageStats"].get("splitSourceMetrics", {}).values():
-            for name, metric in node_metrics.items():
-                if name in counters:
-                    counters[name] += int(metric["total"])
+    counters.update(connector_counters(info, SPLIT_METRICS))
     return counters
 
 

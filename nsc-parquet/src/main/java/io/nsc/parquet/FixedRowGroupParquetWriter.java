@@ -2,21 +2,32 @@ package io.nsc.parquet;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import io.airlift.slice.DynamicSliceOutput;
 import io.airlift.slice.Slice;
+import io.nsc.parquet.stats.BloomFilterHashes;
+import io.nsc.parquet.stats.RowGroupBloomFilter;
+import io.nsc.protocol.stats.FilterValueType;
 import io.airlift.units.DataSize;
 import io.trino.parquet.writer.ParquetSchemaConverter;
 import io.trino.parquet.writer.ParquetWriter;
 import io.trino.parquet.writer.ParquetWriterOptions;
 import io.trino.spi.Page;
 import io.trino.spi.type.Type;
+import org.apache.parquet.format.BloomFilterAlgorithm;
+import org.apache.parquet.format.BloomFilterCompression;
+import org.apache.parquet.format.BloomFilterHash;
+import org.apache.parquet.format.BloomFilterHeader;
 import org.apache.parquet.format.ColumnChunk;
 import org.apache.parquet.format.ColumnMetaData;
 import org.apache.parquet.format.CompressionCodec;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.RowGroup;
 import org.apache.parquet.format.SchemaElement;
+import org.apache.parquet.format.SplitBlockAlgorithm;
+import org.apache.parquet.format.Uncompressed;
 import org.apache.parquet.format.Util;
+import org.apache.parquet.format.XxHash;
 import org.apache.parquet.schema.MessageType;
 
 import java.io.BufferedOutputStream;
@@ -29,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
@@ -47,8 +59,13 @@ import static java.util.Objects.requireNonNull;
  * row groups are predictable, so each row group is encoded by a fresh {@code ParquetWriter} into
  * memory, and its column chunks are copied into this file with their offsets moved to where they
  * land. The encoding, statistics and page layout are therefore exactly trino-parquet's; only the
- * footer is assembled here. No column or offset indexes and no Bloom filters are written (the
- * inner writer writes neither with the options used), so there is nothing else to relocate.
+ * footer is assembled here. No column or offset indexes are written (the inner writer writes
+ * none with the options used).
+ *
+ * <p>The columns asked for get a Parquet Bloom filter per row group, built here rather than by
+ * trino-parquet, which leaves dictionary-encoded chunks without one and sizes every filter for
+ * 100,000 values: each filter is sized to its chunk's distinct values (see
+ * {@link RowGroupBloomFilter}) and written right after its row group's data.
  *
  * <p>The file is written under a temporary name and moved into place by {@link #close()}, so a
  * crashed run leaves no file that looks complete.
@@ -64,6 +81,13 @@ public final class FixedRowGroupParquetWriter
     public static final int DEFAULT_OUTPUT_BUFFER_BYTES = 1 << 20;
     // the encoded row group grows from this: a small row group takes little
     private static final int INITIAL_ROW_GROUP_BUFFER_BYTES = 64 * 1024;
+    private static final BloomFilterHeader BLOOM_FILTER_HEADER_TEMPLATE = new BloomFilterHeader(
+            0,
+            BloomFilterAlgorithm.BLOCK(new SplitBlockAlgorithm()),
+            BloomFilterHash.XXHASH(new XxHash()),
+            BloomFilterCompression.UNCOMPRESSED(new Uncompressed()));
+
+    private record BloomFilterColumn(int index, Type type, FilterValueType valueType) {}
 
     private final Path target;
     private final Path temporary;
@@ -73,6 +97,7 @@ public final class FixedRowGroupParquetWriter
     private final CompressionCodec compression;
     private final int columnCount;
     private final int outputBufferBytes;
+    private final List<BloomFilterColumn> bloomFilterColumns;
     private final List<RowGroup> rowGroups = new ArrayList<>();
 
     private long position;
@@ -102,15 +127,17 @@ public final class FixedRowGroupParquetWriter
     public FixedRowGroupParquetWriter(Path target, MessageType messageType, Map<List<String>, Type> primitiveTypes, CompressionCodec compression)
             throws IOException
     {
-        this(target, messageType, primitiveTypes, compression, DEFAULT_OUTPUT_BUFFER_BYTES);
+        this(target, messageType, primitiveTypes, compression, DEFAULT_OUTPUT_BUFFER_BYTES, ImmutableSet.of());
     }
 
     /**
      * @param outputBufferBytes the file's write buffer: part of what the writer holds in memory
+     * @param bloomFilterColumns the columns that get a Bloom filter per row group, by name
      */
-    public FixedRowGroupParquetWriter(Path target, MessageType messageType, Map<List<String>, Type> primitiveTypes, CompressionCodec compression, int outputBufferBytes)
+    public FixedRowGroupParquetWriter(Path target, MessageType messageType, Map<List<String>, Type> primitiveTypes, CompressionCodec compression, int outputBufferBytes, Set<String> bloomFilterColumns)
             throws IOException
     {
+        this.bloomFilterColumns = bloomFilterColumns(messageType, primitiveTypes, requireNonNull(bloomFilterColumns, "bloomFilterColumns is null"));
         checkArgument(outputBufferBytes > 0, "outputBufferBytes must be positive: %s", outputBufferBytes);
         this.outputBufferBytes = outputBufferBytes;
         this.target = requireNonNull(target, "target is null");
@@ -129,6 +156,19 @@ public final class FixedRowGroupParquetWriter
             closeAndDelete(output, temporary, e);
             throw e;
         }
+    }
+
+    private static List<BloomFilterColumn> bloomFilterColumns(MessageType messageType, Map<List<String>, Type> primitiveTypes, Set<String> names)
+    {
+        ImmutableList.Builder<BloomFilterColumn> columns = ImmutableList.builder();
+        for (String name : ImmutableSet.copyOf(names)) {
+            checkArgument(messageType.containsField(name), "no column %s for a Bloom filter", name);
+            Type type = requireNonNull(primitiveTypes.get(List.of(name)), () -> "no type for column " + name);
+            FilterValueType valueType = BloomFilterHashes.valueType(type)
+                    .orElseThrow(() -> new IllegalArgumentException("column %s of type %s cannot have a Bloom filter".formatted(name, type)));
+            columns.add(new BloomFilterColumn(messageType.getFieldIndex(name), type, valueType));
+        }
+        return columns.build();
     }
 
     private static List<Type> checkedTypes(List<String> columnNames, List<Type> columnTypes)
@@ -195,6 +235,24 @@ public final class FixedRowGroupParquetWriter
 
         file.getBytes(dataStart, output, dataEnd - dataStart);
         position += dataEnd - dataStart;
+        writeBloomFilters(rowGroups.getLast(), pages);
+    }
+
+    private void writeBloomFilters(RowGroup rowGroup, List<Page> pages)
+            throws IOException
+    {
+        for (BloomFilterColumn column : bloomFilterColumns) {
+            byte[] bitset = RowGroupBloomFilter.build(column.type(), column.valueType(), pages.stream().map(page -> page.getBlock(column.index())).toList());
+            BloomFilterHeader header = BLOOM_FILTER_HEADER_TEMPLATE.deepCopy();
+            header.setNumBytes(bitset.length);
+            DynamicSliceOutput encoded = new DynamicSliceOutput(64 + bitset.length);
+            Util.writeBloomFilterHeader(header, encoded);
+            encoded.writeBytes(bitset);
+            ColumnMetaData metaData = rowGroup.getColumns().get(column.index()).getMeta_data();
+            metaData.setBloom_filter_offset(position);
+            metaData.setBloom_filter_length(encoded.size());
+            write(encoded.slice());
+        }
     }
 
     public long rowCount()
@@ -315,7 +373,7 @@ public final class FixedRowGroupParquetWriter
                 metaData.setIndex_page_offset(metaData.getIndex_page_offset() + shift);
             }
             verify(!chunk.isSetColumn_index_offset() && !chunk.isSetOffset_index_offset(), "page indexes are not relocated");
-            verify(!metaData.isSetBloom_filter_offset(), "Bloom filters are not relocated");
+            verify(!metaData.isSetBloom_filter_offset(), "Bloom filters are written here, not by the inner writer");
         }
     }
 

@@ -2,11 +2,15 @@ package io.nsc.parquet;
 
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.protocol.stats.FilterValueType;
 import io.trino.parquet.writer.ParquetSchemaConverter;
 import io.trino.spi.Page;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
+import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter;
 import org.apache.parquet.format.CompressionCodec;
+import org.apache.parquet.io.api.Binary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.VarcharType.VARCHAR;
@@ -102,7 +107,7 @@ final class TestFixedRowGroupParquetWriter
     {
         Path file = directory.resolve("measured.parquet");
         ParquetSchemaConverter schema = new ParquetSchemaConverter(TYPES, NAMES, false, false);
-        try (FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, schema.getMessageType(), schema.getPrimitiveTypes(), CompressionCodec.ZSTD, 4096)) {
+        try (FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, schema.getMessageType(), schema.getPrimitiveTypes(), CompressionCodec.ZSTD, 4096, Set.of())) {
             assertThat(writer.outputBufferBytes()).isEqualTo(4096);
             assertThat(writer.peakEncodingBytes()).isZero();
             writer.writeRowGroup(page(0, 20_000, new ArrayList<>()));
@@ -112,6 +117,53 @@ final class TestFixedRowGroupParquetWriter
             writer.writeRowGroup(page(20_000, 10, new ArrayList<>()));
             assertThat(writer.peakEncodingBytes()).isEqualTo(large);
         }
+    }
+
+    @Test
+    void bloomFiltersFollowTheirRowGroupsAndReachTheCompactStats()
+            throws Exception
+    {
+        Path file = directory.resolve("filtered.parquet");
+        ParquetSchemaConverter schema = new ParquetSchemaConverter(TYPES, NAMES, false, false);
+        List<List<Object>> expected = new ArrayList<>();
+        try (FixedRowGroupParquetWriter writer = new FixedRowGroupParquetWriter(file, schema.getMessageType(), schema.getPrimitiveTypes(), CompressionCodec.ZSTD, 4096, Set.of("id", "name"))) {
+            writer.writeRowGroup(page(0, 5_000, expected));
+            writer.writeRowGroup(page(5_000, 40_000, expected));
+            writer.writeRowGroup(page(45_000, 3, expected));
+        }
+        // the filters sit between the row groups: the data still reads back
+        assertThat(ParquetRows.readRows(file, NAMES, TYPES)).isEqualTo(expected);
+
+        CompactFileStats stats = ParquetFooterParser.parse(file).stats();
+        assertThat(stats.filterCount()).isEqualTo(6);
+        // Parquet's own hashing (parquet-mr) finds every value written, and few others
+        BlockSplitBloomFilter hashing = new BlockSplitBloomFilter(BlockSplitBloomFilter.LOWER_BOUND_BYTES);
+        int[][] ranges = {{0, 5_000}, {5_000, 45_000}, {45_000, 45_003}};
+        for (int rowGroup = 0; rowGroup < ranges.length; rowGroup++) {
+            int ids = stats.filterIndex(rowGroup, 0);
+            int names = stats.filterIndex(rowGroup, 1);
+            assertThat(stats.filterValueType(ids)).isEqualTo(FilterValueType.INT64);
+            assertThat(stats.filterValueType(names)).isEqualTo(FilterValueType.BYTE_ARRAY);
+            int falsePositives = 0;
+            for (long id = 0; id < 50_000; id++) {
+                boolean written = id >= ranges[rowGroup][0] && id < ranges[rowGroup][1];
+                boolean idFound = stats.filterMightContain(ids, hashing.hash(id));
+                boolean nameFound = stats.filterMightContain(names, hashing.hash(Binary.fromString("name-" + id)));
+                if (written) {
+                    assertThat(idFound).as("id %s in row group %s", id, rowGroup).isTrue();
+                    assertThat(nameFound).as("name-%s in row group %s", id, rowGroup).isTrue();
+                }
+                else {
+                    falsePositives += (idFound ? 1 : 0) + (nameFound ? 1 : 0);
+                }
+            }
+            int absent = 2 * (50_000 - (ranges[rowGroup][1] - ranges[rowGroup][0]));
+            // folded to a rate of at most 1% for random values; 2% leaves room for chance
+            assertThat(falsePositives).as("false positives in row group %s", rowGroup).isLessThan(absent / 50);
+        }
+        // folded: 40,000 distinct values at 1% need 64KB at most, the 3-row group one block
+        assertThat(stats.filterLength(stats.filterIndex(1, 0))).isLessThanOrEqualTo(64 * 1024);
+        assertThat(stats.filterLength(stats.filterIndex(2, 0))).isEqualTo(32);
     }
 
     private static Page page(long start, int rows, List<List<Object>> expected)

@@ -5,9 +5,12 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.nsc.trino.write.RowGroupSize;
+import io.nsc.trino.split.BloomFilterValues;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.type.ArrayType;
+import io.trino.spi.type.Type;
 
 import java.util.Collection;
 import java.util.HashSet;
@@ -18,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.type.IntegerType.INTEGER;
@@ -34,6 +38,8 @@ public final class NscTableProperties
     public static final String ROW_GROUP_SIZE = RowGroupSize.PROPERTY_NAME;
     public static final String REPLICATION = "replication";
     public static final String MIN_REPLICAS = "min_replicas";
+    public static final String BLOOM_FILTER_COLUMNS = "bloom_filter_columns";
+    private static final String BLOOM_FILTER_TYPES = "bigint, integer, smallint, tinyint, date, varchar and varbinary";
 
     /** Copies of each file when the table does not say. Never fewer: a write needs that many live storage nodes. */
     public static final int DEFAULT_REPLICATION = 2;
@@ -53,7 +59,16 @@ public final class NscTableProperties
                         List.class,
                         ImmutableList.of(),
                         false,
-                        value -> decodeSortedBy((List<?>) value),
+                        value -> decodeColumnNames(SORTED_BY, (List<?>) value),
+                        value -> value),
+                new PropertyMetadata<>(
+                        BLOOM_FILTER_COLUMNS,
+                        "Columns whose row groups get a Bloom filter, so that the coordinator skips the row groups an equality or IN on them cannot match (%s columns; needs a row_group_size in rows)".formatted(BLOOM_FILTER_TYPES),
+                        new ArrayType(VARCHAR),
+                        List.class,
+                        ImmutableList.of(),
+                        false,
+                        value -> decodeColumnNames(BLOOM_FILTER_COLUMNS, (List<?>) value),
                         value -> value),
                 new PropertyMetadata<>(
                         ROW_GROUP_SIZE,
@@ -97,6 +112,13 @@ public final class NscTableProperties
         @SuppressWarnings("unchecked")
         List<String> sortedBy = (List<String>) properties.get(SORTED_BY);
         return sortedBy == null ? ImmutableList.of() : sortedBy;
+    }
+
+    public static List<String> getBloomFilterColumns(Map<String, Object> properties)
+    {
+        @SuppressWarnings("unchecked")
+        List<String> columns = (List<String>) properties.get(BLOOM_FILTER_COLUMNS);
+        return columns == null ? ImmutableList.of() : columns;
     }
 
     public static RowGroupSize getRowGroupSize(Map<String, Object> properties)
@@ -144,6 +166,30 @@ public final class NscTableProperties
         }
     }
 
+    /**
+     * @throws TrinoException with INVALID_TABLE_PROPERTY naming the first bloom_filter_columns entry
+     * that is not a column, or is one of a type the coordinator cannot look up in a filter, and when
+     * there are any but the row groups are not of a row count
+     */
+    public static void checkBloomFilterColumns(List<String> bloomFilterColumns, List<ColumnMetadata> columns, RowGroupSize rowGroupSize)
+    {
+        if (!bloomFilterColumns.isEmpty() && !rowGroupSize.isRowCount()) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s needs a %s in rows, such as '100000', not '%s'".formatted(BLOOM_FILTER_COLUMNS, ROW_GROUP_SIZE, rowGroupSize.toSql()));
+        }
+        Map<String, Type> types = columns.stream().collect(toImmutableMap(ColumnMetadata::getName, ColumnMetadata::getType));
+        for (String column : bloomFilterColumns) {
+            Type type = types.get(column);
+            if (type == null) {
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s names column '%s', which the table does not have (columns: %s)".formatted(
+                        BLOOM_FILTER_COLUMNS, column, String.join(", ", types.keySet())));
+            }
+            if (!BloomFilterValues.supportsBloomFilter(type)) {
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s names column '%s' of type %s; Bloom filters are supported for %s columns".formatted(
+                        BLOOM_FILTER_COLUMNS, column, type.getDisplayName(), BLOOM_FILTER_TYPES));
+            }
+        }
+    }
+
     /** The properties as the metadata service stores them: SQL text, only what differs from "unset". */
     public static Map<String, String> toStored(Map<String, Object> properties)
     {
@@ -151,6 +197,10 @@ public final class NscTableProperties
         List<String> sortedBy = getSortedBy(properties);
         if (!sortedBy.isEmpty()) {
             stored.put(SORTED_BY, String.join(",", sortedBy));
+        }
+        List<String> bloomFilterColumns = getBloomFilterColumns(properties);
+        if (!bloomFilterColumns.isEmpty()) {
+            stored.put(BLOOM_FILTER_COLUMNS, String.join(",", bloomFilterColumns));
         }
         // stored even when it is the default: the table keeps the row groups it was created with
         stored.put(ROW_GROUP_SIZE, getRowGroupSize(properties).toSql());
@@ -171,7 +221,11 @@ public final class NscTableProperties
         try {
             String sortedBy = stored.get(SORTED_BY);
             if (sortedBy != null && !sortedBy.isBlank()) {
-                properties.put(SORTED_BY, decodeSortedBy(STORED_LIST.splitToList(sortedBy)));
+                properties.put(SORTED_BY, decodeColumnNames(SORTED_BY, STORED_LIST.splitToList(sortedBy)));
+            }
+            String bloomFilterColumns = stored.get(BLOOM_FILTER_COLUMNS);
+            if (bloomFilterColumns != null && !bloomFilterColumns.isBlank()) {
+                properties.put(BLOOM_FILTER_COLUMNS, decodeColumnNames(BLOOM_FILTER_COLUMNS, STORED_LIST.splitToList(bloomFilterColumns)));
             }
             // absent for tables loaded from existing files: their row groups are whatever the files have
             String rowGroupSize = stored.get(ROW_GROUP_SIZE);
@@ -193,7 +247,7 @@ public final class NscTableProperties
         return properties.buildOrThrow();
     }
 
-    private static List<String> decodeSortedBy(List<?> values)
+    private static List<String> decodeColumnNames(String property, List<?> values)
     {
         List<String> names = values.stream()
                 .map(value -> ((String) value).trim().toLowerCase(Locale.ENGLISH))
@@ -201,10 +255,10 @@ public final class NscTableProperties
         Set<String> seen = new HashSet<>();
         for (String name : names) {
             if (name.isEmpty()) {
-                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s contains an empty column name".formatted(SORTED_BY));
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s contains an empty column name".formatted(property));
             }
             if (!seen.add(name)) {
-                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s names column '%s' more than once".formatted(SORTED_BY, name));
+                throw new TrinoException(INVALID_TABLE_PROPERTY, "%s names column '%s' more than once".formatted(property, name));
             }
         }
         return names;

@@ -103,7 +103,7 @@ public final class ParquetFooterParser
         requireNonNull(limits, "limits is null");
         try {
             Footer footer = readFooter(reader, fileSize, displayName, limits);
-            ParquetFileSummary summary = summarize(footer, displayName);
+            ParquetFileSummary summary = summarize(footer, reader, displayName);
             if (validatePages) {
                 new PageHeaderValidator(reader, limits, displayName).validate(footer.metadata());
             }
@@ -210,8 +210,8 @@ public final class ParquetFooterParser
         }
     }
 
-    private static ParquetFileSummary summarize(Footer footer, String displayName)
-            throws InvalidParquetFileException
+    private static ParquetFileSummary summarize(Footer footer, PositionalReader reader, String displayName)
+            throws InvalidParquetFileException, IOException
     {
         FileMetaData metadata = footer.metadata();
         if (metadata.isSetEncryption_algorithm()) {
@@ -237,6 +237,7 @@ public final class ParquetFooterParser
         if (rowCount != metadata.getNum_rows()) {
             throw invalidFile(displayName, "corrupt footer: the row groups hold %s rows but the file claims %s".formatted(rowCount, metadata.getNum_rows()));
         }
+        BloomFilterCollector.collect(builder, rowGroups, columns, reader, footer.start());
         return new ParquetFileSummary(columns.stream().map(ParquetColumn::spec).toList(), rowCount, builder.build(), createdBy);
     }
 

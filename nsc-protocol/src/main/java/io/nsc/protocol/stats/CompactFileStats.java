@@ -3,9 +3,13 @@ package io.nsc.protocol.stats;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 import static java.util.Objects.checkIndex;
 import static java.util.Objects.requireNonNull;
@@ -17,7 +21,7 @@ import static java.util.Objects.requireNonNull;
  * The metadata service and the coordinator hold one of these per file of a table, so the whole
  * thing is a single {@code byte[]} read with absolute offsets: no object per row group or column
  * chunk.
- * The same bytes travel in {@code DataFile.compact_stats}. Layout (version 1, little-endian):
+ * The same bytes travel in {@code DataFile.compact_stats}. Layout (little-endian):
  * <pre>
  * header      magic "NSCS" (4), version (1), column count (int), row group count (int),
  *             row count (long), footer offset (long, -1 unknown), footer length (int, -1 unknown)
@@ -26,9 +30,14 @@ import static java.util.Objects.requireNonNull;
  * chunks      column-major (all row groups of column 0, then column 1, ...), 25 bytes each:
  *             min key (long), max key (long), compressed size (int), null count (int, -1 unknown),
  *             flags (byte, bit 0: has min/max)
+ * filters     version 2 only: filter count (int), then per filter, ordered by column and then row
+ *             group, 17 bytes: row group (int), column (int), {@link FilterValueType} ordinal
+ *             (byte), bitset offset in the encoding (int), bitset length (int); then the bitsets,
+ *             back to back in that order
  * </pre>
  * Column-major order keeps one column's chunks adjacent, which is how pruning walks them
- * (a predicate column across many row groups).
+ * (a predicate column across many row groups). The filters are {@link SplitBlockBloomFilter}s of
+ * the column chunks whose file carries one; a file without any is encoded as version 1.
  */
 public final class CompactFileStats
 {
@@ -36,7 +45,8 @@ public final class CompactFileStats
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private static final int MAGIC = 'N' | 'S' << 8 | 'C' << 16 | 'S' << 24;
-    private static final byte VERSION = 1;
+    private static final byte VERSION_WITHOUT_FILTERS = 1;
+    private static final byte VERSION_WITH_FILTERS = 2;
 
     private static final int MAGIC_OFFSET = 0;
     private static final int VERSION_OFFSET = 4;
@@ -60,6 +70,14 @@ public final class CompactFileStats
 
     private static final byte FLAG_HAS_MIN_MAX = 1;
 
+    private static final int FILTER_ENTRY_SIZE = 17;
+    private static final int FILTER_ROW_GROUP = 0;
+    private static final int FILTER_COLUMN = 4;
+    private static final int FILTER_VALUE_TYPE = 8;
+    private static final int FILTER_OFFSET = 9;
+    private static final int FILTER_LENGTH = 13;
+    private static final FilterValueType[] FILTER_VALUE_TYPES = FilterValueType.values();
+
     private static final KeyKind[] KEY_KINDS = KeyKind.values();
 
     private final byte[] encoded;
@@ -68,6 +86,7 @@ public final class CompactFileStats
     private final int rowGroupCount;
     private final int rowGroupsStart;
     private final int chunksStart;
+    private final int filterCount;
 
     private CompactFileStats(byte[] encoded)
     {
@@ -76,6 +95,7 @@ public final class CompactFileStats
         this.rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
         this.rowGroupsStart = HEADER_SIZE + columnCount;
         this.chunksStart = rowGroupsStart + rowGroupCount * ROW_GROUP_SIZE;
+        this.filterCount = encoded[VERSION_OFFSET] == VERSION_WITH_FILTERS ? (int) INT.get(encoded, filtersStart()) : 0;
     }
 
     /**
@@ -209,6 +229,88 @@ public final class CompactFileStats
         return (int) INT.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_NULL_COUNT);
     }
 
+    /**
+     * How many column chunks have a Bloom filter.
+     */
+    public int filterCount()
+    {
+        return filterCount;
+    }
+
+    /**
+     * The index of the chunk's Bloom filter, for the {@code filter...} accessors; -1 when the chunk has none.
+     */
+    public int filterIndex(int rowGroup, int column)
+    {
+        checkIndex(rowGroup, rowGroupCount);
+        checkIndex(column, columnCount);
+        long wanted = filterOrder(column, rowGroup);
+        int low = 0;
+        int high = filterCount - 1;
+        while (low <= high) {
+            int middle = (low + high) >>> 1;
+            long found = filterOrder(filterColumn(middle), filterRowGroup(middle));
+            if (found < wanted) {
+                low = middle + 1;
+            }
+            else if (found > wanted) {
+                high = middle - 1;
+            }
+            else {
+                return middle;
+            }
+        }
+        return -1;
+    }
+
+    public int filterRowGroup(int filter)
+    {
+        return (int) INT.get(encoded, filterEntryPosition(filter) + FILTER_ROW_GROUP);
+    }
+
+    public int filterColumn(int filter)
+    {
+        return (int) INT.get(encoded, filterEntryPosition(filter) + FILTER_COLUMN);
+    }
+
+    public FilterValueType filterValueType(int filter)
+    {
+        return FILTER_VALUE_TYPES[encoded[filterEntryPosition(filter) + FILTER_VALUE_TYPE]];
+    }
+
+    /**
+     * Bytes of the filter's bitset.
+     */
+    public int filterLength(int filter)
+    {
+        return (int) INT.get(encoded, filterEntryPosition(filter) + FILTER_LENGTH);
+    }
+
+    /**
+     * False only when no value of the chunk hashes to {@code hash} (see {@link SplitBlockBloomFilter}).
+     */
+    public boolean filterMightContain(int filter, long hash)
+    {
+        int position = filterEntryPosition(filter);
+        return SplitBlockBloomFilter.mightContain(encoded, (int) INT.get(encoded, position + FILTER_OFFSET), (int) INT.get(encoded, position + FILTER_LENGTH), hash);
+    }
+
+    private int filtersStart()
+    {
+        return chunksStart + rowGroupCount * columnCount * CHUNK_SIZE;
+    }
+
+    private int filterEntryPosition(int filter)
+    {
+        checkIndex(filter, filterCount);
+        return filtersStart() + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
+    }
+
+    private static long filterOrder(int column, int rowGroup)
+    {
+        return ((long) column << 32) | rowGroup;
+    }
+
     private int rowGroupPosition(int rowGroup)
     {
         checkIndex(rowGroup, rowGroupCount);
@@ -258,8 +360,9 @@ public final class CompactFileStats
         if ((int) INT.get(encoded, MAGIC_OFFSET) != MAGIC) {
             throw invalid("bad magic (not compact stats)");
         }
-        if (encoded[VERSION_OFFSET] != VERSION) {
-            throw invalid("unsupported version %s (this reader knows version %s)", encoded[VERSION_OFFSET], VERSION);
+        byte version = encoded[VERSION_OFFSET];
+        if (version != VERSION_WITHOUT_FILTERS && version != VERSION_WITH_FILTERS) {
+            throw invalid("unsupported version %s (this reader knows versions %s and %s)", version, VERSION_WITHOUT_FILTERS, VERSION_WITH_FILTERS);
         }
         int columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
         int rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
@@ -267,7 +370,7 @@ public final class CompactFileStats
             throw invalid("negative counts (columns %s, row groups %s)", columnCount, rowGroupCount);
         }
         long expectedSize = encodedSize(columnCount, rowGroupCount);
-        if (encoded.length != expectedSize) {
+        if (version == VERSION_WITHOUT_FILTERS ? encoded.length != expectedSize : encoded.length < expectedSize + Integer.BYTES) {
             throw invalid("%s columns and %s row groups need %s bytes, found %s (truncated or corrupt)", columnCount, rowGroupCount, expectedSize, encoded.length);
         }
         long footerOffset = (long) LONG.get(encoded, FOOTER_OFFSET_OFFSET);
@@ -310,6 +413,45 @@ public final class CompactFileStats
                 validateChunk(encoded, position, rowGroup, column, KEY_KINDS[kinds[column]], rowGroupRows[rowGroup]);
                 position += CHUNK_SIZE;
             }
+        }
+        if (version == VERSION_WITH_FILTERS) {
+            validateFilters(encoded, position, columnCount, rowGroupCount);
+        }
+    }
+
+    private static void validateFilters(byte[] encoded, int start, int columnCount, int rowGroupCount)
+    {
+        int count = (int) INT.get(encoded, start);
+        if (count <= 0 || count > (encoded.length - start - Integer.BYTES) / FILTER_ENTRY_SIZE) {
+            throw invalid("filter count %s does not fit the %s bytes left", count, encoded.length - start - Integer.BYTES);
+        }
+        long previousOrder = -1;
+        long bitsetStart = start + Integer.BYTES + (long) count * FILTER_ENTRY_SIZE;
+        for (int filter = 0; filter < count; filter++) {
+            int position = start + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
+            int rowGroup = (int) INT.get(encoded, position + FILTER_ROW_GROUP);
+            int column = (int) INT.get(encoded, position + FILTER_COLUMN);
+            byte valueType = encoded[position + FILTER_VALUE_TYPE];
+            int offset = (int) INT.get(encoded, position + FILTER_OFFSET);
+            int length = (int) INT.get(encoded, position + FILTER_LENGTH);
+            if (rowGroup < 0 || rowGroup >= rowGroupCount || column < 0 || column >= columnCount) {
+                throw invalid("filter %s: row group %s column %s outside the %s row groups and %s columns", filter, rowGroup, column, rowGroupCount, columnCount);
+            }
+            long order = filterOrder(column, rowGroup);
+            if (order <= previousOrder) {
+                throw invalid("filter %s: row group %s column %s is out of order or repeated", filter, rowGroup, column);
+            }
+            previousOrder = order;
+            if (valueType < 0 || valueType >= FILTER_VALUE_TYPES.length) {
+                throw invalid("filter %s: unknown value type %s", filter, valueType);
+            }
+            if (offset != bitsetStart || !SplitBlockBloomFilter.isValidLength(length) || length > encoded.length - bitsetStart) {
+                throw invalid("filter %s: bitset of %s bytes at %s is not where the previous one ends (%s) or does not fit", filter, length, offset, bitsetStart);
+            }
+            bitsetStart += length;
+        }
+        if (bitsetStart != encoded.length) {
+            throw invalid("%s bytes follow the last filter", encoded.length - bitsetStart);
         }
     }
 
@@ -375,6 +517,10 @@ public final class CompactFileStats
         private int chunkCount;
         private long footerOffset = -1;
         private int footerLength = -1;
+        private final List<Filter> filters = new ArrayList<>();
+        private final Set<Long> filteredChunks = new HashSet<>();
+
+        private record Filter(int rowGroup, int column, FilterValueType valueType, byte[] bitset) {}
 
         private Builder(List<KeyKind> columnKinds)
         {
@@ -468,10 +614,34 @@ public final class CompactFileStats
             return this;
         }
 
+        /**
+         * The Bloom filter of a column chunk already added (see {@link SplitBlockBloomFilter}).
+         */
+        public Builder addFilter(int rowGroup, int column, FilterValueType valueType, byte[] bitset)
+        {
+            checkIndex(column, kinds.length);
+            requireNonNull(valueType, "valueType is null");
+            requireNonNull(bitset, "bitset is null");
+            if (rowGroup < 0 || rowGroup * kinds.length + column >= chunkCount) {
+                throw new IllegalArgumentException("row group %s column %s: add the column chunk before its filter".formatted(rowGroup, column));
+            }
+            if (!SplitBlockBloomFilter.isValidLength(bitset.length)) {
+                throw new IllegalArgumentException("row group %s column %s: a filter of %s bytes is not a whole number of blocks".formatted(rowGroup, column, bitset.length));
+            }
+            if (!filteredChunks.add(filterOrder(column, rowGroup))) {
+                throw new IllegalArgumentException("row group %s column %s already has a filter".formatted(rowGroup, column));
+            }
+            filters.add(new Filter(rowGroup, column, valueType, bitset.clone()));
+            return this;
+        }
+
         public CompactFileStats build()
         {
             checkRowGroupComplete();
             long size = encodedSize(kinds.length, rowGroupCount);
+            if (!filters.isEmpty()) {
+                size += Integer.BYTES + (long) filters.size() * FILTER_ENTRY_SIZE + filters.stream().mapToLong(filter -> filter.bitset().length).sum();
+            }
             if (size > Integer.MAX_VALUE - 16) {
                 throw new IllegalStateException("compact stats of %s row groups and %s columns are too large".formatted(rowGroupCount, kinds.length));
             }
@@ -481,7 +651,7 @@ public final class CompactFileStats
                 rowCount = Math.addExact(rowCount, rowGroupRows[rowGroup]);
             }
             INT.set(encoded, MAGIC_OFFSET, MAGIC);
-            encoded[VERSION_OFFSET] = VERSION;
+            encoded[VERSION_OFFSET] = filters.isEmpty() ? VERSION_WITHOUT_FILTERS : VERSION_WITH_FILTERS;
             INT.set(encoded, COLUMN_COUNT_OFFSET, kinds.length);
             INT.set(encoded, ROW_GROUP_COUNT_OFFSET, rowGroupCount);
             LONG.set(encoded, ROW_COUNT_OFFSET, rowCount);
@@ -508,7 +678,30 @@ public final class CompactFileStats
                     position += CHUNK_SIZE;
                 }
             }
+            if (!filters.isEmpty()) {
+                writeFilters(encoded, position);
+            }
             return new CompactFileStats(encoded);
+        }
+
+        private void writeFilters(byte[] encoded, int start)
+        {
+            List<Filter> ordered = filters.stream()
+                    .sorted(Comparator.comparingLong(filter -> filterOrder(filter.column(), filter.rowGroup())))
+                    .toList();
+            INT.set(encoded, start, ordered.size());
+            int bitsetPosition = start + Integer.BYTES + ordered.size() * FILTER_ENTRY_SIZE;
+            for (int index = 0; index < ordered.size(); index++) {
+                Filter filter = ordered.get(index);
+                int position = start + Integer.BYTES + index * FILTER_ENTRY_SIZE;
+                INT.set(encoded, position + FILTER_ROW_GROUP, filter.rowGroup());
+                INT.set(encoded, position + FILTER_COLUMN, filter.column());
+                encoded[position + FILTER_VALUE_TYPE] = (byte) filter.valueType().ordinal();
+                INT.set(encoded, position + FILTER_OFFSET, bitsetPosition);
+                INT.set(encoded, position + FILTER_LENGTH, filter.bitset().length);
+                System.arraycopy(filter.bitset(), 0, encoded, bitsetPosition, filter.bitset().length);
+                bitsetPosition += filter.bitset().length;
+            }
         }
 
         private void checkRowGroupComplete()

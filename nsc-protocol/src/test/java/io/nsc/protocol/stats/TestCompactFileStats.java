@@ -288,7 +288,81 @@ final class TestCompactFileStats
         }
     }
 
+    @Test
+    void testFilters()
+    {
+        byte[] small = new byte[32];
+        SplitBlockBloomFilter.insert(small, 42);
+        byte[] large = new byte[128];
+        SplitBlockBloomFilter.insert(large, 7);
+        CompactFileStats plain = sample();
+        // added out of order: kept ordered by column, then row group
+        CompactFileStats filtered = builderOfSample()
+                .addFilter(1, 1, FilterValueType.BYTE_ARRAY, large)
+                .addFilter(1, 0, FilterValueType.INT64, small)
+                .addFilter(0, 1, FilterValueType.INT32, small)
+                .build();
+        // the stats without filters are what they were before filters existed (version 1)
+        assertThat(plain.encoded()[4]).isEqualTo((byte) 1);
+        assertThat(filtered.encoded()[4]).isEqualTo((byte) 2);
+        assertThat(filtered.sizeInBytes()).isEqualTo(plain.sizeInBytes() + 4 + 3 * 17 + 32 + 32 + 128);
+
+        for (CompactFileStats stats : List.of(filtered, CompactFileStats.wrap(filtered.encoded().clone()))) {
+            assertThat(stats.filterCount()).isEqualTo(3);
+            assertThat(stats.filterIndex(0, 0)).isEqualTo(-1);
+            int first = stats.filterIndex(1, 0);
+            int second = stats.filterIndex(0, 1);
+            int third = stats.filterIndex(1, 1);
+            assertThat(List.of(first, second, third)).containsExactly(0, 1, 2);
+            assertThat(List.of(stats.filterRowGroup(third), stats.filterColumn(third), stats.filterLength(third))).containsExactly(1, 1, 128);
+            assertThat(stats.filterValueType(first)).isEqualTo(FilterValueType.INT64);
+            assertThat(stats.filterValueType(second)).isEqualTo(FilterValueType.INT32);
+            assertThat(stats.filterMightContain(first, 42)).isTrue();
+            assertThat(stats.filterMightContain(third, 7)).isTrue();
+            assertThat(stats.filterMightContain(third, 42)).isFalse();
+            // the rest reads as without filters
+            assertThat(stats.min(1, 0)).isEqualTo(3);
+            assertThat(stats.rowCount()).isEqualTo(150);
+        }
+        assertThat(plain.filterCount()).isZero();
+        assertThat(plain.filterIndex(1, 1)).isEqualTo(-1);
+
+        assertThatThrownBy(() -> builderOfSample().addFilter(0, 0, FilterValueType.INT64, new byte[48]))
+                .hasMessageContaining("whole number of blocks");
+        assertThatThrownBy(() -> builderOfSample().addFilter(0, 0, FilterValueType.INT64, small).addFilter(0, 0, FilterValueType.INT64, small))
+                .hasMessageContaining("already has a filter");
+        assertThatThrownBy(() -> builderOfSample().addFilter(2, 0, FilterValueType.INT64, small))
+                .hasMessageContaining("add the column chunk before its filter");
+
+        byte[] valid = filtered.encoded();
+        int filters = plain.sizeInBytes();
+        assertThatThrownBy(() -> CompactFileStats.wrap(Arrays.copyOf(valid, valid.length - 1)))
+                .hasMessageContaining("filter");
+        assertThatThrownBy(() -> CompactFileStats.wrap(Arrays.copyOf(valid, valid.length + 32)))
+                .hasMessageContaining("follow the last filter");
+        // the second entry's column made 0: out of order
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, filters + 4 + 17 + 4, (byte) 0)))
+                .hasMessageContaining("out of order");
+        // the first entry's value type unknown
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, filters + 4 + 8, (byte) 9)))
+                .hasMessageContaining("unknown value type");
+        // the first entry's row group beyond the two there are
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, filters + 4, (byte) 2)))
+                .hasMessageContaining("outside");
+        // the first bitset said to start one byte later
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, filters + 4 + 9, (byte) (valid[filters + 4 + 9] + 1))))
+                .hasMessageContaining("not where the previous one ends");
+        // a version 1 encoding with a filter section appended is not version 1
+        assertThatThrownBy(() -> CompactFileStats.wrap(patched(valid, 4, (byte) 1)))
+                .hasMessageContaining("truncated or corrupt");
+    }
+
     private static CompactFileStats sample()
+    {
+        return builderOfSample().build();
+    }
+
+    private static CompactFileStats.Builder builderOfSample()
     {
         return CompactFileStats.builder(List.of(EXACT, LOSSY))
                 .addRowGroup(100, 4)
@@ -296,8 +370,7 @@ final class TestCompactFileStats
                 .addColumnChunk(20, NO_KEY, NO_KEY, -1)
                 .addRowGroup(50, 1000)
                 .addColumnChunk(10, OptionalLong.of(3), OptionalLong.of(4), 50)
-                .addColumnChunk(20, OptionalLong.of(5), OptionalLong.of(6), 1)
-                .build();
+                .addColumnChunk(20, OptionalLong.of(5), OptionalLong.of(6), 1);
     }
 
     private static CompactFileStats oneChunk(KeyKind kind, long compressedSize, OptionalLong min, OptionalLong max, long nullCount)

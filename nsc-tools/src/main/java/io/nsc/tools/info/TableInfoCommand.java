@@ -21,6 +21,7 @@ import io.nsc.tools.cli.TlsOptions;
 import io.nsc.tools.cli.UsageException;
 
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -96,6 +97,9 @@ public final class TableInfoCommand
         long rowGroups = 0;
         long chunks = 0;
         long statsBytes = 0;
+        // per column: the row groups with a Bloom filter, and the filters' bytes
+        long[] filters = new long[table.getColumnsCount()];
+        long[] filterBytes = new long[table.getColumnsCount()];
         ByteString pageToken = ByteString.EMPTY;
         do {
             // a deadline per page: a large table takes many
@@ -116,12 +120,32 @@ public final class TableInfoCommand
                 rowGroups += stats.rowGroupCount();
                 chunks += stats.columnChunkCount();
                 statsBytes += stats.sizeInBytes();
+                for (int filter = 0; filter < stats.filterCount(); filter++) {
+                    int column = stats.filterColumn(filter);
+                    if (column < filters.length) {
+                        filters[column]++;
+                        filterBytes[column] += stats.filterLength(filter);
+                    }
+                }
             }
             pageToken = page.getNextPageToken();
         }
         while (!pageToken.isEmpty());
         out.printf("table %s.%s version %d: %d columns, %d files, %,d rows, %,d bytes, %d row groups, %d column chunks%n",
                 table.getSchemaName(), table.getTableName(), table.getVersion(), table.getColumnsCount(), files, rows, bytes, rowGroups, chunks);
-        out.printf("compact stats: %,d bytes in all, %.2f bytes per column chunk%n", statsBytes, chunks == 0 ? 0.0 : (double) statsBytes / chunks);
+        long allFilterBytes = Arrays.stream(filterBytes).sum();
+        out.printf("compact stats: %,d bytes in all, %.2f bytes per column chunk, %.2f without Bloom filters%n",
+                statsBytes, perChunk(statsBytes, chunks), perChunk(statsBytes - allFilterBytes, chunks));
+        for (int column = 0; column < filters.length; column++) {
+            if (filters[column] > 0) {
+                out.printf("bloom filter %s: %d of %d row groups, %,d bytes, %,.0f bytes per column chunk%n",
+                        table.getColumns(column).getName(), filters[column], rowGroups, filterBytes[column], perChunk(filterBytes[column], filters[column]));
+            }
+        }
+    }
+
+    private static double perChunk(long bytes, long chunks)
+    {
+        return chunks == 0 ? 0.0 : (double) bytes / chunks;
     }
 }

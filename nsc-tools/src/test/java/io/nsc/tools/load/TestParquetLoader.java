@@ -209,6 +209,25 @@ final class TestParquetLoader
     }
 
     @Test
+    void keepsTheBloomFiltersOfLoadedFilesFolded()
+            throws Exception
+    {
+        // 3,000 distinct values in a filter trino-parquet sized for 100,000
+        Path directory = Files.createDirectories(workDir.resolve("bloom"));
+        Path file = directory.resolve("ids.parquet");
+        ParquetTestFiles.writeFileWithTrinoBloomFilter(file, 3000);
+        // 3,000 bigints take about 24KB: most of the file is the filter
+        assertThat(Files.size(file)).isGreaterThan(64 * 1024);
+
+        String table = newTableName();
+        new ParquetLoader(security).load(metadataAddress, "tpch", table, List.of(file), TWO_REPLICAS);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(NscTool.run(infoCommand("tpch." + table, clientFiles), new PrintStream(out, true, UTF_8), new PrintStream(new ByteArrayOutputStream(), true, UTF_8))).isZero();
+        // at 1% false positives 3,000 values take 4KB or 8KB, the power of two folding reaches
+        assertThat(out.toString(UTF_8)).containsPattern("bloom filter id: 1 of 1 row groups, (4,096|8,192) bytes");
+    }
+
+    @Test
     void usesTheNextMetadataServiceWhenTheFirstIsDown()
             throws IOException
     {

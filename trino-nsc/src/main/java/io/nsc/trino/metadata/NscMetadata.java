@@ -2,6 +2,7 @@ package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import io.airlift.slice.Slice;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
@@ -673,6 +674,7 @@ public class NscMetadata
 
         Map<String, Object> properties = tableMetadata.getProperties();
         NscTableProperties.checkSortedBy(NscTableProperties.getSortedBy(properties), columnMetadata.stream().map(ColumnMetadata::getName).collect(toImmutableList()));
+        NscTableProperties.checkBloomFilterColumns(NscTableProperties.getBloomFilterColumns(properties), columnMetadata, NscTableProperties.getRowGroupSize(properties));
         return new NewTable(name, columns.build(), columnComments.build(), tableMetadata.getComment(), writerSettings(properties), NscTableProperties.toStored(properties));
     }
 
@@ -684,7 +686,7 @@ public class NscMetadata
         int minReplicas = NscTableProperties.resolveMinReplicas(properties, replication);
         // the properties are valid; whether the cluster can take the write is checked last
         checkLiveNodes(replication, explicitReplication.isEmpty());
-        return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas);
+        return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas, ImmutableSet.copyOf(NscTableProperties.getBloomFilterColumns(properties)));
     }
 
     /**

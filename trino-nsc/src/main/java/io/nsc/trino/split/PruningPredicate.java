@@ -2,6 +2,7 @@ package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
 import io.nsc.protocol.predicate.ColumnPredicate;
+import io.nsc.protocol.predicate.MembershipPredicate;
 import io.nsc.protocol.predicate.RowGroupMatch;
 import io.nsc.protocol.predicate.RowGroupPruner;
 import io.nsc.protocol.stats.CompactFileStats;
@@ -15,12 +16,29 @@ import static java.util.Objects.requireNonNull;
  * What the coordinator prunes with. When part of the query's predicate has no stats keys (char,
  * uuid, ...), that part is left out: pruning stays correct, but a row group can then no longer be
  * called fully matching.
+ *
+ * @param memberships the equalities and INs of the predicate, for the row groups' Bloom filters
  */
-public record PruningPredicate(List<ColumnPredicate> columns, boolean fullyTranslated)
+public record PruningPredicate(List<ColumnPredicate> columns, boolean fullyTranslated, List<MembershipPredicate> memberships)
 {
     public PruningPredicate
     {
         columns = ImmutableList.copyOf(requireNonNull(columns, "columns is null"));
+        memberships = ImmutableList.copyOf(requireNonNull(memberships, "memberships is null"));
+    }
+
+    /**
+     * False only when a Bloom filter of the row group proves that one of the equalities matches
+     * no row in it.
+     */
+    public boolean mayMatchFilters(CompactFileStats stats, int rowGroup)
+    {
+        for (MembershipPredicate membership : memberships) {
+            if (!membership.mayMatch(stats, rowGroup)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -27,6 +27,8 @@ public final class RowGroupPlanner
     public static final String ROW_GROUPS_TOTAL = "row_groups_total";
     public static final String ROW_GROUPS_PRUNED_BY_STATS = "row_groups_pruned_by_stats";
     public static final String ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER = "row_groups_pruned_by_dynamic_filter";
+    // by Bloom filters, for the query's predicate or the dynamic filter, among those min/max kept
+    public static final String ROW_GROUPS_PRUNED_BY_FILTER = "row_groups_pruned_by_filter";
     public static final String ROW_GROUPS_FULLY_MATCHING = "row_groups_fully_matching";
     public static final String ROW_GROUPS_ANSWERED_FROM_STATS = "row_groups_answered_from_stats";
     public static final String ROW_GROUPS_PRUNED_BY_TOP_N = "row_groups_pruned_by_top_n";
@@ -48,7 +50,7 @@ public final class RowGroupPlanner
     /**
      * @param statsAnswer the part of a pushed-down aggregation the compact stats answered (its row groups are in no split)
      */
-    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsFullyMatching, Optional<StatsAnswer> statsAnswer, long rowGroupsPrunedByTopN)
+    public record Plan(List<NscSplit> splits, long rowGroupsTotal, long rowGroupsPruned, long rowGroupsPrunedByDynamicFilter, long rowGroupsPrunedByFilter, long rowGroupsFullyMatching, Optional<StatsAnswer> statsAnswer, long rowGroupsPrunedByTopN)
     {
         public Plan
         {
@@ -58,17 +60,17 @@ public final class RowGroupPlanner
 
         public Plan withSplits(List<NscSplit> newSplits)
         {
-            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer, rowGroupsPrunedByTopN);
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsPrunedByFilter, rowGroupsFullyMatching, statsAnswer, rowGroupsPrunedByTopN);
         }
 
         public Plan withTopNPruning(List<NscSplit> newSplits, long prunedByTopN)
         {
-            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, statsAnswer, prunedByTopN);
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsPrunedByFilter, rowGroupsFullyMatching, statsAnswer, prunedByTopN);
         }
 
         public Plan withStatsAnswer(List<NscSplit> newSplits, Optional<StatsAnswer> answer)
         {
-            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsFullyMatching, answer, rowGroupsPrunedByTopN);
+            return new Plan(newSplits, rowGroupsTotal, rowGroupsPruned, rowGroupsPrunedByDynamicFilter, rowGroupsPrunedByFilter, rowGroupsFullyMatching, answer, rowGroupsPrunedByTopN);
         }
 
         public Metrics metrics()
@@ -77,6 +79,7 @@ public final class RowGroupPlanner
                     .put(ROW_GROUPS_TOTAL, new LongCount(rowGroupsTotal))
                     .put(ROW_GROUPS_PRUNED_BY_STATS, new LongCount(rowGroupsPruned))
                     .put(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, new LongCount(rowGroupsPrunedByDynamicFilter))
+                    .put(ROW_GROUPS_PRUNED_BY_FILTER, new LongCount(rowGroupsPrunedByFilter))
                     .put(ROW_GROUPS_FULLY_MATCHING, new LongCount(rowGroupsFullyMatching))
                     .put(ROW_GROUPS_PRUNED_BY_TOP_N, new LongCount(rowGroupsPrunedByTopN))
                     .put(ROW_GROUPS_ANSWERED_FROM_STATS, new LongCount(statsAnswer.map(StatsAnswer::rowGroups).orElse(0L)))
@@ -105,6 +108,7 @@ public final class RowGroupPlanner
         long total = 0;
         long pruned = 0;
         long prunedByDynamicFilter = 0;
+        long prunedByFilter = 0;
         long fullyMatching = 0;
         for (FileEntry file : files) {
             CompactFileStats stats = file.stats();
@@ -116,8 +120,16 @@ public final class RowGroupPlanner
                     pruned++;
                     continue;
                 }
+                if (predicate.isPresent() && !predicate.get().mayMatchFilters(stats, rowGroup)) {
+                    prunedByFilter++;
+                    continue;
+                }
                 if (dynamicFilter.isPresent() && RowGroupPruner.classify(stats, rowGroup, dynamicFilter.get().columns()) == RowGroupMatch.NONE) {
                     prunedByDynamicFilter++;
+                    continue;
+                }
+                if (dynamicFilter.isPresent() && !dynamicFilter.get().mayMatchFilters(stats, rowGroup)) {
+                    prunedByFilter++;
                     continue;
                 }
                 if (match == RowGroupMatch.ALL) {
@@ -127,7 +139,7 @@ public final class RowGroupPlanner
             }
             packer.flush();
         }
-        return new Plan(splits, total, pruned, prunedByDynamicFilter, fullyMatching, Optional.empty(), 0);
+        return new Plan(splits, total, pruned, prunedByDynamicFilter, prunedByFilter, fullyMatching, Optional.empty(), 0);
     }
 
     private static RowGroupMatch classify(CompactFileStats stats, int rowGroup, Optional<PruningPredicate> predicate)

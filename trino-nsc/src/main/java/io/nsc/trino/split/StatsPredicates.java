@@ -3,6 +3,7 @@ package io.nsc.trino.split;
 import com.google.common.collect.ImmutableList;
 import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.protocol.predicate.KeyRange;
+import io.nsc.protocol.predicate.MembershipPredicate;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.Range;
@@ -30,13 +31,15 @@ public final class StatsPredicates
     {
         Map<NscColumnHandle, Domain> domains = domain.getDomains().orElseThrow(() -> new IllegalArgumentException("domain is none"));
         ImmutableList.Builder<ColumnPredicate> predicates = ImmutableList.builder();
+        ImmutableList.Builder<MembershipPredicate> memberships = ImmutableList.builder();
         boolean fullyTranslated = true;
         for (Map.Entry<NscColumnHandle, Domain> entry : domains.entrySet()) {
             Optional<ColumnPredicate> predicate = toColumnPredicate(entry.getKey(), entry.getValue());
             predicate.ifPresent(predicates::add);
             fullyTranslated &= predicate.isPresent();
+            BloomFilterValues.toMembershipPredicate(entry.getKey(), entry.getValue()).ifPresent(memberships::add);
         }
-        return new PruningPredicate(predicates.build(), fullyTranslated);
+        return new PruningPredicate(predicates.build(), fullyTranslated, memberships.build());
     }
 
     /**

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
@@ -68,9 +69,12 @@ public abstract sealed class LocalParquetFile
      *
      * @param memoryLimitBytes the most the file may hold in memory while it is written
      */
-    public static LocalParquetFile create(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, long memoryLimitBytes)
+    public static LocalParquetFile create(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Set<String> bloomFilterColumns, long memoryLimitBytes)
             throws IOException
     {
+        requireNonNull(bloomFilterColumns, "bloomFilterColumns is null");
+        // trino-parquet's writer cuts the row groups of a data size, and writes no filter of a dictionary-encoded chunk
+        checkArgument(bloomFilterColumns.isEmpty() || rowGroupSize.isRowCount(), "Bloom filters need row groups of a row count: %s", rowGroupSize);
         requireNonNull(target, "target is null");
         requireNonNull(schema, "schema is null");
         requireNonNull(rowGroupSize, "rowGroupSize is null");
@@ -78,7 +82,7 @@ public abstract sealed class LocalParquetFile
         int outputBufferBytes = toIntExact(clamp(memoryLimitBytes / 16, MIN_OUTPUT_BUFFER_BYTES, MAX_OUTPUT_BUFFER_BYTES));
         long rowGroupMemory = (memoryLimitBytes - outputBufferBytes) / ROW_GROUP_MEMORY_SHARE;
         if (rowGroupSize.isRowCount()) {
-            return new RowCountFile(target, schema, rowGroupSize.rows(), rowGroupMemory, outputBufferBytes);
+            return new RowCountFile(target, schema, rowGroupSize.rows(), rowGroupMemory, outputBufferBytes, bloomFilterColumns);
         }
         return DataSizeFile.create(target, schema, Math.min(rowGroupSize.bytes(), rowGroupMemory), outputBufferBytes);
     }
@@ -154,12 +158,12 @@ public abstract sealed class LocalParquetFile
         private long rowGroupPageBytes;
         private long rowGroupSizeBytes;
 
-        private RowCountFile(Path target, ParquetSchema schema, long rowsPerRowGroup, long rowGroupMemoryBytes, int outputBufferBytes)
+        private RowCountFile(Path target, ParquetSchema schema, long rowsPerRowGroup, long rowGroupMemoryBytes, int outputBufferBytes, Set<String> bloomFilterColumns)
                 throws IOException
         {
             super(target);
             // the writer deletes what it created if it fails
-            this.writer = new FixedRowGroupParquetWriter(target, schema.messageType(), schema.primitiveTypes(), COMPRESSION, outputBufferBytes);
+            this.writer = new FixedRowGroupParquetWriter(target, schema.messageType(), schema.primitiveTypes(), COMPRESSION, outputBufferBytes, bloomFilterColumns);
             this.rowsPerRowGroup = rowsPerRowGroup;
             this.rowGroupMemoryBytes = rowGroupMemoryBytes;
             recordMemoryUsage(memoryUsage());

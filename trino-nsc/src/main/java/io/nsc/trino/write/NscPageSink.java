@@ -335,7 +335,7 @@ public class NscPageSink
     {
         Files.createDirectories(resources.tempDirectory());
         Path path = resources.tempDirectory().resolve(fileNamePrefix + UUID.randomUUID() + ".parquet");
-        return LocalParquetFile.create(path, schema, settings.rowGroupSize(), memoryLimitBytes);
+        return LocalParquetFile.create(path, schema, settings.rowGroupSize(), settings.bloomFilterColumns(), memoryLimitBytes);
     }
 
     private long currentMemoryUsage()

@@ -110,9 +110,18 @@ public final class WriteTypes
         for (int i = 0; i < names.size(); i++) {
             checkSupported(types.get(i));
             fields.add(parquetType(names.get(i), types.get(i)));
-            primitiveTypes.put(List.of(names.get(i)), types.get(i));
+            primitiveTypes.put(List.of(names.get(i)), writerType(types.get(i)));
         }
         return new ParquetSchema(new MessageType(SCHEMA_NAME, fields.build()), primitiveTypes.buildOrThrow());
+    }
+
+    /**
+     * trino-parquet writes a varchar(n) exactly as a varchar, but writes Bloom filters only for
+     * the unbounded type, so it is given that.
+     */
+    private static Type writerType(Type type)
+    {
+        return type instanceof VarcharType ? VarcharType.VARCHAR : type;
     }
 
     private static org.apache.parquet.schema.Type parquetType(String name, Type type)

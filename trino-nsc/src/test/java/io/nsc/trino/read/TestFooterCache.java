@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -95,7 +96,7 @@ final class TestFooterCache
         for (int row = 0; row < rows; row++) {
             BIGINT.writeLong(values, row);
         }
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(List.of("a"), List.of(BIGINT)), RowGroupSize.DEFAULT, Long.MAX_VALUE);
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(List.of("a"), List.of(BIGINT)), RowGroupSize.DEFAULT, Set.of(), Long.MAX_VALUE);
         file.append(new Page(values.build()));
         return file.finish().path();
     }

@@ -335,7 +335,7 @@ final class TestNscSplitSource
     {
         DynamicFilter nothing = new CompletedDynamicFilter(TupleDomain.none());
         Listing listing = new Listing(files, BATCH_SIZE);
-        ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.FILTER, Optional.of(new PruningPredicate(List.of(), true)), PLANNER, NO_LOAD);
+        ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.FILTER, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD);
         NscSplitSource source = new NscSplitSource(listing, scan, Optional.empty(), nothing, 1000);
         List<ConnectorSplit> splits = new ArrayList<>();
         ConnectorSplitBatch first = source.getNextBatch(100).join();

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_ANSWERED_FROM_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_FULLY_MATCHING;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER;
+import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_FILTER;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_TOP_N;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
@@ -50,7 +51,7 @@ final class TestRowGroupPlanner
         List<FileEntry> files = List.of(file("a", 10, 100), file("b", 10, 100));
         // 25 <= x <= 44 touches row groups 2, 3 and 4 of each file; 30..39 (row group 3) matches entirely
         ColumnPredicate predicate = new ColumnPredicate(0, List.of(KeyRange.range(25, true, 44, true)), false);
-        RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.of(new PruningPredicate(List.of(predicate), true)));
+        RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.of(new PruningPredicate(List.of(predicate), true, List.of())));
         assertThat(plan.splits()).extracting(NscSplit::fileId, NscSplit::rowGroups)
                 .containsExactly(
                         tuple("a", List.of(2, 3, 4)),
@@ -58,7 +59,7 @@ final class TestRowGroupPlanner
         assertThat(plan.rowGroupsTotal()).isEqualTo(20);
         assertThat(plan.rowGroupsPruned()).isEqualTo(14);
         assertThat(plan.rowGroupsFullyMatching()).isEqualTo(2);
-        assertThat(plan.metrics().getMetrics()).containsOnlyKeys(ROW_GROUPS_TOTAL, ROW_GROUPS_PRUNED_BY_STATS, ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, ROW_GROUPS_FULLY_MATCHING, ROW_GROUPS_ANSWERED_FROM_STATS, ROW_GROUPS_PRUNED_BY_TOP_N, SPLITS, SPLITS_RAW, SPLITS_FILTER);
+        assertThat(plan.metrics().getMetrics()).containsOnlyKeys(ROW_GROUPS_TOTAL, ROW_GROUPS_PRUNED_BY_STATS, ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER, ROW_GROUPS_PRUNED_BY_FILTER, ROW_GROUPS_FULLY_MATCHING, ROW_GROUPS_ANSWERED_FROM_STATS, ROW_GROUPS_PRUNED_BY_TOP_N, SPLITS, SPLITS_RAW, SPLITS_FILTER);
     }
 
     @Test
@@ -66,7 +67,7 @@ final class TestRowGroupPlanner
     {
         List<FileEntry> files = List.of(file("a", 10, 100));
         ColumnPredicate predicate = new ColumnPredicate(0, List.of(KeyRange.greaterThan(1000)), false);
-        RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.of(new PruningPredicate(List.of(predicate), true)));
+        RowGroupPlanner.Plan plan = new RowGroupPlanner(1000).plan(files, Optional.of(new PruningPredicate(List.of(predicate), true, List.of())));
         assertThat(plan.splits()).isEmpty();
         assertThat(plan.rowGroupsPruned()).isEqualTo(10);
     }

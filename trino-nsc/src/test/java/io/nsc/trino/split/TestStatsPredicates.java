@@ -1,8 +1,11 @@
 package io.nsc.trino.split;
 
 import io.airlift.slice.Slices;
+import io.airlift.slice.XxHash64;
 import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.protocol.predicate.KeyRange;
+import io.nsc.protocol.predicate.MembershipPredicate;
+import io.nsc.protocol.stats.FilterValueType;
 import io.nsc.protocol.stats.StatsKeys;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.trino.spi.predicate.Domain;
@@ -116,6 +119,29 @@ final class TestStatsPredicates
         assertThat(predicate.fullyTranslated()).isFalse();
         // null checks need no keys
         assertThat(predicate(UUID, Domain.notNull(UUID)).ranges()).containsExactly(KeyRange.all());
+    }
+
+    @Test
+    void testEqualitiesBecomeMembershipPredicates()
+    {
+        NscColumnHandle key = new NscColumnHandle("k", BIGINT, 2);
+        NscColumnHandle name = new NscColumnHandle("n", VARCHAR, 3);
+        NscColumnHandle price = new NscColumnHandle("p", DOUBLE, 4);
+        PruningPredicate predicate = StatsPredicates.toPruningPredicate(TupleDomain.withColumnDomains(Map.of(
+                key, multipleValues(BIGINT, List.of(7L, 9L)),
+                name, singleValue(VARCHAR, Slices.utf8Slice("needle")),
+                price, singleValue(DOUBLE, 1.5))));
+        assertThat(predicate.memberships()).containsExactlyInAnyOrder(
+                new MembershipPredicate(2, FilterValueType.INT64, new long[] {XxHash64.hash(7L), XxHash64.hash(9L)}),
+                new MembershipPredicate(3, FilterValueType.BYTE_ARRAY, new long[] {XxHash64.hash(Slices.utf8Slice("needle"))}));
+
+        // what a filter cannot decide: NULL allowed, ranges, too many values
+        assertThat(BloomFilterValues.toMembershipPredicate(key, Domain.create(ValueSet.of(BIGINT, 7L), true))).isEmpty();
+        assertThat(BloomFilterValues.toMembershipPredicate(key, Domain.create(ValueSet.ofRanges(Range.range(BIGINT, 1L, true, 3L, true)), false))).isEmpty();
+        assertThat(BloomFilterValues.toMembershipPredicate(key, Domain.notNull(BIGINT))).isEmpty();
+        List<Object> many = java.util.stream.LongStream.range(0, BloomFilterValues.MAX_VALUES + 1).boxed().map(Object.class::cast).toList();
+        assertThat(BloomFilterValues.toMembershipPredicate(key, multipleValues(BIGINT, many))).isEmpty();
+        assertThat(BloomFilterValues.toMembershipPredicate(key, multipleValues(BIGINT, many.subList(0, BloomFilterValues.MAX_VALUES)))).isPresent();
     }
 
     private static ColumnPredicate predicate(Type type, Domain domain)

@@ -1,8 +1,11 @@
 package io.nsc.trino.write;
 
+import io.airlift.slice.XxHash64;
 import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.stats.CompactFileStats;
+import io.nsc.protocol.stats.FilterValueType;
 import io.nsc.trino.write.LocalParquetFile.Written;
 import io.nsc.trino.write.WriteTypes.ParquetSchema;
 import io.trino.spi.Page;
@@ -25,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
@@ -187,7 +191,7 @@ final class TestLocalParquetFile
             throws Exception
     {
         // row groups of 1000 rows, pages of 700: the file holds the pages of one row group at most
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve("streamed.parquet"), schema(), RowGroupSize.ofRows(1000), 1024 * 1024);
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve("streamed.parquet"), schema(), RowGroupSize.ofRows(1000), Set.of(), 1024 * 1024);
         Page first = bigintPage(0, 700);
         file.append(first);
         // the file's leading magic number only
@@ -218,7 +222,7 @@ final class TestLocalParquetFile
         // a quarter of the limit (less the write buffer) for the row group's pages: two pages reach it
         long memoryLimit = 8 * page.getRetainedSizeInBytes();
         for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(1_000_000), RowGroupSize.parse("64MB"))) {
-            LocalParquetFile file = LocalParquetFile.create(directory.resolve("cut-" + rowGroupSize.toSql() + ".parquet"), schema(), rowGroupSize, memoryLimit);
+            LocalParquetFile file = LocalParquetFile.create(directory.resolve("cut-" + rowGroupSize.toSql() + ".parquet"), schema(), rowGroupSize, Set.of(), memoryLimit);
             for (int start = 0; start < 200_000; start += 10_000) {
                 file.append(bigintPage(start, 10_000));
                 assertThat(file.memoryUsage()).isLessThanOrEqualTo(file.peakMemoryUsage());
@@ -231,7 +235,7 @@ final class TestLocalParquetFile
             assertThat(summary.stats().rowGroupCount()).as(rowGroupSize.toString()).isGreaterThanOrEqualTo(5);
         }
         // row counts stay exact where they fit
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve("fits.parquet"), schema(), RowGroupSize.ofRows(15_000), memoryLimit);
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve("fits.parquet"), schema(), RowGroupSize.ofRows(15_000), Set.of(), memoryLimit);
         for (int start = 0; start < 60_000; start += 10_000) {
             file.append(bigintPage(start, 10_000));
         }
@@ -244,7 +248,7 @@ final class TestLocalParquetFile
             throws Exception
     {
         for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(100), RowGroupSize.parse("1kB"))) {
-            LocalParquetFile file = LocalParquetFile.create(directory.resolve("aborted.parquet"), schema(), rowGroupSize, 1024 * 1024);
+            LocalParquetFile file = LocalParquetFile.create(directory.resolve("aborted.parquet"), schema(), rowGroupSize, Set.of(), 1024 * 1024);
             file.append(bigintPage(0, 1000));
             assertThat(file.writtenBytes()).isPositive();
             file.abort();
@@ -264,11 +268,43 @@ final class TestLocalParquetFile
         assertThat(directory).isEmptyDirectory();
     }
 
+    @Test
+    void testBloomFilterColumnsReachTheCompactStats()
+            throws Exception
+    {
+        Path target = directory.resolve("filtered.parquet");
+        LocalParquetFile file = LocalParquetFile.create(target, schema(), RowGroupSize.ofRows(1000), Set.of("id"), Long.MAX_VALUE);
+        // few distinct values: the chunks are dictionary-encoded, and still get their filters
+        file.append(bigintPage(LongStream.range(0, 5000).map(row -> row / 100).boxed().toList()));
+        file.finish();
+        CompactFileStats stats = ParquetFooterParser.parse(target).stats();
+        assertThat(stats.rowGroupCount()).isEqualTo(5);
+        assertThat(stats.filterCount()).isEqualTo(5);
+        int falsePositives = 0;
+        for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+            int filter = stats.filterIndex(rowGroup, 0);
+            assertThat(stats.filterValueType(filter)).isEqualTo(FilterValueType.INT64);
+            for (long value = 0; value < 50; value++) {
+                boolean found = stats.filterMightContain(filter, XxHash64.hash(value));
+                if (value / 10 == rowGroup) {
+                    assertThat(found).as("%s in row group %s", value, rowGroup).isTrue();
+                }
+                else if (found) {
+                    falsePositives++;
+                }
+            }
+        }
+        // 200 absent lookups at a rate of at most 1%
+        assertThat(falsePositives).isLessThanOrEqualTo(6);
+        assertThatThrownBy(() -> LocalParquetFile.create(directory.resolve("sized.parquet"), schema(), RowGroupSize.parse("64kB"), Set.of("id"), Long.MAX_VALUE))
+                .hasMessageContaining("Bloom filters need row groups of a row count");
+    }
+
     /** Writes the pages as one file, holding a whole row group in memory if it must; deletes the file if that fails. */
     private static Written write(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Iterator<Page> pages)
             throws IOException
     {
-        LocalParquetFile file = LocalParquetFile.create(target, schema, rowGroupSize, Long.MAX_VALUE);
+        LocalParquetFile file = LocalParquetFile.create(target, schema, rowGroupSize, Set.of(), Long.MAX_VALUE);
         try {
             while (pages.hasNext()) {
                 file.append(pages.next());

@@ -37,6 +37,7 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
@@ -321,7 +322,7 @@ final class TestNscPageSink
 
     private static NscWriterSettings settings(boolean sorted, RowGroupSize rowGroupSize)
     {
-        return new NscWriterSettings(sorted ? List.of("day") : List.of(), rowGroupSize, 1, 1);
+        return new NscWriterSettings(sorted ? List.of("day") : List.of(), rowGroupSize, 1, 1, Set.of());
     }
 
     private static RowSorter sorter()

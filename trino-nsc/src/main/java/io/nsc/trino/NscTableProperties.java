@@ -14,11 +14,13 @@ import io.trino.spi.type.Type;
 
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
@@ -188,6 +190,40 @@ public final class NscTableProperties
                         BLOOM_FILTER_COLUMNS, column, type.getDisplayName(), BLOOM_FILTER_TYPES));
             }
         }
+    }
+
+    /**
+     * The stored properties after a column is renamed: the column lists that name it name the new
+     * name instead.
+     */
+    public static Map<String, String> renameColumn(Map<String, String> stored, String name, String newName)
+    {
+        return mapColumnLists(stored, columns -> columns.stream().map(column -> column.equals(name) ? newName : column).toList());
+    }
+
+    /** The stored properties after a column is dropped: the column lists no longer name it. */
+    public static Map<String, String> dropColumn(Map<String, String> stored, String name)
+    {
+        return mapColumnLists(stored, columns -> columns.stream().filter(column -> !column.equals(name)).toList());
+    }
+
+    private static Map<String, String> mapColumnLists(Map<String, String> stored, UnaryOperator<List<String>> change)
+    {
+        Map<String, String> changed = new LinkedHashMap<>(stored);
+        for (String property : List.of(SORTED_BY, BLOOM_FILTER_COLUMNS)) {
+            String value = stored.get(property);
+            if (value == null) {
+                continue;
+            }
+            List<String> columns = change.apply(STORED_LIST.splitToList(value));
+            if (columns.isEmpty()) {
+                changed.remove(property);
+            }
+            else {
+                changed.put(property, String.join(",", columns));
+            }
+        }
+        return ImmutableMap.copyOf(changed);
     }
 
     /** The properties as the metadata service stores them: SQL text, only what differs from "unset". */

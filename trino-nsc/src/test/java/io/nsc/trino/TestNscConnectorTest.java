@@ -109,17 +109,20 @@ final class TestNscConnectorTest
                     SUPPORTS_CREATE_TABLE_WITH_TABLE_COMMENT,
                     SUPPORTS_CREATE_TABLE_WITH_COLUMN_COMMENT -> true;
 
-            // no column changes yet (they need column ids in the files' schema), no row-level writes (README, Limits)
+            // columns are slots of the files' schema: added at the end (older files read NULL),
+            // dropped ones keep their slot, renames change no file
+            case SUPPORTS_ADD_COLUMN,
+                    SUPPORTS_ADD_COLUMN_WITH_COMMENT,
+                    SUPPORTS_DROP_COLUMN,
+                    SUPPORTS_RENAME_COLUMN -> true;
+
+            // no row-level writes, no column moves or type changes (README, Limits)
             case SUPPORTS_DELETE,
                     SUPPORTS_ROW_LEVEL_DELETE,
                     SUPPORTS_UPDATE,
                     SUPPORTS_ROW_LEVEL_UPDATE,
                     SUPPORTS_MERGE,
-                    SUPPORTS_ADD_COLUMN,
-                    SUPPORTS_ADD_COLUMN_WITH_COMMENT,
                     SUPPORTS_ADD_COLUMN_WITH_POSITION,
-                    SUPPORTS_DROP_COLUMN,
-                    SUPPORTS_RENAME_COLUMN,
                     SUPPORTS_SET_COLUMN_TYPE,
                     SUPPORTS_NOT_NULL_CONSTRAINT,
                     SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
@@ -216,6 +219,26 @@ final class TestNscConnectorTest
                 WITH (
                    row_group_size = '100000'
                 )""");
+    }
+
+    // The suite renames from "a;b$c", a name nsc refuses (NameRules, README: Writing through Trino),
+    // so every target name would fail at the CREATE TABLE. The same test from a name nsc takes:
+    // each target name is renamed to, or refused with nsc's message and nothing else.
+    @Override
+    protected void testRenameColumnName(String columnName, boolean delimited)
+    {
+        String nameInSql = delimited ? "\"" + columnName.replace("\"", "\"\"") + "\"" : columnName;
+        try (TestTable table = newTrinoTable("tcn_", "(source_column varchar(50))")) {
+            try {
+                assertUpdate("ALTER TABLE " + table.getName() + " RENAME COLUMN source_column TO " + nameInSql);
+            }
+            catch (RuntimeException e) {
+                assertThat(isColumnNameRejected(e, columnName, delimited)).as("refusal of %s: %s", columnName, e).isTrue();
+                assertTableColumnNames(table.getName(), "source_column");
+                return;
+            }
+            assertTableColumnNames(table.getName(), columnName.toLowerCase(ENGLISH));
+        }
     }
 
     // nsc's own refusal (NameRules): a limit declared through the suite's hooks, not a failure hidden

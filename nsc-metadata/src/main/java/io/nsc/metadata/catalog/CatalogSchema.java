@@ -170,7 +170,9 @@ public final class CatalogSchema
             // 9: comments of tables and columns (COMMENT ON); NULL when there is none
             List.of(
                     "ALTER TABLE tables ADD COLUMN table_comment VARCHAR(65536)",
-                    "ALTER TABLE columns ADD COLUMN column_comment VARCHAR(65536)"));
+                    "ALTER TABLE columns ADD COLUMN column_comment VARCHAR(65536)"),
+            // 10: ALTER TABLE ... DROP COLUMN keeps the column's slot, marked dropped
+            List.of("ALTER TABLE columns ADD COLUMN dropped BOOLEAN DEFAULT FALSE NOT NULL"));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */
     public static final int VERSION = MIGRATIONS.size();

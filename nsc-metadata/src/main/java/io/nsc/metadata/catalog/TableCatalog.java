@@ -12,9 +12,12 @@ import java.util.OptionalLong;
 import static io.nsc.metadata.MetadataErrors.aborted;
 import static io.nsc.metadata.MetadataErrors.alreadyExists;
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
+import static io.nsc.metadata.MetadataErrors.invalidArgument;
 import static io.nsc.metadata.MetadataErrors.notFound;
+import static io.nsc.metadata.catalog.Names.checkColumnName;
 import static io.nsc.metadata.catalog.Names.checkSchemaName;
 import static io.nsc.metadata.catalog.Names.checkTableName;
+import static io.nsc.metadata.catalog.TableDefinitions.validateColumn;
 import static io.nsc.metadata.catalog.TableDefinitions.validateColumns;
 import static io.nsc.metadata.catalog.TableDefinitions.validateComment;
 import static io.nsc.metadata.catalog.TableDefinitions.validateProperties;
@@ -298,7 +301,7 @@ public final class TableCatalog
                         .bind("table_id", table.tableId())
                         .execute();
             }
-            int updated = handle.createUpdate("UPDATE columns SET column_comment = :comment WHERE table_id = :table_id AND column_name = :column_name")
+            int updated = handle.createUpdate("UPDATE columns SET column_comment = :comment WHERE table_id = :table_id AND column_name = :column_name AND dropped = FALSE")
                     .bind("comment", comment.orElse(null))
                     .bind("table_id", table.tableId())
                     .bind("column_name", column.get())
@@ -308,6 +311,84 @@ public final class TableCatalog
             }
             return updated;
         });
+    }
+
+    /**
+     * Adds, renames or drops a column (see {@link ColumnChange}) and moves the table to a new
+     * version with the same files: a write that began under the old columns then fails at its
+     * commit, whose columns no longer match. Comments go with their column: a dropped column's
+     * is removed, a renamed one keeps it.
+     *
+     * @param expectedTableId when present, only the table with this id is altered
+     * @param properties when present, the table's properties after the change, replacing all
+     * @return the table as it is after the change
+     */
+    public TableEntry alterColumn(SchemaTableName name, OptionalLong expectedTableId, ColumnChange change, Optional<Map<String, String>> properties)
+    {
+        requireNonNull(name, "name is null");
+        requireNonNull(expectedTableId, "expectedTableId is null");
+        requireNonNull(change, "change is null");
+        requireNonNull(properties, "properties is null");
+        switch (change) {
+            case ColumnChange.Add add -> validateColumn(add.column());
+            case ColumnChange.Rename rename -> checkColumnName(rename.newName());
+            case ColumnChange.Drop _ -> {}
+        }
+        properties.ifPresent(TableDefinitions::validateProperties);
+        return database.inTransaction(handle -> {
+            TableEntry table = findTable(handle, name).orElseThrow(() -> notFound("Table %s does not exist", name));
+            if (expectedTableId.isPresent() && expectedTableId.getAsLong() != table.tableId()) {
+                throw aborted("Table %s was dropped and created again since the statement began; no column was changed", name);
+            }
+            switch (change) {
+                case ColumnChange.Add add -> {
+                    checkNoLiveColumn(table, add.column().name());
+                    TableRows.insertColumn(handle, table.tableId(), table.columns().size(), add.column());
+                }
+                case ColumnChange.Rename rename -> {
+                    int ordinal = liveColumn(table, rename.name());
+                    checkNoLiveColumn(table, rename.newName());
+                    handle.createUpdate("UPDATE columns SET column_name = :new_name WHERE table_id = :table_id AND ordinal = :ordinal")
+                            .bind("new_name", rename.newName())
+                            .bind("table_id", table.tableId())
+                            .bind("ordinal", ordinal)
+                            .execute();
+                }
+                case ColumnChange.Drop drop -> {
+                    int ordinal = liveColumn(table, drop.name());
+                    if (table.columns().stream().filter(column -> !column.dropped()).count() == 1) {
+                        throw invalidArgument("Cannot drop column %s: it is the only column of table %s", drop.name(), name);
+                    }
+                    handle.createUpdate("UPDATE columns SET dropped = TRUE, column_comment = NULL WHERE table_id = :table_id AND ordinal = :ordinal")
+                            .bind("table_id", table.tableId())
+                            .bind("ordinal", ordinal)
+                            .execute();
+                }
+            }
+            properties.ifPresent(replacement -> TableRows.replaceProperties(handle, table.tableId(), replacement));
+            long version = table.version() + 1;
+            TableRows.updateTable(handle, table.tableId(), version, List.of());
+            retention.recordVersion(handle, table.tableId(), version, clock.millis());
+            return findTable(handle, name).orElseThrow();
+        });
+    }
+
+    private static int liveColumn(TableEntry table, String columnName)
+    {
+        for (int ordinal = 0; ordinal < table.columns().size(); ordinal++) {
+            TableColumn column = table.columns().get(ordinal);
+            if (!column.dropped() && column.name().equals(columnName)) {
+                return ordinal;
+            }
+        }
+        throw notFound("Column %s of table %s does not exist", columnName, table.name());
+    }
+
+    private static void checkNoLiveColumn(TableEntry table, String columnName)
+    {
+        if (table.columns().stream().anyMatch(column -> !column.dropped() && column.name().equals(columnName))) {
+            throw alreadyExists("Column %s already exists in table %s", columnName, table.name());
+        }
     }
 
     /**

@@ -25,20 +25,26 @@ final class TableDefinitions
 
     static void validateColumns(List<TableColumn> columns)
     {
-        if (columns.isEmpty()) {
+        if (columns.stream().allMatch(TableColumn::dropped)) {
             throw invalidArgument("A table needs at least one column");
         }
         Set<String> names = new HashSet<>();
         for (TableColumn column : columns) {
-            checkColumnName(column.name());
-            if (column.type().isBlank()) {
-                throw invalidArgument("Column %s has no type", column.name());
-            }
-            if (!names.add(column.name())) {
+            validateColumn(column);
+            // a dropped column's name is free for a new one
+            if (!column.dropped() && !names.add(column.name())) {
                 throw invalidArgument("Duplicate column name %s", column.name());
             }
-            validateComment(column.comment());
         }
+    }
+
+    static void validateColumn(TableColumn column)
+    {
+        checkColumnName(column.name());
+        if (column.type().isBlank()) {
+            throw invalidArgument("Column %s has no type", column.name());
+        }
+        validateComment(column.comment());
     }
 
     static void validateComment(Optional<String> comment)

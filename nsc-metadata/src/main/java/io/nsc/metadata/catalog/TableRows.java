@@ -44,9 +44,9 @@ final class TableRows
 
     private static List<TableColumn> columns(Handle handle, long tableId)
     {
-        return handle.createQuery("SELECT column_name, column_type, column_comment FROM columns WHERE table_id = :table_id ORDER BY ordinal")
+        return handle.createQuery("SELECT column_name, column_type, column_comment, dropped FROM columns WHERE table_id = :table_id ORDER BY ordinal")
                 .bind("table_id", tableId)
-                .map((row, _) -> new TableColumn(row.getString("column_name"), row.getString("column_type"), Optional.ofNullable(row.getString("column_comment"))))
+                .map((row, _) -> new TableColumn(row.getString("column_name"), row.getString("column_type"), Optional.ofNullable(row.getString("column_comment")), row.getBoolean("dropped")))
                 .list();
     }
 
@@ -74,18 +74,36 @@ final class TableRows
                 .bind("table_name", name.tableName())
                 .mapTo(Long.class)
                 .one();
-        if (!columns.isEmpty()) {
-            PreparedBatch batch = handle.prepareBatch("INSERT INTO columns (table_id, ordinal, column_name, column_type, column_comment) VALUES (:table_id, :ordinal, :column_name, :column_type, :column_comment)");
-            for (int ordinal = 0; ordinal < columns.size(); ordinal++) {
-                batch.bind("table_id", tableId)
-                        .bind("ordinal", ordinal)
-                        .bind("column_name", columns.get(ordinal).name())
-                        .bind("column_type", columns.get(ordinal).type())
-                        .bind("column_comment", columns.get(ordinal).comment().orElse(null))
-                        .add();
-            }
-            batch.execute();
+        for (int ordinal = 0; ordinal < columns.size(); ordinal++) {
+            insertColumn(handle, tableId, ordinal, columns.get(ordinal));
         }
+        insertProperties(handle, tableId, properties);
+        return tableId;
+    }
+
+    static void insertColumn(Handle handle, long tableId, int ordinal, TableColumn column)
+    {
+        handle.createUpdate("INSERT INTO columns (table_id, ordinal, column_name, column_type, column_comment, dropped) VALUES (:table_id, :ordinal, :column_name, :column_type, :column_comment, :dropped)")
+                .bind("table_id", tableId)
+                .bind("ordinal", ordinal)
+                .bind("column_name", column.name())
+                .bind("column_type", column.type())
+                .bind("column_comment", column.comment().orElse(null))
+                .bind("dropped", column.dropped())
+                .execute();
+    }
+
+    /** Replaces every property of the table. */
+    static void replaceProperties(Handle handle, long tableId, Map<String, String> properties)
+    {
+        handle.createUpdate("DELETE FROM table_properties WHERE table_id = :table_id")
+                .bind("table_id", tableId)
+                .execute();
+        insertProperties(handle, tableId, properties);
+    }
+
+    private static void insertProperties(Handle handle, long tableId, Map<String, String> properties)
+    {
         if (!properties.isEmpty()) {
             PreparedBatch batch = handle.prepareBatch("INSERT INTO table_properties (table_id, property_name, property_value) VALUES (:table_id, :property_name, :property_value)");
             properties.forEach((propertyName, value) -> batch
@@ -95,7 +113,6 @@ final class TableRows
                     .add());
             batch.execute();
         }
-        return tableId;
     }
 
     /** Moves the table to {@code version}, adding the counts of the files that version adds. */

@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.nsc.metadata.backup.CatalogBackups;
 import io.nsc.metadata.catalog.AllocationCatalog;
 import io.nsc.metadata.catalog.ClusterCatalog;
+import io.nsc.metadata.catalog.ColumnChange;
 import io.nsc.metadata.catalog.CommitCatalog;
 import io.nsc.metadata.catalog.CommitRequest;
 import io.nsc.metadata.catalog.CommitResult;
@@ -25,6 +26,8 @@ import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.repair.ReplicationMonitor;
 import io.nsc.metadata.placement.FileAllocator.FileAllocationResult;
+import io.nsc.protocol.proto.AlterColumnRequest;
+import io.nsc.protocol.proto.AlterColumnResponse;
 import io.nsc.protocol.proto.AllocateFilesRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
 import io.nsc.protocol.proto.BackupCatalogRequest;
@@ -89,6 +92,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import static io.nsc.metadata.MetadataErrors.invalidArgument;
 import static io.nsc.metadata.MetadataErrors.notFound;
 import static io.nsc.protocol.security.ComponentRole.CLIENT;
 import static io.nsc.protocol.security.ComponentRole.METADATA;
@@ -114,6 +118,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getDropTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getAlterColumnMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getTruncateTableMethod(), CLIENT)
@@ -273,6 +278,30 @@ public final class MetadataGrpcService
                     request.hasColumnName() ? Optional.of(request.getColumnName()) : Optional.empty(),
                     request.hasComment() ? Optional.of(request.getComment()) : Optional.empty());
             return SetCommentResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void alterColumn(AlterColumnRequest request, StreamObserver<AlterColumnResponse> observer)
+    {
+        audited("AlterColumn", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
+            SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+            ColumnChange change = switch (request.getChangeCase()) {
+                case ADD_COLUMN -> {
+                    if (request.getAddColumn().getDropped()) {
+                        throw invalidArgument("An added column cannot be dropped");
+                    }
+                    yield new ColumnChange.Add(toTableColumn(request.getAddColumn()));
+                }
+                case RENAME_COLUMN -> new ColumnChange.Rename(request.getRenameColumn().getName(), request.getRenameColumn().getNewName());
+                case DROP_COLUMN -> new ColumnChange.Drop(request.getDropColumn());
+                case CHANGE_NOT_SET -> throw invalidArgument("AlterColumn needs add_column, rename_column or drop_column");
+            };
+            OptionalLong expectedTableId = request.getExpectedTableId() > 0 ? OptionalLong.of(request.getExpectedTableId()) : OptionalLong.empty();
+            Optional<Map<String, String>> properties = request.getReplaceProperties() ? Optional.of(request.getPropertiesMap()) : Optional.empty();
+            TableEntry table = tables.alterColumn(name, expectedTableId, change, properties);
+            log.info("Altered table %s (id %s): %s, now at version %s", name, table.tableId(), change, table.version());
+            return AlterColumnResponse.newBuilder().setTable(toTableInfo(table)).build();
         });
     }
 
@@ -594,7 +623,7 @@ public final class MetadataGrpcService
                 .setFileCount(table.fileCount())
                 .setSizeBytes(table.sizeBytes());
         for (TableColumn column : table.columns()) {
-            Column.Builder builder = Column.newBuilder().setName(column.name()).setType(column.type());
+            Column.Builder builder = Column.newBuilder().setName(column.name()).setType(column.type()).setDropped(column.dropped());
             column.comment().ifPresent(builder::setComment);
             info.addColumns(builder);
         }
@@ -606,8 +635,13 @@ public final class MetadataGrpcService
     private static List<TableColumn> toTableColumns(List<Column> columns)
     {
         return columns.stream()
-                .map(column -> new TableColumn(column.getName(), column.getType(), column.hasComment() ? Optional.of(column.getComment()) : Optional.empty()))
+                .map(MetadataGrpcService::toTableColumn)
                 .toList();
+    }
+
+    private static TableColumn toTableColumn(Column column)
+    {
+        return new TableColumn(column.getName(), column.getType(), column.hasComment() ? Optional.of(column.getComment()) : Optional.empty(), column.getDropped());
     }
 
     private static DataFile toDataFile(FileEntry file)

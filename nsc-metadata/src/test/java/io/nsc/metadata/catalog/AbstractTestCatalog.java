@@ -442,7 +442,7 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
-        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(9);
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(10);
         assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
     }
 
@@ -679,6 +679,71 @@ abstract class AbstractTestCatalog
         SchemaTableName orders = new SchemaTableName("tpch", "orders");
         commits.commit(new CommitRequest(orders, List.of(new TableColumn("o", "bigint")), true, List.of(), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(), Optional.of("orders"), false));
         assertThat(tables.getTable(orders).orElseThrow().comment()).contains("orders");
+    }
+
+    @Test
+    void testColumnChanges()
+    {
+        tables.createSchema("tpch", false);
+        TableEntry created = tables.createTable(LINEITEM, List.of(new TableColumn("a", "bigint", Optional.of("the key")), new TableColumn("b", "varchar")),
+                Map.of("sorted_by", "a"), Optional.empty(), TableCatalog.ExistingTable.FAIL).table();
+        FileEntry before = file(10, "node-a");
+        allocate(before);
+        commits.commit(commit(LINEITEM, List.of(new TableColumn("a", "bigint"), new TableColumn("b", "varchar")), false, List.of(before), OptionalLong.of(1)));
+
+        // each change is a new version with the same files
+        TableEntry added = tables.alterColumn(LINEITEM, OptionalLong.of(created.tableId()), new ColumnChange.Add(new TableColumn("c", "date", Optional.of("new"))), Optional.empty());
+        assertThat(added.version()).isEqualTo(3);
+        assertThat(added.columns()).extracting(TableColumn::name).containsExactly("a", "b", "c");
+        assertThat(tables.getTableFiles(added.tableId()).orElseThrow().files()).containsExactly(before);
+
+        TableEntry renamed = tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Rename("a", "key"), Optional.of(Map.of("sorted_by", "key")));
+        assertThat(renamed.columns().getFirst()).isEqualTo(new TableColumn("key", "bigint", Optional.of("the key")));
+        assertThat(renamed.properties()).isEqualTo(Map.of("sorted_by", "key"));
+
+        // a dropped column keeps its slot, without its comment; its name is free again
+        TableEntry dropped = tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Drop("b"), Optional.empty());
+        assertThat(dropped.columns()).containsExactly(
+                new TableColumn("key", "bigint", Optional.of("the key")),
+                new TableColumn("b", "varchar", Optional.empty(), true),
+                new TableColumn("c", "date", Optional.of("new")));
+        TableEntry readded = tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("b", "bigint")), Optional.empty());
+        assertThat(readded.columns()).hasSize(4);
+        assertThat(readded.version()).isEqualTo(6);
+        assertThat(readded.properties()).isEqualTo(Map.of("sorted_by", "key"));
+        // the comment of the live b, not of the dropped one
+        tables.setComment(LINEITEM, Optional.of("b"), Optional.of("again"));
+        assertThat(tables.getTable(LINEITEM).orElseThrow().columns()).extracting(TableColumn::comment)
+                .containsExactly(Optional.of("the key"), Optional.empty(), Optional.of("new"), Optional.of("again"));
+
+        // a write must bring every slot, the dropped one too; one that began under the old columns fails
+        FileEntry after = file(10, "node-a");
+        allocate(after);
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, List.of(new TableColumn("key", "bigint"), new TableColumn("b", "varchar"), new TableColumn("c", "date")), false, List.of(after), OptionalLong.empty())),
+                FAILED_PRECONDITION, "column 2: table has b varchar (dropped), files have b varchar");
+        List<TableColumn> slots = List.of(new TableColumn("key", "bigint"), new TableColumn("b", "varchar", Optional.empty(), true), new TableColumn("c", "date"), new TableColumn("b", "bigint"));
+        assertThat(commits.commit(commit(LINEITEM, slots, false, List.of(after), OptionalLong.of(6))).version()).isEqualTo(7);
+
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("c", "bigint")), Optional.empty()),
+                ALREADY_EXISTS, "Column c already exists in table tpch.lineitem");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Rename("c", "key"), Optional.empty()),
+                ALREADY_EXISTS, "Column key already exists in table tpch.lineitem");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Rename("nope", "x"), Optional.empty()),
+                NOT_FOUND, "Column nope of table tpch.lineitem does not exist");
+        assertStatusContains(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Rename("c", "Bad Name"), Optional.empty()),
+                INVALID_ARGUMENT, "Invalid column name");
+        assertStatusContains(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("d", " ")), Optional.empty()),
+                INVALID_ARGUMENT, "Column d has no type");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.of(created.tableId() + 100), new ColumnChange.Drop("c"), Optional.empty()),
+                ABORTED, "Table tpch.lineitem was dropped and created again since the statement began; no column was changed");
+        assertStatus(() -> tables.alterColumn(new SchemaTableName("tpch", "missing"), OptionalLong.empty(), new ColumnChange.Drop("c"), Optional.empty()),
+                NOT_FOUND, "Table tpch.missing does not exist");
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Drop("c"), Optional.empty());
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Drop("b"), Optional.empty());
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Drop("key"), Optional.empty()),
+                INVALID_ARGUMENT, "Cannot drop column key: it is the only column of table tpch.lineitem");
+        // nothing a refused change touched moved the table
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(9);
     }
 
     @Test

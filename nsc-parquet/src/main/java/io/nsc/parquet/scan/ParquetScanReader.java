@@ -23,6 +23,9 @@ import org.joda.time.DateTimeZone;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,24 +37,37 @@ import static io.trino.parquet.ParquetTypeUtils.constructField;
 import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
 import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
 import static io.trino.parquet.ParquetTypeUtils.lookupColumnByName;
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
  * trino-parquet's reader over chosen row groups and columns of one nsc file, wherever the bytes
  * come from: the worker reads ranges from storage nodes, the storage node its local disk. Pages
  * hold the columns in the order asked, as their Trino types.
+ * <p>
+ * A column past the file's last is one the table gained after the file was written (ALTER TABLE
+ * ... ADD COLUMN): it reads as NULL. When no column asked for is in the file, no column is
+ * decoded at all: each row group is one page of NULLs.
  */
 public final class ParquetScanReader
         implements Closeable
 {
-    private final ParquetReader reader;
+    private final Optional<ParquetReader> reader;
+    // the rows of the row groups still to read, when no column is decoded
+    private final Iterator<Long> rowGroupRows;
     private final List<Optional<UnaryOperator<Block>>> conversions;
+    // per column asked for: its channel among the decoded ones, or -1 when the file lacks it
+    private final int[] decodedChannels;
+    private final List<io.trino.spi.type.Type> types;
     private final Function<RuntimeException, RuntimeException> badData;
 
-    private ParquetScanReader(ParquetReader reader, List<Optional<UnaryOperator<Block>>> conversions, Function<RuntimeException, RuntimeException> badData)
+    private ParquetScanReader(Optional<ParquetReader> reader, Iterator<Long> rowGroupRows, List<Optional<UnaryOperator<Block>>> conversions, int[] decodedChannels, List<io.trino.spi.type.Type> types, Function<RuntimeException, RuntimeException> badData)
     {
         this.reader = requireNonNull(reader, "reader is null");
+        this.rowGroupRows = requireNonNull(rowGroupRows, "rowGroupRows is null");
         this.conversions = ImmutableList.copyOf(conversions);
+        this.decodedChannels = decodedChannels.clone();
+        this.types = ImmutableList.copyOf(types);
         this.badData = requireNonNull(badData, "badData is null");
     }
 
@@ -68,18 +84,34 @@ public final class ParquetScanReader
             Function<RuntimeException, RuntimeException> badData)
             throws IOException
     {
-        List<ColumnDecoding> decodings = columns.stream()
-                .map(column -> ColumnDecoding.forType(column.type()))
-                .collect(toImmutableList());
         MessageType fileSchema = footer.getFileMetaData().getSchema();
-        // Columns are matched by position: every file of a table has exactly the table's top-level
-        // columns in order (checked at load), whatever the case of their names in the file.
-        for (FileColumn column : columns) {
-            if (column.ordinal() >= fileSchema.getFieldCount()) {
-                throw badData.apply(new IllegalArgumentException("file has %s columns, scan asks for column %s".formatted(fileSchema.getFieldCount(), column.ordinal())));
+        // Columns are matched by position: every file of a table has the table's top-level columns
+        // in order (checked at load and commit) as they were when it was written, whatever the
+        // case of their names in the file; columns added since are past its last.
+        int[] decodedChannels = new int[columns.size()];
+        List<FileColumn> decoded = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            boolean inFile = columns.get(i).ordinal() < fileSchema.getFieldCount();
+            decodedChannels[i] = inFile ? decoded.size() : -1;
+            if (inFile) {
+                decoded.add(columns.get(i));
             }
         }
-        List<Type> fileFields = columns.stream()
+        List<io.trino.spi.type.Type> types = columns.stream().map(FileColumn::type).collect(toImmutableList());
+        List<BlockMetadata> blocks = footer.getBlocks();
+        for (int rowGroup : rowGroups) {
+            if (rowGroup < 0 || rowGroup >= blocks.size()) {
+                throw badData.apply(new IllegalArgumentException("file has %s row groups, scan asks for row group %s".formatted(blocks.size(), rowGroup)));
+            }
+        }
+        if (decoded.isEmpty()) {
+            Iterator<Long> rowGroupRows = rowGroups.stream().map(rowGroup -> blocks.get(rowGroup).rowCount()).filter(rows -> rows > 0).iterator();
+            return new ParquetScanReader(Optional.empty(), rowGroupRows, List.of(), decodedChannels, types, badData);
+        }
+        List<ColumnDecoding> decodings = decoded.stream()
+                .map(column -> ColumnDecoding.forType(column.type()))
+                .collect(toImmutableList());
+        List<Type> fileFields = decoded.stream()
                 .map(column -> fileSchema.getType(column.ordinal()))
                 .collect(toImmutableList());
         MessageType requestedSchema = new MessageType(fileSchema.getName(), fileFields.stream().distinct().collect(toImmutableList()));
@@ -87,7 +119,7 @@ public final class ParquetScanReader
         Map<List<String>, ColumnDescriptor> descriptorsByPath = getDescriptors(fileSchema, requestedSchema);
 
         ImmutableList.Builder<Column> parquetColumns = ImmutableList.builder();
-        for (int i = 0; i < columns.size(); i++) {
+        for (int i = 0; i < decoded.size(); i++) {
             String fileColumnName = fileFields.get(i).getName();
             ColumnIO columnIO = lookupColumnByName(messageColumnIO, fileColumnName);
             Field field = constructField(decodings.get(i).readType(), columnIO)
@@ -95,12 +127,8 @@ public final class ParquetScanReader
             parquetColumns.add(new Column(fileColumnName, field));
         }
 
-        List<BlockMetadata> blocks = footer.getBlocks();
         ImmutableList.Builder<RowGroupInfo> rowGroupInfos = ImmutableList.builder();
         for (int rowGroup : rowGroups) {
-            if (rowGroup < 0 || rowGroup >= blocks.size()) {
-                throw badData.apply(new IllegalArgumentException("file has %s row groups, scan asks for row group %s".formatted(blocks.size(), rowGroup)));
-            }
             BlockMetadata block = blocks.get(rowGroup);
             PrunedBlockMetadata prunedBlock = PrunedBlockMetadata.createPrunedColumnsMetadata(block, dataSource.getId(), descriptorsByPath);
             rowGroupInfos.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), Optional.empty()));
@@ -118,7 +146,7 @@ public final class ParquetScanReader
                 exception -> exception instanceof RuntimeException runtime ? badData.apply(runtime) : badData.apply(new RuntimeException(exception.getMessage(), exception)),
                 Optional.empty(),
                 Optional.empty());
-        return new ParquetScanReader(reader, decodings.stream().map(ColumnDecoding::conversion).collect(toImmutableList()), badData);
+        return new ParquetScanReader(Optional.of(reader), Collections.emptyIterator(), decodings.stream().map(ColumnDecoding::conversion).collect(toImmutableList()), decodedChannels, types, badData);
     }
 
     /**
@@ -127,20 +155,29 @@ public final class ParquetScanReader
     public SourcePage nextPage()
             throws IOException
     {
+        if (reader.isEmpty()) {
+            return rowGroupRows.hasNext() ? new MissingColumnsSourcePage(SourcePage.create(toIntExact(rowGroupRows.next())), decodedChannels, types) : null;
+        }
         SourcePage page;
         try {
-            page = reader.nextPage();
+            page = reader.get().nextPage();
         }
         catch (RuntimeException e) {
             throw badData.apply(e);
         }
-        return page == null ? null : new DecodedSourcePage(page, conversions, badData);
+        if (page == null) {
+            return null;
+        }
+        SourcePage decoded = new DecodedSourcePage(page, conversions, badData);
+        return decoded.getChannelCount() == decodedChannels.length ? decoded : new MissingColumnsSourcePage(decoded, decodedChannels, types);
     }
 
     @Override
     public void close()
             throws IOException
     {
-        reader.close();
+        if (reader.isPresent()) {
+            reader.get().close();
+        }
     }
 }

@@ -17,6 +17,7 @@ import io.trino.spi.type.Type;
 
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -111,13 +112,19 @@ public final class ColumnSketches
      */
     public static List<HyperLogLog> deserialize(byte[] serialized, int columnCount)
     {
+        return deserialize(serialized, OptionalInt.of(columnCount));
+    }
+
+    private static List<HyperLogLog> deserialize(byte[] serialized, OptionalInt columnCount)
+    {
         requireNonNull(serialized, "serialized is null");
         checkArgument(serialized.length <= MAX_SERIALIZED_BYTES, "sketches of %s bytes", serialized.length);
         try {
             SliceInput input = Slices.wrappedBuffer(serialized).getInput();
             checkArgument(input.readByte() == FORMAT_VERSION, "unknown sketch format");
             int columns = input.readInt();
-            checkArgument(columns == columnCount, "sketches of %s columns for a table of %s", columns, columnCount);
+            checkArgument(columnCount.isEmpty() || columns == columnCount.getAsInt(), "sketches of %s columns for a table of %s", columns, columnCount.orElse(columns));
+            checkArgument(columns >= 0 && columns <= input.available() / Integer.BYTES, "sketches of %s columns in %s bytes", columns, input.available());
             ImmutableList.Builder<HyperLogLog> sketches = ImmutableList.builderWithExpectedSize(columns);
             for (int column = 0; column < columns; column++) {
                 int length = input.readInt();
@@ -175,8 +182,11 @@ public final class ColumnSketches
                 fileWithoutSketches = true;
                 return;
             }
-            List<HyperLogLog> sketches = deserialize(file, columnCount);
-            for (int column = 0; column < columnCount; column++) {
+            // a file written before the table gained columns has fewer (NULL: no value to count);
+            // none has more, since a dropped column keeps its slot
+            List<HyperLogLog> sketches = deserialize(file, OptionalInt.empty());
+            checkArgument(sketches.size() <= columnCount, "sketches of %s columns for a table of %s", sketches.size(), columnCount);
+            for (int column = 0; column < sketches.size(); column++) {
                 if (merged[column] == null) {
                     merged[column] = sketches.get(column);
                 }

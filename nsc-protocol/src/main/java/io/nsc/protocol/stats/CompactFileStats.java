@@ -36,7 +36,11 @@ import static java.util.Objects.requireNonNull;
  *             back to back in that order
  * </pre>
  * Column-major order keeps one column's chunks adjacent, which is how pruning walks them
- * (a predicate column across many row groups). The filters are {@link SplitBlockBloomFilter}s of
+ * (a predicate column across many row groups).
+ * <p>
+ * A column at or past {@link #columnCount()} is one the table gained after the file was written
+ * (ALTER TABLE ... ADD COLUMN): the file holds only NULLs for it, and the accessors answer so (no
+ * key kind, every row NULL, no bytes, no min/max, no filter). The filters are {@link SplitBlockBloomFilter}s of
  * the column chunks whose file carries one; a file without any is encoded as version 1.
  */
 public final class CompactFileStats
@@ -165,8 +169,21 @@ public final class CompactFileStats
 
     public KeyKind keyKind(int column)
     {
-        checkIndex(column, columnCount);
+        if (isMissing(column)) {
+            return KeyKind.NONE;
+        }
         return KEY_KINDS[encoded[HEADER_SIZE + column]];
+    }
+
+    /**
+     * Whether the file lacks the column: one the table gained after the file was written.
+     */
+    public boolean isMissing(int column)
+    {
+        if (column < 0) {
+            throw new IndexOutOfBoundsException("column %s is negative".formatted(column));
+        }
+        return column >= columnCount;
     }
 
     public long rowGroupRowCount(int rowGroup)
@@ -197,11 +214,19 @@ public final class CompactFileStats
 
     public long compressedSize(int rowGroup, int column)
     {
+        if (isMissing(column)) {
+            checkIndex(rowGroup, rowGroupCount);
+            return 0;
+        }
         return (int) INT.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_COMPRESSED_SIZE);
     }
 
     public boolean hasMinMax(int rowGroup, int column)
     {
+        if (isMissing(column)) {
+            checkIndex(rowGroup, rowGroupCount);
+            return false;
+        }
         return (encoded[checkedChunkPosition(rowGroup, column) + CHUNK_FLAGS] & FLAG_HAS_MIN_MAX) != 0;
     }
 
@@ -226,6 +251,9 @@ public final class CompactFileStats
      */
     public long nullCount(int rowGroup, int column)
     {
+        if (isMissing(column)) {
+            return rowGroupRowCount(rowGroup);
+        }
         return (int) INT.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_NULL_COUNT);
     }
 
@@ -243,7 +271,9 @@ public final class CompactFileStats
     public int filterIndex(int rowGroup, int column)
     {
         checkIndex(rowGroup, rowGroupCount);
-        checkIndex(column, columnCount);
+        if (isMissing(column)) {
+            return -1;
+        }
         long wanted = filterOrder(column, rowGroup);
         int low = 0;
         int high = filterCount - 1;

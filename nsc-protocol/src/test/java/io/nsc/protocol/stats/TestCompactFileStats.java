@@ -153,6 +153,23 @@ final class TestCompactFileStats
         assertThatThrownBy(() -> stats.min(0, 1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> stats.keyKind(-1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> stats.rowGroupOffset(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> stats.nullCount(0, -1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> stats.nullCount(1, 3)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void testColumnsPastTheFilesLastAreNull()
+    {
+        // a column the table gained after the file was written: the file holds only NULLs for it
+        CompactFileStats stats = sample();
+        assertThat(stats.isMissing(1)).isFalse();
+        assertThat(stats.isMissing(2)).isTrue();
+        assertThat(stats.keyKind(5)).isEqualTo(NONE);
+        assertThat(stats.nullCount(0, 2)).isEqualTo(100);
+        assertThat(stats.nullCount(1, 7)).isEqualTo(50);
+        assertThat(stats.hasMinMax(1, 2)).isFalse();
+        assertThat(stats.compressedSize(1, 2)).isZero();
+        assertThat(stats.filterIndex(0, 2)).isEqualTo(-1);
     }
 
     @Test

@@ -234,7 +234,7 @@ final class ScanCall
         codec = new PageCodec(request.getCompression());
         dataSource = new StoredParquetDataSource(file, store.openReader(file), readerOptions);
         ParquetMetadata footer = footer();
-        checkInFile(footer, columns);
+        checkRowGroupsInFile(footer);
         ParquetScanReader reader = ParquetScanReader.create(
                 dataSource,
                 footer,
@@ -321,7 +321,7 @@ final class ScanCall
         return limits.memoryBytes() / FOLD_SHARE_DIVISOR;
     }
 
-    private void checkInFile(ParquetMetadata footer, List<FileColumn> columns)
+    private void checkRowGroupsInFile(ParquetMetadata footer)
             throws IOException
     {
         int rowGroups = footer.getBlocks().size();
@@ -330,12 +330,8 @@ final class ScanCall
                 throw Status.OUT_OF_RANGE.withDescription("File %s has %s row groups, scan asks for row group %s".formatted(file.id(), rowGroups, rowGroup)).asRuntimeException();
             }
         }
-        int fileColumns = footer.getFileMetaData().getSchema().getFieldCount();
-        for (FileColumn column : columns) {
-            if (column.ordinal() >= fileColumns) {
-                throw Status.OUT_OF_RANGE.withDescription("File %s has %s columns, scan asks for column %s".formatted(file.id(), fileColumns, column.ordinal())).asRuntimeException();
-            }
-        }
+        // no check of the columns: one past the file's last is one the table gained since the
+        // file was written, which the reader makes NULL (ParquetScanReader)
     }
 
     private FileColumn fileColumn(ScanColumn column)

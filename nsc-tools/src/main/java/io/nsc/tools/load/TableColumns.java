@@ -21,7 +21,7 @@ final class TableColumns
     {
         int common = Math.min(left.size(), right.size());
         for (int i = 0; i < common; i++) {
-            if (!left.get(i).equals(right.get(i))) {
+            if (!sameSlot(left.get(i), right.get(i))) {
                 return Optional.of("column %s is %s in %s but %s in %s".formatted(
                         i + 1, describe(left.get(i)), leftName, describe(right.get(i)), rightName));
             }
@@ -37,9 +37,16 @@ final class TableColumns
         return Optional.empty();
     }
 
+    // a comment describes a column, it is no part of what a file must hold; a dropped column's
+    // slot is no column a loaded file can fill
+    private static boolean sameSlot(Column left, Column right)
+    {
+        return left.getName().equals(right.getName()) && left.getType().equals(right.getType()) && left.getDropped() == right.getDropped();
+    }
+
     static String describe(Column column)
     {
-        return column.getName() + " " + column.getType();
+        return column.getName() + " " + column.getType() + (column.getDropped() ? " (dropped)" : "");
     }
 
     static String describe(List<Column> columns)

@@ -8,6 +8,7 @@ import io.nsc.metadata.server.MetadataServer;
 import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.GetTableFilesRequest;
@@ -17,6 +18,7 @@ import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.security.ClusterCertificates;
@@ -313,6 +315,26 @@ final class TestParquetLoader
         assertThat(message)
                 .contains("nation-000.parquet")
                 .contains("column 1 is n_nationkey bigint in file %s but r_regionkey bigint in file %s".formatted(nation, region));
+    }
+
+    @Test
+    void loadsIntoTableWithCommentsButNotAfterColumnChanges()
+    {
+        String table = newTableName();
+        List<Path> nation = List.of(tpchDir.resolve("nation/nation-000.parquet"));
+        new ParquetLoader(security).load(metadataAddress, "tpch", table, nation, TWO_REPLICAS);
+        // a comment describes a column: files without it still fit the table
+        metadata.setComment(SetCommentRequest.newBuilder().setSchemaName("tpch").setTableName(table).setColumnName("n_name").setComment("the name").build());
+        assertThat(new ParquetLoader(security).load(metadataAddress, "tpch", table, nation, TWO_REPLICAS).tableVersion()).isEqualTo(2);
+
+        // a dropped column keeps its slot, which no loaded file can fill
+        metadata.alterColumn(AlterColumnRequest.newBuilder().setSchemaName("tpch").setTableName(table).setDropColumn("n_comment").build());
+        TableInfo before = tableInfo("tpch", table).orElseThrow();
+        assertThatThrownBy(() -> new ParquetLoader(security).load(metadataAddress, "tpch", table, nation, TWO_REPLICAS))
+                .isInstanceOf(LoadException.class)
+                .hasMessageContaining("column 4 is n_comment varchar (dropped) in table tpch." + table)
+                .hasMessageEndingWith("nothing was loaded");
+        assertThat(fileIds(tableInfo("tpch", table).orElseThrow())).isEqualTo(fileIds(before));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.AllocateFilesRequest;
+import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
@@ -54,6 +55,7 @@ import static io.nsc.trino.NscErrorCode.NSC_COMMIT_OUTCOME_UNKNOWN;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_TABLE_VERSION_EXPIRED;
+import static io.trino.spi.StandardErrorCode.COLUMN_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.COLUMN_NOT_FOUND;
 import static io.trino.spi.StandardErrorCode.INVALID_ARGUMENTS;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
@@ -328,6 +330,36 @@ public class NscMetadataClient
                         : tableNotFound(name, e);
                 case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
                 default -> metadataError("set a comment on " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Adds, renames or drops a column of the table with this id (see {@code AlterColumn} in
+     * nsc.proto).
+     *
+     * @param properties when present, the table's properties after the change
+     * @throws TrinoException TABLE_NOT_FOUND, COLUMN_NOT_FOUND, COLUMN_ALREADY_EXISTS, INVALID_ARGUMENTS
+     */
+    public void alterColumn(SchemaTableName name, long tableId, AlterColumnRequest.Builder change, Optional<Map<String, String>> properties)
+    {
+        change.setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .setExpectedTableId(tableId);
+        properties.ifPresent(replacement -> change.setReplaceProperties(true).putAllProperties(replacement));
+        try {
+            stub().alterColumn(change.build());
+        }
+        catch (StatusRuntimeException e) {
+            String description = e.getStatus().getDescription();
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> description != null && description.startsWith("Column ")
+                        ? new TrinoException(COLUMN_NOT_FOUND, description, e)
+                        : tableNotFound(name, e);
+                case ABORTED -> new TrinoException(TABLE_NOT_FOUND, description, e);
+                case ALREADY_EXISTS -> new TrinoException(COLUMN_ALREADY_EXISTS, description, e);
+                case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, description, e);
+                default -> metadataError("alter a column of " + name, e);
             };
         }
     }

@@ -79,7 +79,7 @@ public final class FilterExpressions
     public static RowExpression deserialize(String serialized, List<NscColumnHandle> tableColumns)
     {
         try {
-            return RowExpressionCodec.decode(ScanExpression.parseFrom(Base64.getDecoder().decode(serialized)), ordinal -> tableColumns.get(ordinal).type());
+            return RowExpressionCodec.decode(ScanExpression.parseFrom(Base64.getDecoder().decode(serialized)), ordinal -> NscColumnHandle.byOrdinal(tableColumns, ordinal).type());
         }
         catch (InvalidProtocolBufferException e) {
             throw new IllegalArgumentException("malformed filter expression", e);

@@ -5,12 +5,15 @@ import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.Type;
 
+import java.util.List;
+
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A top-level column of an nsc table. {@code ordinal} is its position in the table schema, which
- * is also its index in every file's compact stats.
+ * A top-level column of an nsc table. {@code ordinal} is its place among the table's columns,
+ * dropped ones included, which is also its index in every file's columns and compact stats (a
+ * file written before the column was added has fewer: it reads as NULL there).
  */
 public record NscColumnHandle(String name, Type type, int ordinal)
         implements ColumnHandle
@@ -20,6 +23,20 @@ public record NscColumnHandle(String name, Type type, int ordinal)
         requireNonNull(name, "name is null");
         requireNonNull(type, "type is null");
         checkArgument(ordinal >= 0, "ordinal is negative");
+    }
+
+    /**
+     * The column at this place in the table's files. Places are not list positions: a dropped
+     * column keeps its place and has no handle.
+     */
+    public static NscColumnHandle byOrdinal(List<NscColumnHandle> columns, int ordinal)
+    {
+        for (NscColumnHandle column : columns) {
+            if (column.ordinal() == ordinal) {
+                return column;
+            }
+        }
+        throw new IllegalArgumentException("no column at place %s among %s".formatted(ordinal, columns));
     }
 
     /**

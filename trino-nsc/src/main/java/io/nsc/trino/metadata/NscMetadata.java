@@ -4,9 +4,11 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import io.airlift.slice.Slice;
+import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.parquet.aggregate.AggregateKind;
@@ -15,8 +17,10 @@ import io.nsc.parquet.topn.TopNRows;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
+import io.nsc.trino.write.FileSlot;
 import io.nsc.trino.write.NscInsertTableHandle;
 import io.nsc.trino.write.NscOutputTableHandle;
+import io.nsc.trino.write.NscWritableTable;
 import io.nsc.trino.write.NscWriteFragment;
 import io.nsc.trino.write.NscWriterSettings;
 import io.nsc.trino.write.WriteTypes;
@@ -26,6 +30,7 @@ import io.trino.spi.connector.AggregationApplicationResult;
 import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ColumnPosition;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
 import io.trino.spi.connector.ConnectorOutputMetadata;
@@ -549,7 +554,15 @@ public class NscMetadata
             WriteTypes.checkSupported(column.type());
         }
         NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
-        return new NscInsertTableHandle(table.schemaTableName(), table.tableId(), table.columns(), settings);
+        TableInfo info = tableInfo(table);
+        ImmutableList.Builder<NscColumnHandle> dropped = ImmutableList.builder();
+        for (int ordinal = 0; ordinal < info.getColumnsCount(); ordinal++) {
+            Column column = info.getColumns(ordinal);
+            if (column.getDropped()) {
+                dropped.add(new NscColumnHandle(column.getName(), toType(info, column), ordinal));
+            }
+        }
+        return new NscInsertTableHandle(table.schemaTableName(), table.tableId(), table.columns(), dropped.build(), settings);
     }
 
     @Override
@@ -569,7 +582,7 @@ public class NscMetadata
             client.commitFiles(CommitFilesRequest.newBuilder()
                     .setSchemaName(handle.schemaTableName().getSchemaName())
                     .setTableName(handle.schemaTableName().getTableName())
-                    .addAllColumns(toProtoColumns(handle.columns(), List.of()))
+                    .addAllColumns(toFileColumns(handle))
                     .setCreateTable(false)
                     // the table this INSERT began on, not another one created under its name since
                     .setExpectedTableId(handle.tableId())
@@ -625,6 +638,59 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
         client.setComment(handle.schemaTableName(), Optional.of(((NscColumnHandle) column).name()), comment);
+        plannedTables.remove(handle.schemaTableName());
+    }
+
+    @Override
+    public void addColumn(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnMetadata column, ColumnPosition position)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        switch (position) {
+            case ColumnPosition.First _ -> throw new TrinoException(NOT_SUPPORTED, "This connector does not support adding columns with FIRST clause");
+            case ColumnPosition.After _ -> throw new TrinoException(NOT_SUPPORTED, "This connector does not support adding columns with AFTER clause");
+            case ColumnPosition.Last _ -> {}
+        }
+        checkName("column", column.getName());
+        WriteTypes.checkSupported(column.getType());
+        Column.Builder added = Column.newBuilder()
+                .setName(column.getName())
+                .setType(column.getType().getTypeSignature().toString());
+        Optional.ofNullable(column.getComment()).ifPresent(added::setComment);
+        alterColumn(handle, AlterColumnRequest.newBuilder().setAddColumn(added), Optional.empty());
+    }
+
+    @Override
+    public void renameColumn(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle source, String target)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        String name = ((NscColumnHandle) source).name();
+        checkName("column", target);
+        // the properties that name the column follow it, in the same transaction
+        Map<String, String> properties = NscTableProperties.renameColumn(handle.properties(), name, target);
+        alterColumn(
+                handle,
+                AlterColumnRequest.newBuilder().setRenameColumn(RenameColumn.newBuilder().setName(name).setNewName(target)),
+                properties.equals(handle.properties()) ? Optional.empty() : Optional.of(properties));
+    }
+
+    @Override
+    public void dropColumn(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        String name = ((NscColumnHandle) column).name();
+        // files stay sorted by it, but no property names a column the table no longer has
+        Map<String, String> properties = NscTableProperties.dropColumn(handle.properties(), name);
+        alterColumn(
+                handle,
+                AlterColumnRequest.newBuilder().setDropColumn(name),
+                properties.equals(handle.properties()) ? Optional.empty() : Optional.of(properties));
+    }
+
+    private void alterColumn(NscTableHandle handle, AlterColumnRequest.Builder change, Optional<Map<String, String>> properties)
+    {
+        // the table this statement planned, not another created under its name since
+        client.alterColumn(handle.schemaTableName(), handle.tableId(), change, properties);
+        tableFilesCache.invalidate(handle.tableId());
         plannedTables.remove(handle.schemaTableName());
     }
 
@@ -746,6 +812,18 @@ public class NscMetadata
         return protoColumns.build();
     }
 
+    /** Every slot of the table's files, dropped ones too: what the commit checks against the table. */
+    private static List<Column> toFileColumns(NscWritableTable table)
+    {
+        return FileSlot.of(table).stream()
+                .map(slot -> Column.newBuilder()
+                        .setName(slot.column().name())
+                        .setType(slot.column().type().getTypeSignature().toString())
+                        .setDropped(slot.dropped())
+                        .build())
+                .collect(toImmutableList());
+    }
+
     private static List<DataFile> toDataFiles(Collection<Slice> fragments)
     {
         return fragments.stream()
@@ -759,7 +837,10 @@ public class NscMetadata
         ImmutableList.Builder<NscColumnHandle> columns = ImmutableList.builder();
         for (int ordinal = 0; ordinal < table.getColumnsCount(); ordinal++) {
             Column column = table.getColumns(ordinal);
-            columns.add(new NscColumnHandle(column.getName(), toType(table, column), ordinal));
+            // a dropped column keeps its place in the files, never a handle
+            if (!column.getDropped()) {
+                columns.add(new NscColumnHandle(column.getName(), toType(table, column), ordinal));
+            }
         }
         return NscTableHandle.forTable(
                 new SchemaTableName(table.getSchemaName(), table.getTableName()),

@@ -108,7 +108,9 @@ public class TableFilesCache
     public TableSummary summary(NscTableHandle table)
     {
         TableVersion key = TableVersion.of(table);
-        return cacheGet(summaries, key, () -> summarize(key, table.columns().size()));
+        // the summary is indexed by the columns' places in the files, which dropped columns keep
+        int slots = table.columns().stream().mapToInt(column -> column.ordinal() + 1).max().orElse(0);
+        return cacheGet(summaries, key, () -> summarize(key, slots));
     }
 
     /** Bytes all unfinished listings keep aside for the cache: at most a quarter of its size. */

@@ -43,7 +43,7 @@ record ScanColumns(List<FileColumn> columns, int outputCount, TupleDomain<Intege
                 : List.of();
         List<RowExpression> expressions = new ArrayList<>();
         for (RowExpression expression : byOrdinal) {
-            expressions.add(expression.remap(ordinal -> channel(columns, handle.columns().get(ordinal))));
+            expressions.add(expression.remap(ordinal -> channel(columns, NscColumnHandle.byOrdinal(handle.columns(), ordinal))));
         }
         if (predicate.isNone()) {
             return new ScanColumns(toFileColumns(columns), outputColumns.size(), TupleDomain.none(), expressions);

@@ -29,6 +29,13 @@ public record NscOutputTableHandle(
         boolean replace)
         implements ConnectorOutputTableHandle, NscWritableTable
 {
+    @Override
+    public List<NscColumnHandle> droppedColumns()
+    {
+        // a new table has none
+        return List.of();
+    }
+
     public NscOutputTableHandle
     {
         requireNonNull(schemaTableName, "schemaTableName is null");

@@ -3,7 +3,6 @@ package io.nsc.trino.write;
 import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
 import io.nsc.trino.NscConfig;
-import io.nsc.trino.metadata.NscColumnHandle;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorPageSink;
@@ -55,9 +54,10 @@ public class NscPageSinkProvider
 
     private ConnectorPageSink createPageSink(ConnectorSession session, NscWritableTable table)
     {
-        List<String> names = table.columns().stream().map(NscColumnHandle::name).collect(toImmutableList());
-        List<Type> types = table.columns().stream().map(NscColumnHandle::type).collect(toImmutableList());
-        return new NscPageSink(
+        List<FileSlot> slots = FileSlot.of(table);
+        List<String> names = slots.stream().map(FileSlot::fileColumnName).collect(toImmutableList());
+        List<Type> types = slots.stream().map(slot -> slot.column().type()).collect(toImmutableList());
+        ConnectorPageSink sink = new NscPageSink(
                 WriteTypes.parquetSchema(names, types),
                 types,
                 table.settings(),
@@ -66,6 +66,7 @@ public class NscPageSinkProvider
                 // the query id tells a person looking at the temporary directory whose files they are
                 "nsc-%s-".formatted(session.getQueryId()),
                 uploader);
+        return table.droppedColumns().isEmpty() ? sink : new DroppedColumnsPageSink(sink, slots);
     }
 
     private Optional<RowSorter> sorter(NscWritableTable table, List<String> names, List<Type> types)

@@ -10,8 +10,14 @@ public interface NscWritableTable
 {
     SchemaTableName schemaTableName();
 
-    /** Every column of the table, in table order: the order of the pages' channels and of the files' columns. */
+    /** Every live column of the table, in table order: the order of the pages' channels. */
     List<NscColumnHandle> columns();
+
+    /**
+     * The table's dropped columns: each keeps its place among the files' columns (its ordinal),
+     * written as NULL.
+     */
+    List<NscColumnHandle> droppedColumns();
 
     NscWriterSettings settings();
 }

@@ -89,18 +89,15 @@ public class NscPageSourceProvider
             return aggregationScan(aggregationSplit, handle, columns);
         }
         NscSplit nscSplit = (NscSplit) split;
-        List<NscColumnHandle> nscColumns = columns.stream()
-                .map(NscColumnHandle.class::cast)
-                .collect(toImmutableList());
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
 
         if (nscSplit.mode() == ScanMode.FILTER) {
             // the storage node drops rows the join cannot use before they cross the network
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
-            return storageScan(nscSplit, handle, nscColumns, predicate.intersect(dynamic));
+            return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic));
         }
-        ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate, handle);
-        if (nscColumns.isEmpty() && !scanColumns.filters()) {
+        ScanColumns scanColumns = ScanColumns.create(columns, predicate, handle);
+        if (columns.isEmpty() && !scanColumns.filters()) {
             return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));
         }
 
@@ -114,16 +111,13 @@ public class NscPageSourceProvider
         ParquetMetadata footer = footerCache.get(nscSplit.fileId(), dataSource);
         AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
         try {
-            if (!scanColumns.filters() && handle.limit().isEmpty()) {
-                List<FileColumn> fileColumns = nscColumns.stream()
-                        .map(column -> new FileColumn(column.ordinal(), column.type()))
-                        .collect(toImmutableList());
-                ParquetScanReader reader = createReader(nscSplit, fileColumns, footer, dataSource, memoryContext);
+            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
+            if (scanColumns.decodesOutputOnly() && handle.limit().isEmpty()) {
                 return NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId());
             }
-            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
             FilteredScan scan = new FilteredScan(
                     reader,
+                    scanColumns.computed(),
                     RowFilter.create(scanColumns.predicate(), scanColumns.expressions(), scanColumns.types()),
                     scanColumns.outputChannels(),
                     handle.limit().orElse(Long.MAX_VALUE));
@@ -137,7 +131,7 @@ public class NscPageSourceProvider
         }
     }
 
-    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
+    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
     {
         ScanRequest.Builder request = scanRequest(ScanColumns.create(columns, predicate, handle))
                 .setLimit(handle.limit().orElse(0));
@@ -175,17 +169,22 @@ public class NscPageSourceProvider
 
     private ScanRequest.Builder scanRequest(ScanColumns scanColumns)
     {
+        int[] outputChannels = scanColumns.outputChannels();
         ScanRequest.Builder request = ScanRequest.newBuilder()
                 .setPredicate(TupleDomainCodec.encode(scanColumns.predicate(), scanColumns.types()))
                 .addAllFilters(scanColumns.expressions().stream().map(RowExpressionCodec::encode).toList())
+                .addAllComputed(scanColumns.computed().stream().map(RowExpressionCodec::encode).toList())
+                .addAllOutputChannels(Arrays.stream(outputChannels).boxed().toList())
                 .setCompression(config.getScanCompression().wire())
                 .setTargetBatchBytes(toIntExact(config.getScanBatchSize().toBytes()));
         for (int channel = 0; channel < scanColumns.columns().size(); channel++) {
             FileColumn column = scanColumns.columns().get(channel);
+            int columnChannel = channel;
             request.addColumns(ScanColumn.newBuilder()
                     .setOrdinal(column.ordinal())
                     .setType(column.type().getTypeSignature().toString())
-                    .setOutput(channel < scanColumns.outputCount()));
+                    // what a node that predates output_channels sends
+                    .setOutput(Arrays.stream(outputChannels).anyMatch(output -> output == columnChannel)));
         }
         return request;
     }
@@ -197,9 +196,9 @@ public class NscPageSourceProvider
     private ConnectorPageSource aggregationScan(NscAggregationSplit split, NscTableHandle handle, List<ColumnHandle> columns)
     {
         NscAggregation aggregation = handle.aggregation().orElseThrow(() -> new IllegalStateException("aggregation split of a table without aggregation"));
-        List<NscColumnHandle> outputs = new ArrayList<>(aggregation.groupBy());
+        List<ColumnHandle> outputs = new ArrayList<>(aggregation.groupBy());
         for (NscAggregateColumnHandle aggregate : aggregation.aggregates()) {
-            aggregate.input().filter(input -> !outputs.contains(input)).ifPresent(outputs::add);
+            aggregate.inputHandle().filter(input -> !outputs.contains(input)).ifPresent(outputs::add);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
         ScanRequest.Builder template = scanRequest(ScanColumns.create(outputs, predicate, handle)).setAggregate(true);
@@ -209,7 +208,7 @@ public class NscPageSourceProvider
         for (NscAggregateColumnHandle aggregate : aggregation.aggregates()) {
             template.addAggregates(ScanAggregate.newBuilder()
                     .setFunction(aggregate.kind().wire())
-                    .setInput(aggregate.input().map(outputs::indexOf).orElse(0)));
+                    .setInput(aggregate.inputHandle().map(outputs::indexOf).orElse(0)));
         }
         int[] outputChannels = columns.stream()
                 .mapToInt(column -> switch (column) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs one of trino-nsc's benchmark classes (its test sources) in one JVM, after building the
-# module if the class is missing, and prints a results header first: what ran, when, on what.
-# The benchmarks' run.sh scripts call it.
+# Runs one of a module's benchmark classes (its test sources; trino-nsc unless NSC_BENCHMARK_MODULE
+# names another) in one JVM, after building the module if the class is missing, and prints a
+# results header first: what ran, when, on what. The benchmarks' run.sh scripts call it.
 #
 #   benchmarks/java-benchmark.sh <class> <heap> <how it was called> <defaults> [benchmark args...]
 set -euo pipefail
@@ -9,14 +9,15 @@ set -euo pipefail
 class=$1 heap=$2 called=$3 defaults=$4
 shift 4
 HOME_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-module=$HOME_DIR/trino-nsc
+module_name=${NSC_BENCHMARK_MODULE:-trino-nsc}
+module=$HOME_DIR/$module_name
 repo=${NSC_MAVEN_REPO:+-Dmaven.repo.local=$NSC_MAVEN_REPO}
 if [[ ! -f $module/target/test-classes/${class//.//}.class ]]; then
-    echo "building trino-nsc (tests compiled, not run) ..." >&2
-    (cd "$HOME_DIR" && ${NSC_BUILD_LOCK:+flock "$NSC_BUILD_LOCK"} ./mvnw -B -q -o $repo install -pl trino-nsc -am -DskipTests -Dnsc.skipFuzz=true)
+    echo "building $module_name (tests compiled, not run) ..." >&2
+    (cd "$HOME_DIR" && ${NSC_BUILD_LOCK:+flock "$NSC_BUILD_LOCK"} ./mvnw -B -q -o $repo install -pl "$module_name" -am -DskipTests -Dnsc.skipFuzz=true)
 fi
 classpath=$module/target/benchmark-classpath.txt
-(cd "$HOME_DIR" && ./mvnw -B -q -o $repo dependency:build-classpath -pl trino-nsc -Dmdep.includeScope=test -Dmdep.outputFile="$classpath")
+(cd "$HOME_DIR" && ./mvnw -B -q -o $repo dependency:build-classpath -pl "$module_name" -Dmdep.includeScope=test -Dmdep.outputFile="$classpath")
 echo "# $called (defaults: $defaults)"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(java -version 2>&1 | head -1)"
 java "-Xmx$heap" -Djdk.attach.allowAttachSelf=true -XX:+EnableDynamicAgentLoading \

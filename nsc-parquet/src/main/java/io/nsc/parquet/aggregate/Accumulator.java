@@ -4,6 +4,7 @@ import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.LongArrayBlock;
 import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.Decimals;
 import io.trino.spi.type.Int128;
@@ -15,6 +16,7 @@ import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
+import static java.lang.Double.longBitsToDouble;
 
 /**
  * The state of one aggregate for one group: fed input rows (at the storage node) or partial
@@ -38,6 +40,14 @@ abstract sealed class Accumulator
 
     /** Adds the input row at {@code position} (block is null for COUNT_ALL). */
     abstract void addInput(Block input, int position);
+
+    /** Adds the input rows from {@code start} to {@code end}, in order, as {@link #addInput} would one by one. */
+    void addInputs(Block input, int start, int end)
+    {
+        for (int position = start; position < end; position++) {
+            addInput(input, position);
+        }
+    }
 
     /** Merges the partial state at {@code position} of the state columns starting at {@code first}. */
     abstract void addPartial(Block[] states, int first, int position);
@@ -63,6 +73,16 @@ abstract sealed class Accumulator
             if (all || !input.isNull(position)) {
                 count++;
             }
+        }
+
+        @Override
+        void addInputs(Block input, int start, int end)
+        {
+            if (all || !input.mayHaveNull()) {
+                count += end - start;
+                return;
+            }
+            super.addInputs(input, start, end);
         }
 
         @Override
@@ -166,6 +186,22 @@ abstract sealed class Accumulator
                 sum += DOUBLE.getDouble(input, position);
                 any = true;
             }
+        }
+
+        @Override
+        void addInputs(Block input, int start, int end)
+        {
+            if (!(input instanceof LongArrayBlock values) || values.mayHaveNull() || start == end) {
+                super.addInputs(input, start, end);
+                return;
+            }
+            // the same additions in the same order as a row at a time, without a call per row
+            double total = sum;
+            for (int position = start; position < end; position++) {
+                total += longBitsToDouble(values.getLong(position));
+            }
+            sum = total;
+            any = true;
         }
 
         @Override

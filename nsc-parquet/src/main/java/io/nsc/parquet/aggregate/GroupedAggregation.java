@@ -7,6 +7,8 @@ import io.trino.spi.Page;
 import io.trino.spi.PageBuilder;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.DictionaryBlock;
+import io.trino.spi.block.RunLengthEncodedBlock;
 import io.trino.spi.type.Type;
 
 import java.util.ArrayList;
@@ -135,16 +137,85 @@ public final class GroupedAggregation
         for (int aggregate = 0; aggregate < inputs.length; aggregate++) {
             inputs[aggregate] = aggregates.get(aggregate).kind() == AggregateKind.COUNT_ALL ? null : page.getBlock(inputChannels[aggregate]);
         }
-        for (int position = start; position < page.getPositionCount(); position++) {
-            Accumulator[] accumulators = groupWithin(keys, position);
+        // rows with the same dictionary ids have the same key: it is looked up once per page
+        DictionaryCodes codes = DictionaryCodes.of(keys);
+        if (codes.count() == 1 && start < page.getPositionCount()) {
+            // one group for every row (no keys, or constant ones): each aggregate takes the rows at once
+            Accumulator[] accumulators = groupWithin(keys, start);
             if (accumulators == null) {
-                return position;
+                return start;
+            }
+            for (int aggregate = 0; aggregate < accumulators.length; aggregate++) {
+                accumulators[aggregate].addInputs(inputs[aggregate], start, page.getPositionCount());
+            }
+            return page.getPositionCount();
+        }
+        Accumulator[][] byCode = new Accumulator[codes.count()][];
+        for (int position = start; position < page.getPositionCount(); position++) {
+            int code = codes.code(position);
+            Accumulator[] accumulators = code < 0 ? null : byCode[code];
+            if (accumulators == null) {
+                accumulators = groupWithin(keys, position);
+                if (accumulators == null) {
+                    return position;
+                }
+                if (code >= 0) {
+                    byCode[code] = accumulators;
+                }
             }
             for (int aggregate = 0; aggregate < accumulators.length; aggregate++) {
                 accumulators[aggregate].addInput(inputs[aggregate], position);
             }
         }
         return page.getPositionCount();
+    }
+
+    /**
+     * A code per row from the dictionary ids of the key blocks (one code for no keys, or keys that
+     * are run-length blocks), when their dictionaries are small; -1 for every row otherwise.
+     */
+    private record DictionaryCodes(DictionaryBlock[] dictionaries, int[] strides, int count)
+    {
+        private static final int MAX_CODES = 1 << 16;
+        private static final DictionaryCodes NONE = new DictionaryCodes(null, null, 0);
+
+        static DictionaryCodes of(Block[] keys)
+        {
+            DictionaryBlock[] dictionaries = new DictionaryBlock[keys.length];
+            int[] strides = new int[keys.length];
+            long count = 1;
+            for (int i = 0; i < keys.length; i++) {
+                strides[i] = (int) count;
+                switch (keys[i]) {
+                    case RunLengthEncodedBlock _ -> {}
+                    case DictionaryBlock dictionary -> {
+                        dictionaries[i] = dictionary;
+                        count *= dictionary.getDictionary().getPositionCount();
+                    }
+                    default -> {
+                        return NONE;
+                    }
+                }
+                if (count > MAX_CODES) {
+                    return NONE;
+                }
+            }
+            return new DictionaryCodes(dictionaries, strides, (int) count);
+        }
+
+        int code(int position)
+        {
+            if (dictionaries == null) {
+                return -1;
+            }
+            int code = 0;
+            for (int i = 0; i < dictionaries.length; i++) {
+                if (dictionaries[i] != null) {
+                    code += dictionaries[i].getId(position) * strides[i];
+                }
+            }
+            return code;
+        }
     }
 
     /** Merges a page of partial states laid out as {@link #partialTypes()}. */

@@ -130,7 +130,7 @@ public final class NumericOperators
         };
     }
 
-    private static double doubleArithmetic(ArithmeticOperator operator, double left, double right)
+    static double doubleArithmetic(ArithmeticOperator operator, double left, double right)
     {
         return switch (operator) {
             case ADD -> left + right;
@@ -157,7 +157,7 @@ public final class NumericOperators
      * Trino does not check here: the smallest value divided by -1 leaves the type's range, and
      * writing it into a block fails (see {@link ValueExpression}).
      */
-    private static long integerArithmetic(ArithmeticOperator operator, Type type, long left, long right)
+    static long integerArithmetic(ArithmeticOperator operator, Type type, long left, long right)
     {
         String name = typeName(type);
         try {
@@ -248,20 +248,50 @@ public final class NumericOperators
         return value;
     }
 
+    /**
+     * Whether the operation can fail for some operands (an overflow, a division by zero, a cast
+     * that does not fit): floating point never does, and neither do widening casts.
+     */
+    static boolean arithmeticCanFail(Type resultType)
+    {
+        return !isFloatingPoint(resultType);
+    }
+
+    static boolean negationCanFail(Type type)
+    {
+        return isInteger(type);
+    }
+
+    static boolean castCanFail(Type from, Type to)
+    {
+        if (from.equals(to) || isFloatingPoint(to)) {
+            return false;
+        }
+        return !(isInteger(from) && isInteger(to) && maxValue(to) >= maxValue(from));
+    }
+
+    static long negateInteger(Type type, long value)
+    {
+        String message = "%s negation overflow: %s".formatted(typeName(type), value);
+        if (value == Long.MIN_VALUE) {
+            throw outOfRange(message);
+        }
+        return checkRange(type, -value, () -> message);
+    }
+
+    /** An integer cast to another integer type, which it must fit. */
+    static long castIntegerToInteger(long value, Type to)
+    {
+        return checkRange(to, value, () -> "Out of range for %s: %s".formatted(typeName(to), value));
+    }
+
     public static Object negate(Type type, Object value)
     {
         return switch (type) {
             case DoubleType _ -> -(Double) value;
             case RealType _ -> (long) floatToRawIntBits(-intBitsToFloat(toIntExact((Long) value)));
             case DecimalType decimal -> decimal.isShort() ? -(Long) value : Int128Math.negate((Int128) value);
-            default -> {
-                long input = (Long) value;
-                String message = "%s negation overflow: %s".formatted(typeName(type), input);
-                if (input == Long.MIN_VALUE) {
-                    throw outOfRange(message);
-                }
-                yield checkRange(type, -input, () -> message);
-            }
+            default -> negateInteger(type, (Long) value);
         };
     }
 
@@ -300,7 +330,7 @@ public final class NumericOperators
             case DoubleType _ -> (double) value;
             case RealType _ -> (long) floatToRawIntBits((float) value);
             case DecimalType decimal -> integerToDecimal(from, value, decimal);
-            default -> checkRange(to, value, () -> "Out of range for %s: %s".formatted(typeName(to), value));
+            default -> castIntegerToInteger(value, to);
         };
     }
 

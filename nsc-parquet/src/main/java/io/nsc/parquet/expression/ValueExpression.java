@@ -3,6 +3,7 @@ package io.nsc.parquet.expression;
 import com.google.common.primitives.Primitives;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.RunLengthEncodedBlock;
 import io.airlift.slice.Slice;
 import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.Decimals;
@@ -61,6 +62,24 @@ public sealed interface ValueExpression
         writeNativeValue(type(), builder, evaluate(blocks, position));
     }
 
+    /**
+     * The values for the first {@code positionCount} rows, as a block. Columns are the blocks
+     * themselves and constants run-length blocks; arithmetic, negation and casts over integers and
+     * floating point run a column at a time on primitive values with the same operators, the other
+     * types a row at a time.
+     */
+    default Block evaluateBlock(IntFunction<Block> blocks, int positionCount)
+    {
+        return VectorizedValues.rowByRow(this, blocks, positionCount);
+    }
+
+    /**
+     * Whether evaluating it can fail for some row (an overflow, a division by zero, a cast that
+     * does not fit). Trino does not evaluate an operand after a NULL one, so only an operand that
+     * cannot fail may be computed for every row ahead of the operator.
+     */
+    boolean canFail();
+
     static Column column(int column, Type type)
     {
         return new Column(column, type);
@@ -102,6 +121,18 @@ public sealed interface ValueExpression
         {
             return names.apply(column);
         }
+
+        @Override
+        public Block evaluateBlock(IntFunction<Block> blocks, int positionCount)
+        {
+            return blocks.apply(column);
+        }
+
+        @Override
+        public boolean canFail()
+        {
+            return false;
+        }
     }
 
     /** A constant other than NULL (Trino folds operators over NULL before they get here). */
@@ -138,6 +169,18 @@ public sealed interface ValueExpression
                 default -> String.valueOf(value);
             };
             return type.getDisplayName() + " '" + text + "'";
+        }
+
+        @Override
+        public Block evaluateBlock(IntFunction<Block> blocks, int positionCount)
+        {
+            return RunLengthEncodedBlock.create(type, value, positionCount);
+        }
+
+        @Override
+        public boolean canFail()
+        {
+            return false;
         }
     }
 
@@ -179,6 +222,18 @@ public sealed interface ValueExpression
         {
             return "(%s %s %s)".formatted(left.format(names), operator.symbol(), right.format(names));
         }
+
+        @Override
+        public Block evaluateBlock(IntFunction<Block> blocks, int positionCount)
+        {
+            return VectorizedValues.arithmetic(this, blocks, positionCount);
+        }
+
+        @Override
+        public boolean canFail()
+        {
+            return NumericOperators.arithmeticCanFail(type) || left.canFail() || right.canFail();
+        }
     }
 
     record Negation(ValueExpression input)
@@ -214,6 +269,18 @@ public sealed interface ValueExpression
         {
             return "(-%s)".formatted(input.format(names));
         }
+
+        @Override
+        public Block evaluateBlock(IntFunction<Block> blocks, int positionCount)
+        {
+            return VectorizedValues.negation(this, blocks, positionCount);
+        }
+
+        @Override
+        public boolean canFail()
+        {
+            return NumericOperators.negationCanFail(input.type()) || input.canFail();
+        }
     }
 
     record Cast(ValueExpression input, Type type)
@@ -243,6 +310,18 @@ public sealed interface ValueExpression
         public String format(IntFunction<String> names)
         {
             return "CAST(%s AS %s)".formatted(input.format(names), type.getDisplayName());
+        }
+
+        @Override
+        public Block evaluateBlock(IntFunction<Block> blocks, int positionCount)
+        {
+            return VectorizedValues.cast(this, blocks, positionCount);
+        }
+
+        @Override
+        public boolean canFail()
+        {
+            return NumericOperators.castCanFail(input.type(), type) || input.canFail();
         }
     }
 }

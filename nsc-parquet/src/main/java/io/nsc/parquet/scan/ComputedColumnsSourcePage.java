@@ -4,7 +4,6 @@ import com.google.common.collect.ImmutableList;
 import io.nsc.parquet.expression.ValueExpression;
 import io.trino.spi.Page;
 import io.trino.spi.block.Block;
-import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.connector.SourcePage;
 
 import java.util.List;
@@ -101,11 +100,7 @@ final class ComputedColumnsSourcePage
             }
             return inputs[channel];
         };
-        BlockBuilder builder = expression.type().createBlockBuilder(null, positions);
-        for (int position = 0; position < positions; position++) {
-            expression.evaluateInto(blocks, position, builder);
-        }
-        return builder.build();
+        return expression.evaluateBlock(blocks, positions);
     }
 
     @Override

@@ -5,6 +5,8 @@ import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.DictionaryBlock;
+import io.trino.spi.block.RunLengthEncodedBlock;
 import io.trino.spi.type.Int128;
 import io.trino.spi.type.Int128Math;
 import io.trino.spi.type.Type;
@@ -129,6 +131,68 @@ final class TestGroupedAggregation
     }
 
     @Test
+    void testDictionaryAndConstantKeysGroupAsFlatOnes()
+    {
+        Random random = new Random(11);
+        List<Page> pages = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            pages.add(randomPage(random, 400, 9));
+        }
+        GroupedAggregation flat = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+        pages.forEach(page -> flat.addInput(page, new int[] {0}, INPUTS));
+
+        // the same keys as dictionary ids (two ids for one value, as a file's dictionary may have)
+        // and, for one page, as a run-length block of one key
+        GroupedAggregation encoded = new GroupedAggregation(List.of(VARCHAR), AGGREGATES, MemoryBudget.unlimited(), 2 * 1024);
+        GroupedAggregation merged = new GroupedAggregation(List.of(VARCHAR), AGGREGATES);
+        for (Page page : pages) {
+            Page dictionaryKeys = withKeys(page, dictionaryOf(page.getBlock(0), random));
+            for (int position = 0; position < dictionaryKeys.getPositionCount(); ) {
+                position = encoded.addInput(dictionaryKeys, new int[] {0}, INPUTS, position);
+                if (position < dictionaryKeys.getPositionCount()) {
+                    drain(encoded, merged);
+                }
+            }
+        }
+        Page constant = randomPage(random, 50, 9);
+        encoded.addInput(withKeys(constant, RunLengthEncodedBlock.create(VARCHAR, utf8Slice("g3"), 50)), new int[] {0}, INPUTS, 0);
+        BlockBuilder flatKeys = VARCHAR.createBlockBuilder(null, 50);
+        for (int row = 0; row < 50; row++) {
+            VARCHAR.writeSlice(flatKeys, utf8Slice("g3"));
+        }
+        flat.addInput(withKeys(constant, flatKeys.build()), new int[] {0}, INPUTS);
+        drain(encoded, merged);
+        assertSameRows(merged.finalPage(), flat.finalPage(), flat.finalTypes());
+    }
+
+    private static Page withKeys(Page page, Block keys)
+    {
+        Block[] blocks = new Block[page.getChannelCount()];
+        for (int channel = 0; channel < blocks.length; channel++) {
+            blocks[channel] = channel == 0 ? keys : page.getBlock(channel);
+        }
+        return new Page(page.getPositionCount(), blocks);
+    }
+
+    private static Block dictionaryOf(Block keys, Random random)
+    {
+        List<Object> values = new ArrayList<>();
+        int[] ids = new int[keys.getPositionCount()];
+        for (int position = 0; position < ids.length; position++) {
+            Object value = readNativeValue(VARCHAR, keys, position);
+            int id = values.indexOf(value);
+            if (id < 0 || random.nextInt(4) == 0) {
+                id = values.size();
+                values.add(value);
+            }
+            ids[position] = id;
+        }
+        BlockBuilder dictionary = VARCHAR.createBlockBuilder(null, values.size());
+        values.forEach(value -> writeNativeValue(VARCHAR, dictionary, value));
+        return DictionaryBlock.create(ids.length, dictionary.build(), ids);
+    }
+
+    @Test
     void testGlobalAggregationTakenStartsAgain()
     {
         GroupedAggregation global = new GroupedAggregation(List.of(), AGGREGATES, MemoryBudget.unlimited(), 1);
@@ -157,7 +221,8 @@ final class TestGroupedAggregation
         }
     }
 
-
+    @Test
+    void testNoInputGivesSqlsEmptyResults()
     {
         GroupedAggregation global = new GroupedAggregation(List.of(), AGGREGATES);
         GroupedAggregation merged = new GroupedAggregation(List.of(), AGGREGATES);

@@ -1,5 +1,6 @@
 package io.nsc.trino.read;
 
+import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
@@ -13,6 +14,8 @@ import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanSortKey;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.StorageClients;
+import io.nsc.trino.delete.NscRowIdColumnHandle;
+import io.nsc.trino.delete.RowIdPageSource;
 import io.nsc.trino.metadata.NscAggregateColumnHandle;
 import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
@@ -40,6 +43,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
@@ -89,18 +94,21 @@ public class NscPageSourceProvider
             return aggregationScan(aggregationSplit, handle, columns);
         }
         NscSplit nscSplit = (NscSplit) split;
+        // a DELETE's scan names each row by its position in the file: only a raw read knows it
+        OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
         List<NscColumnHandle> nscColumns = columns.stream()
+                .filter(column -> !(column instanceof NscRowIdColumnHandle))
                 .map(NscColumnHandle.class::cast)
                 .collect(toImmutableList());
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
 
-        if (nscSplit.mode() == ScanMode.FILTER) {
+        if (nscSplit.mode() == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
             return storageScan(nscSplit, handle, nscColumns, predicate.intersect(dynamic));
         }
         ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate, handle);
-        if (nscColumns.isEmpty() && !scanColumns.filters()) {
+        if (nscColumns.isEmpty() && !scanColumns.filters() && rowIdChannel.isEmpty()) {
             return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));
         }
 
@@ -118,16 +126,22 @@ public class NscPageSourceProvider
                 List<FileColumn> fileColumns = nscColumns.stream()
                         .map(column -> new FileColumn(column.ordinal(), column.type()))
                         .collect(toImmutableList());
-                ParquetScanReader reader = createReader(nscSplit, fileColumns, footer, dataSource, memoryContext);
-                return NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId());
+                ParquetScanReader reader = createReader(nscSplit, withRowPositions(fileColumns, rowIdChannel), footer, dataSource, memoryContext);
+                return withRowIds(NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
             }
-            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
+            List<FileColumn> scannedColumns = withRowPositions(scanColumns.columns(), rowIdChannel);
+            int[] outputChannels = scanColumns.outputChannels();
+            if (rowIdChannel.isPresent()) {
+                // the positions, last of the columns read, go out last
+                outputChannels = IntStream.concat(IntStream.of(outputChannels), IntStream.of(scannedColumns.size() - 1)).toArray();
+            }
+            ParquetScanReader reader = createReader(nscSplit, scannedColumns, footer, dataSource, memoryContext);
             FilteredScan scan = new FilteredScan(
                     reader,
                     RowFilter.create(scanColumns.predicate(), scanColumns.expressions(), scanColumns.types()),
-                    scanColumns.outputChannels(),
+                    outputChannels,
                     handle.limit().orElse(Long.MAX_VALUE));
-            return NscPageSource.filtering(scan, dataSource, memoryContext, nscSplit.fileId());
+            return withRowIds(NscPageSource.filtering(scan, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
         }
         catch (IOException | RuntimeException e) {
             if (e instanceof TrinoException trinoException) {
@@ -135,6 +149,20 @@ public class NscPageSourceProvider
             }
             throw new TrinoException(NSC_BAD_DATA, "Cannot open nsc file %s: %s".formatted(nscSplit.fileId(), e.getMessage()), e);
         }
+    }
+
+    /** The columns a raw read decodes, each row's position in the file last when the engine asks for row ids. */
+    private static List<FileColumn> withRowPositions(List<FileColumn> columns, OptionalInt rowIdChannel)
+    {
+        if (rowIdChannel.isEmpty()) {
+            return columns;
+        }
+        return ImmutableList.<FileColumn>builder().addAll(columns).add(FileColumn.rowPosition()).build();
+    }
+
+    private static ConnectorPageSource withRowIds(ConnectorPageSource scan, OptionalInt rowIdChannel, NscSplit split)
+    {
+        return rowIdChannel.isEmpty() ? scan : new RowIdPageSource(scan, rowIdChannel.getAsInt(), split.fileId());
     }
 
     private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)

@@ -249,7 +249,7 @@ final class TestNscDelete
     void testQueryPlannedBeforeADeleteReadsItsVersion()
     {
         String table = createTableOfFiles("snapshot", 4, 10, 5);
-        Session raw = mode(PushdownMode.RAW);
+        Session raw = EveryPushdownMode.withMode(getSession(), PushdownMode.RAW);
         // metadata-only: the files it removes stay readable for the query that planned before
         FileListingHook.PendingAction removal = hook.beforeBatch(tableName("snapshot"), 1, () -> assertUpdate("DELETE FROM %s WHERE k < 20".formatted(table), 20));
         assertThat(computeActual(raw, "SELECT k FROM " + table).getOnlyColumnAsSet()).hasSize(40);
@@ -373,22 +373,8 @@ final class TestNscDelete
         }
     }
 
-    private Session mode(PushdownMode mode)
-    {
-        return Session.builder(getSession())
-                .setCatalogSessionProperty("nsc", NscSessionProperties.PUSHDOWN, mode.name())
-                .build();
-    }
-
-    /**
-     * The same rows whether the worker decodes (raw), the storage node filters (filter), nsc
-     * chooses (auto) or nothing is pushed (none); {@code expected} is Trino SQL, run on Trino.
-     */
     private void assertEveryMode(String sql, String expected)
     {
-        List<MaterializedRow> expectedRows = computeActual(expected).getMaterializedRows();
-        for (PushdownMode mode : PushdownMode.values()) {
-            assertThat(computeActual(mode(mode), sql).getMaterializedRows()).as("%s in mode %s", sql, mode).containsExactlyInAnyOrderElementsOf(expectedRows);
-        }
+        EveryPushdownMode.assertSameRows(getQueryRunner(), getSession(), sql, expected);
     }
 }

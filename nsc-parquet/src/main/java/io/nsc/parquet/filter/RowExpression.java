@@ -2,8 +2,12 @@ package io.nsc.parquet.filter;
 
 import com.google.common.collect.ImmutableList;
 import io.airlift.slice.Slice;
+import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.block.Block;
+import io.trino.spi.type.IntegerType;
+import io.trino.spi.type.SmallintType;
+import io.trino.spi.type.TinyintType;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.VarcharType;
 
@@ -27,7 +31,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * A boolean expression over the columns of decoded pages that no domain expresses: LIKE, OR
- * across columns, NOT, comparisons, IN and IS NULL, evaluated row by row in SQL's three-valued
+ * across columns, NOT, comparisons (of columns, constants and values computed from columns), IN
+ * and IS NULL, evaluated row by row in SQL's three-valued
  * logic (a {@code null} result is UNKNOWN). Only types whose values compare as Trino compares
  * them appear (see {@link NativeValues}); {@link #supports} says which.
  */
@@ -184,32 +189,66 @@ public sealed interface RowExpression
         }
     }
 
-    /** {@code column <operator> value}; a NULL on either side is UNKNOWN. */
-    record Comparison(int column, Type type, Operator operator, Object value)
+    /**
+     * {@code left <operator> right}, two values of one type: a column and a constant, two
+     * columns, or values computed from columns (see {@link ValueExpression}). A NULL on either
+     * side is UNKNOWN.
+     */
+    record Comparison(ValueExpression left, Operator operator, ValueExpression right)
             implements RowExpression
     {
         public Comparison
         {
-            requireNonNull(type, "type is null");
+            requireNonNull(left, "left is null");
             requireNonNull(operator, "operator is null");
-            requireNonNull(value, "value is null");
-            checkArgument(supportsComparison(type), "cannot compare %s", type);
+            requireNonNull(right, "right is null");
+            checkArgument(sameType(left.type(), right.type()), "cannot compare %s with %s", left.type(), right.type());
+            checkArgument(supportsComparison(left.type()), "cannot compare %s", left.type());
+        }
+
+        /** {@code column <operator> value}. */
+        public static Comparison of(int column, Type type, Operator operator, Object value)
+        {
+            return new Comparison(ValueExpression.column(column, type), operator, new ValueExpression.Constant(type, value));
+        }
+
+        private static boolean sameType(Type left, Type right)
+        {
+            // varchar values compare the same whatever their length
+            return left.equals(right) || (left instanceof VarcharType && right instanceof VarcharType);
+        }
+
+        public Type type()
+        {
+            return left.type();
         }
 
         @Override
         public Boolean evaluate(IntFunction<Block> blocks, int position)
         {
-            Block block = blocks.apply(column);
-            if (block.isNull(position)) {
+            Object leftValue = left.evaluate(blocks, position);
+            if (leftValue == null) {
                 return null;
             }
+            Object rightValue = right.evaluate(blocks, position);
+            if (rightValue == null) {
+                return null;
+            }
+            Type type = left.type();
             if (type == DOUBLE) {
-                return floating(DOUBLE.getDouble(block, position), (Double) value);
+                return floating((Double) leftValue, (Double) rightValue);
             }
             if (type == REAL) {
-                return floating(REAL.getFloat(block, position), intBitsToFloat(toIntExact((Long) value)));
+                return floating(intBitsToFloat(toIntExact((Long) leftValue)), intBitsToFloat(toIntExact((Long) rightValue)));
             }
-            return operator.test(NativeValues.compare(readNativeValue(type, block, position), value));
+            // Trino compares these as their own width: a quotient past the type's range (the
+            // smallest value divided by -1) wraps, as it does in Trino
+            return switch (type) {
+                case TinyintType _ -> operator.test(Byte.compare((byte) (long) leftValue, (byte) (long) rightValue));
+                case SmallintType _ -> operator.test(Short.compare((short) (long) leftValue, (short) (long) rightValue));
+                case IntegerType _ -> operator.test(Integer.compare((int) (long) leftValue, (int) (long) rightValue));
+                default -> operator.test(NativeValues.compare(leftValue, rightValue));
+            };
         }
 
         private boolean floating(double left, double right)
@@ -227,7 +266,7 @@ public sealed interface RowExpression
         @Override
         public RowExpression remap(IntUnaryOperator columns)
         {
-            return new Comparison(columns.applyAsInt(column), type, operator, value);
+            return new Comparison(left.remap(columns), operator, right.remap(columns));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.nsc.parquet.scan;
 
+import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowFilter;
 import io.trino.spi.Page;
 import io.trino.spi.block.Block;
@@ -7,6 +9,7 @@ import io.trino.spi.connector.SourcePage;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.List;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.Math.min;
@@ -22,6 +25,7 @@ public final class FilteredScan
         implements Closeable
 {
     private final ParquetScanReader reader;
+    private final List<ValueExpression> computed;
     private final RowFilter filter;
     private final int[] outputChannels;
     private final long limit;
@@ -30,12 +34,20 @@ public final class FilteredScan
     private long rowsReturned;
     private boolean finished;
 
-    /**
-     * @param limit the most rows to return, {@link Long#MAX_VALUE} for all
-     */
     public FilteredScan(ParquetScanReader reader, RowFilter filter, int[] outputChannels, long limit)
     {
+        this(reader, List.of(), filter, outputChannels, limit);
+    }
+
+    /**
+     * @param computed values computed from the decoded columns, the channels after them: the
+     * filter and the output may name them
+     * @param limit the most rows to return, {@link Long#MAX_VALUE} for all
+     */
+    public FilteredScan(ParquetScanReader reader, List<ValueExpression> computed, RowFilter filter, int[] outputChannels, long limit)
+    {
         this.reader = requireNonNull(reader, "reader is null");
+        this.computed = ImmutableList.copyOf(computed);
         this.filter = requireNonNull(filter, "filter is null");
         this.outputChannels = outputChannels.clone();
         checkArgument(limit >= 0, "limit is negative");
@@ -54,6 +66,9 @@ public final class FilteredScan
             if (page == null) {
                 finished = true;
                 return null;
+            }
+            if (!computed.isEmpty()) {
+                page = new ComputedColumnsSourcePage(page, computed);
             }
             rowsScanned += page.getPositionCount();
             int selected = select(page);

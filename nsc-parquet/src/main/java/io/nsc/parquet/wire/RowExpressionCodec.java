@@ -2,13 +2,19 @@ package io.nsc.parquet.wire;
 
 import com.google.protobuf.ByteString;
 import io.airlift.slice.DynamicSliceOutput;
+import io.nsc.parquet.expression.ArithmeticOperator;
+import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowExpression;
+import io.nsc.parquet.types.TrinoTypes;
 import io.nsc.protocol.proto.ComparisonOperator;
+import io.nsc.protocol.proto.ScanArithmetic;
+import io.nsc.protocol.proto.ScanArithmeticOperator;
 import io.nsc.protocol.proto.ScanComparison;
 import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanExpressions;
 import io.nsc.protocol.proto.ScanIn;
 import io.nsc.protocol.proto.ScanLike;
+import io.nsc.protocol.proto.ScanValue;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
 
@@ -22,8 +28,9 @@ import static io.trino.spi.type.TypeUtils.writeNativeValue;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Row expressions as they cross the wire; constants travel as blocks of their column's type in
- * Trino's block encoding, like domain bounds.
+ * Row expressions and the value expressions inside them as they cross the wire; constants travel
+ * as blocks of their type in Trino's block encoding, like domain bounds. Value expressions share
+ * the request's limits on nodes and nesting with the row expressions.
  */
 public final class RowExpressionCodec
 {
@@ -37,10 +44,7 @@ public final class RowExpressionCodec
             case RowExpression.Or or -> result.setOr(terms(or.terms()));
             case RowExpression.Not not -> result.setNot(encode(not.term()));
             case RowExpression.IsNull isNull -> result.setIsNull(isNull.column());
-            case RowExpression.Comparison comparison -> result.setComparison(ScanComparison.newBuilder()
-                    .setColumn(comparison.column())
-                    .setOperator(ComparisonOperator.valueOf("COMPARISON_OPERATOR_" + comparison.operator().name()))
-                    .setValue(block(comparison.type(), List.of(comparison.value()))));
+            case RowExpression.Comparison comparison -> result.setComparison(comparison(comparison));
             case RowExpression.In in -> result.setIn(ScanIn.newBuilder()
                     .setColumn(in.column())
                     .setValues(block(in.type(), in.values())));
@@ -50,6 +54,48 @@ public final class RowExpressionCodec
                     .setEscape(like.escape().map(String::valueOf).orElse("")));
         }
         return result.build();
+    }
+
+    private static ScanComparison comparison(RowExpression.Comparison comparison)
+    {
+        ScanComparison.Builder result = ScanComparison.newBuilder()
+                .setOperator(ComparisonOperator.valueOf("COMPARISON_OPERATOR_" + comparison.operator().name()));
+        // a column and a constant in the form every release reads
+        if (comparison.left() instanceof ValueExpression.Column column && comparison.right() instanceof ValueExpression.Constant constant) {
+            return result.setColumn(column.column())
+                    .setValue(block(column.type(), List.of(constant.value())))
+                    .build();
+        }
+        return result.setLeft(encode(comparison.left()))
+                .setRight(encode(comparison.right()))
+                .build();
+    }
+
+    public static ScanValue encode(ValueExpression expression)
+    {
+        ScanValue.Builder result = ScanValue.newBuilder().setType(expression.type().getTypeSignature().toString());
+        switch (expression) {
+            case ValueExpression.Column column -> result.setColumn(column.column());
+            case ValueExpression.Constant constant -> result.setConstant(block(constant.type(), List.of(constant.value())));
+            case ValueExpression.Arithmetic arithmetic -> result.setArithmetic(ScanArithmetic.newBuilder()
+                    .setOperator(arithmetic.operator().wire())
+                    .setLeft(encode(arithmetic.left()))
+                    .setRight(encode(arithmetic.right())));
+            case ValueExpression.Negation negation -> result.setNegation(encode(negation.input()));
+            case ValueExpression.Cast cast -> result.setCast(encode(cast.input()));
+        }
+        return result.build();
+    }
+
+    /**
+     * Decodes one value expression with the default limits and no memory budget: for
+     * expressions from a trusted place (the connector's own column handles).
+     *
+     * @throws IllegalArgumentException when the expression is malformed or names an unknown column
+     */
+    public static ValueExpression decode(ScanValue expression, IntFunction<Type> types)
+    {
+        return decoder(types, RequestLimits.DEFAULT, WireValues.unbounded()).decode(expression);
     }
 
     /**
@@ -107,7 +153,7 @@ public final class RowExpressionCodec
                 case OR -> new RowExpression.Or(decodeTerms(expression.getOr(), depth));
                 case NOT -> new RowExpression.Not(decode(expression.getNot(), depth + 1));
                 case IS_NULL -> new RowExpression.IsNull(checkColumn(expression.getIsNull(), types));
-                case COMPARISON -> comparison(expression.getComparison());
+                case COMPARISON -> comparison(expression.getComparison(), depth);
                 case IN -> {
                     ScanIn in = expression.getIn();
                     Type type = types.apply(checkColumn(in.getColumn(), types));
@@ -119,16 +165,60 @@ public final class RowExpressionCodec
             };
         }
 
-        private RowExpression comparison(ScanComparison comparison)
+        private RowExpression comparison(ScanComparison comparison, int depth)
         {
+            checkArgument(comparison.getOperator() != ComparisonOperator.COMPARISON_OPERATOR_UNSPECIFIED && comparison.getOperator() != ComparisonOperator.UNRECOGNIZED, "comparison without operator");
+            RowExpression.Operator operator = RowExpression.Operator.valueOf(comparison.getOperator().name().substring("COMPARISON_OPERATOR_".length()));
+            if (comparison.hasLeft() || comparison.hasRight()) {
+                checkArgument(comparison.hasLeft() && comparison.hasRight(), "comparison with one side");
+                return new RowExpression.Comparison(decode(comparison.getLeft(), depth + 1), operator, decode(comparison.getRight(), depth + 1));
+            }
             Type type = types.apply(checkColumn(comparison.getColumn(), types));
             checkArgument(RowExpression.supportsComparison(type), "comparison on a column of type %s", type);
-            checkArgument(comparison.getOperator() != ComparisonOperator.COMPARISON_OPERATOR_UNSPECIFIED && comparison.getOperator() != ComparisonOperator.UNRECOGNIZED, "comparison without operator");
-            List<Object> value = values.read(type, comparison.getValue());
-            checkArgument(value.size() == 1, "comparison with %s values", value.size());
-            checkArgument(value.getFirst() != null, "comparison with NULL");
-            RowExpression.Operator operator = RowExpression.Operator.valueOf(comparison.getOperator().name().substring("COMPARISON_OPERATOR_".length()));
-            return new RowExpression.Comparison(comparison.getColumn(), type, operator, value.getFirst());
+            return RowExpression.Comparison.of(comparison.getColumn(), type, operator, constant(type, comparison.getValue()));
+        }
+
+        /**
+         * @throws IllegalArgumentException when the expression is malformed, names an unknown
+         * column, is over a limit, or is not computed exactly as Trino would
+         */
+        public ValueExpression decode(ScanValue expression)
+        {
+            return decode(expression, 1);
+        }
+
+        private ValueExpression decode(ScanValue expression, int depth)
+        {
+            checkArgument(depth <= limits.maxExpressionDepth(), "expression nested deeper than %s", limits.maxExpressionDepth());
+            nodes++;
+            checkArgument(nodes <= limits.maxExpressionNodes(), "expressions of more than %s nodes", limits.maxExpressionNodes());
+            values.count(expression.getType().length(), "a value type");
+            Type type = TrinoTypes.fromSignature(expression.getType())
+                    .orElseThrow(() -> new IllegalArgumentException("unknown value type '%s'".formatted(expression.getType())));
+            ValueExpression decoded = switch (expression.getNodeCase()) {
+                case COLUMN -> ValueExpression.column(checkColumn(expression.getColumn(), types), types.apply(expression.getColumn()));
+                case CONSTANT -> new ValueExpression.Constant(type, constant(type, expression.getConstant()));
+                case ARITHMETIC -> {
+                    ScanArithmetic arithmetic = expression.getArithmetic();
+                    checkArgument(arithmetic.getOperator() != ScanArithmeticOperator.SCAN_ARITHMETIC_OPERATOR_UNSPECIFIED && arithmetic.getOperator() != ScanArithmeticOperator.UNRECOGNIZED, "arithmetic without operator");
+                    checkArgument(arithmetic.hasLeft() && arithmetic.hasRight(), "arithmetic without two operands");
+                    yield ValueExpression.arithmetic(ArithmeticOperator.fromWire(arithmetic.getOperator()), decode(arithmetic.getLeft(), depth + 1), decode(arithmetic.getRight(), depth + 1));
+                }
+                case NEGATION -> new ValueExpression.Negation(decode(expression.getNegation(), depth + 1));
+                case CAST -> new ValueExpression.Cast(decode(expression.getCast(), depth + 1), type);
+                case NODE_NOT_SET -> throw new IllegalArgumentException("empty value expression");
+            };
+            // the sender's type must be the one Trino gives the expression: a mismatch is a sender that disagrees on semantics
+            checkArgument(decoded.type().equals(type), "value of type %s declared as %s", decoded.type(), type);
+            return decoded;
+        }
+
+        private Object constant(Type type, ByteString encoded)
+        {
+            List<Object> value = values.read(type, encoded);
+            checkArgument(value.size() == 1, "a constant of %s values", value.size());
+            checkArgument(value.getFirst() != null, "a NULL constant");
+            return value.getFirst();
         }
 
         private RowExpression like(ScanLike like)

@@ -136,8 +136,8 @@ final class TestRowExpression
         Block numbers = block(BIGINT, 1L, null, 3L, 4L);
         Block strings = block(VARCHAR, utf8Slice("x"), utf8Slice("y"), null, utf8Slice("x"));
         List<Block> blocks = List.of(numbers, strings);
-        RowExpression greaterThanTwo = new RowExpression.Comparison(0, BIGINT, RowExpression.Operator.GREATER_THAN, 2L);
-        RowExpression isX = new RowExpression.Comparison(1, VARCHAR, RowExpression.Operator.EQUAL, utf8Slice("x"));
+        RowExpression greaterThanTwo = RowExpression.Comparison.of(0, BIGINT, RowExpression.Operator.GREATER_THAN, 2L);
+        RowExpression isX = RowExpression.Comparison.of(1, VARCHAR, RowExpression.Operator.EQUAL, utf8Slice("x"));
         RowExpression inWithNull = new RowExpression.In(0, BIGINT, Arrays.asList(1L, null));
         List<RowExpression> expressions = List.of(
                 new RowExpression.Or(List.of(greaterThanTwo, isX)),
@@ -176,7 +176,7 @@ final class TestRowExpression
 
     private static List<Boolean> compare(Block block, RowExpression.Operator operator, double value)
     {
-        RowExpression comparison = new RowExpression.Comparison(0, DOUBLE, operator, value);
+        RowExpression comparison = RowExpression.Comparison.of(0, DOUBLE, operator, value);
         return IntStream.range(0, block.getPositionCount()).mapToObj(position -> comparison.evaluate(_ -> block, position)).toList();
     }
 

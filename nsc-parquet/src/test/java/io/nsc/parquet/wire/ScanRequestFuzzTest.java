@@ -2,6 +2,7 @@ package io.nsc.parquet.wire;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.memory.MemoryBudget;
@@ -10,7 +11,9 @@ import io.nsc.parquet.types.TrinoTypes;
 import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanRequest;
+import io.nsc.protocol.proto.ScanValue;
 import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.connector.SourcePage;
@@ -28,7 +31,8 @@ import static io.airlift.slice.Slices.utf8Slice;
  * Coverage-guided fuzzing of what a storage node decodes from a scan request: the predicate
  * (TupleDomainCodec) and the filters (RowExpressionCodec), with the limits and memory budget a
  * node uses, then the row filter they make evaluated on a small page. Every input must end in a
- * filter or in IllegalArgumentException / MemoryLimitExceededException; anything else (an
+ * filter or in IllegalArgumentException / MemoryLimitExceededException (or, while computed values
+ * are evaluated, in the query errors Trino's own operators raise); anything else (an
  * OutOfMemoryError on the fork's small heap, a StackOverflowError, any other exception) is a finding.
  * <p>
  * {@code ./nsc test} fuzzes for a few seconds; {@code ./nsc fuzz scan-request --duration 10m} for longer.
@@ -58,8 +62,15 @@ class ScanRequestFuzzTest
             types.add(type.get());
         }
         RowFilter filter;
+        List<Type> columnTypes = List.copyOf(types);
+        List<ValueExpression> computed = new ArrayList<>();
         try {
             WireValues values = new WireValues(LIMITS.maxValueBytes(), new MemoryBudget("fuzzed scan", MEMORY_LIMIT));
+            RowExpressionCodec.Decoder columnsOnly = RowExpressionCodec.decoder(columnTypes::get, LIMITS, values);
+            for (ScanValue value : request.getComputedList()) {
+                computed.add(columnsOnly.decode(value));
+                types.add(computed.getLast().type());
+            }
             TupleDomain<Integer> predicate = TupleDomainCodec.decode(request.getPredicate(), types, values);
             RowExpressionCodec.Decoder decoder = RowExpressionCodec.decoder(types::get, LIMITS, values);
             List<RowExpression> expressions = new ArrayList<>();
@@ -71,8 +82,28 @@ class ScanRequestFuzzTest
         catch (IllegalArgumentException | MemoryLimitExceededException expected) {
             return;
         }
-        if (!types.isEmpty() && !filter.isNone() && !filter.isAll()) {
-            filter.select(SourcePage.create(samplePage(types)), new int[2]);
+        Page columns = samplePage(columnTypes);
+        Block[] blocks = new Block[types.size()];
+        for (int channel = 0; channel < columns.getChannelCount(); channel++) {
+            blocks[channel] = columns.getBlock(channel);
+        }
+        try {
+            for (int i = 0; i < computed.size(); i++) {
+                BlockBuilder builder = computed.get(i).type().createBlockBuilder(null, 2);
+                for (int position = 0; position < 2; position++) {
+                    computed.get(i).evaluateInto(columns::getBlock, position, builder);
+                }
+                blocks[columnTypes.size() + i] = builder.build();
+            }
+            if (!types.isEmpty() && !filter.isNone() && !filter.isAll()) {
+                filter.select(SourcePage.create(new Page(2, blocks)), new int[2]);
+            }
+        }
+        catch (TrinoException e) {
+            // an overflow, a division by zero, a cast that does not fit: the query's own error, which the node passes on
+            if (!QueryFailures.isQueryFailure(e)) {
+                throw e;
+            }
         }
     }
 

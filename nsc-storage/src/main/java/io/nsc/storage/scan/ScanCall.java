@@ -8,6 +8,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.parquet.aggregate.GroupedAggregation;
+import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
@@ -19,6 +20,7 @@ import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.memory.MemoryBudget;
 import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.wire.PageCodec;
+import io.nsc.parquet.wire.QueryFailures;
 import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.parquet.wire.WireValues;
@@ -30,6 +32,7 @@ import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.protocol.proto.ScanValue;
 import io.nsc.storage.cache.BoundedMetadataCache;
 import io.nsc.storage.store.CorruptBlockException;
 import io.nsc.storage.store.DamagedCopies;
@@ -55,6 +58,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
@@ -195,12 +199,20 @@ final class ScanCall
         List<FileColumn> columns = request.getColumnsList().stream()
                 .map(this::fileColumn)
                 .collect(toImmutableList());
-        List<Type> types = columns.stream().map(FileColumn::type).collect(toImmutableList());
+        List<Type> columnTypes = columns.stream().map(FileColumn::type).collect(toImmutableList());
+        // the scan's channels: the columns, then the values computed from them
+        List<Type> types = new ArrayList<>(columnTypes);
+        List<ValueExpression> computed = new ArrayList<>();
         TupleDomain<Integer> predicate;
         List<RowExpression> expressions = new ArrayList<>();
         try {
-            // values of the predicate and the filters count against one limit and one budget
+            // values of the predicate, the filters and the computed values count against one limit and one budget
             WireValues values = new WireValues(limits.request().maxValueBytes(), memory);
+            RowExpressionCodec.Decoder columnsOnly = RowExpressionCodec.decoder(columnTypes::get, limits.request(), values);
+            for (ScanValue value : request.getComputedList()) {
+                computed.add(columnsOnly.decode(value));
+                types.add(computed.getLast().type());
+            }
             predicate = TupleDomainCodec.decode(request.getPredicate(), types, values);
             RowExpressionCodec.Decoder decoder = RowExpressionCodec.decoder(types::get, limits.request(), values);
             for (ScanExpression filter : request.getFiltersList()) {
@@ -217,13 +229,7 @@ final class ScanCall
         if (request.getLimit() < 0) {
             throw invalid("Scan of file %s has a negative limit".formatted(file.id()));
         }
-        int[] outputChannels = new int[(int) request.getColumnsList().stream().filter(ScanColumn::getOutput).count()];
-        int output = 0;
-        for (int channel = 0; channel < request.getColumnsCount(); channel++) {
-            if (request.getColumns(channel).getOutput()) {
-                outputChannels[output++] = channel;
-            }
-        }
+        int[] outputChannels = outputChannels(types.size());
         if (request.getAggregate()) {
             aggregation = Optional.of(aggregation(types, outputChannels));
         }
@@ -245,7 +251,24 @@ final class ScanCall
                 this::badData);
         // a limit counts rows in file order: it applies to plain scans only
         long limit = request.getLimit() == 0 || aggregation.isPresent() || topN.isPresent() ? Long.MAX_VALUE : request.getLimit();
-        scan = new FilteredScan(reader, RowFilter.create(predicate, expressions, types), outputChannels, limit);
+        scan = new FilteredScan(reader, computed, RowFilter.create(predicate, expressions, types), outputChannels, limit);
+    }
+
+    /** The channels sent, in order: as the request lists them, or the columns it marks as output. */
+    private int[] outputChannels(int channelCount)
+    {
+        if (request.getOutputChannelsCount() > 0) {
+            int[] outputChannels = request.getOutputChannelsList().stream().mapToInt(Integer::intValue).toArray();
+            for (int channel : outputChannels) {
+                if (channel < 0 || channel >= channelCount) {
+                    throw invalid("Scan of file %s outputs channel %s of %s".formatted(file.id(), channel, channelCount));
+                }
+            }
+            return outputChannels;
+        }
+        return IntStream.range(0, request.getColumnsCount())
+                .filter(channel -> request.getColumns(channel).getOutput())
+                .toArray();
     }
 
     /**
@@ -372,8 +395,12 @@ final class ScanCall
                 fail(damagedOr(e, null));
                 return;
             }
-            // an aggregate overflowed, as Trino's own would have: the client's error, not the node's
-            fail(Status.OUT_OF_RANGE.withDescription("Scan of file %s: %s".formatted(file.id(), e.getMessage())).asRuntimeException());
+            // an aggregate overflowed, or an expression failed, as Trino's own would have: the
+            // query's error, not the node's
+            String description = "Scan of file %s: %s".formatted(file.id(), e.getMessage());
+            fail(QueryFailures.isQueryFailure(e)
+                    ? QueryFailures.toStatus(e, description)
+                    : Status.OUT_OF_RANGE.withDescription(description).asRuntimeException());
         }
         catch (MemoryLimitExceededException e) {
             fail(resourceExhausted(e));

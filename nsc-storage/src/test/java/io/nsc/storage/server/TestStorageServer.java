@@ -8,7 +8,12 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.nsc.parquet.expression.ArithmeticOperator;
+import io.nsc.parquet.expression.ValueExpression;
+import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.wire.PageCodec;
+import io.nsc.parquet.wire.QueryFailures;
+import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.parquet.ParquetFileSummary;
@@ -27,6 +32,7 @@ import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.protocol.proto.ScanValue;
 import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.proto.UploadHeader;
@@ -35,6 +41,8 @@ import io.nsc.protocol.proto.UploadResponse;
 import io.nsc.storage.store.StoreOptions;
 import io.nsc.storage.store.StoredFile;
 import io.trino.spi.Page;
+import io.trino.spi.StandardErrorCode;
+import io.trino.spi.TrinoException;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.Range;
 import io.trino.spi.predicate.TupleDomain;
@@ -50,6 +58,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -550,6 +559,62 @@ final class TestStorageServer
         assertThat(scan(request.toBuilder().setColumns(0, addedId).setPredicate(TupleDomainCodec.encode(addedIsNull, List.of(INTEGER, VARCHAR))).build()).rows()).isEqualTo(9);
         assertStatus(() -> scan(request.toBuilder().clearRowGroups().build()), Status.Code.INVALID_ARGUMENT, "no row group");
         assertStatus(() -> scan(request.toBuilder().setFileId(randomFileId()).build()), Status.Code.NOT_FOUND, "not found");
+    }
+
+    @Test
+    void testScanComputesValuesAndPassesTheQuerysErrorsOn()
+            throws Exception
+    {
+        byte[] data = fixture("all_types.parquet");
+        String id = randomFileId();
+        upload(channel, id, "all_types.parquet", data, data.length, 1000);
+        // column 0 is the row id (0..8), column 11 the varchar; channel 2 is id * 10, channel 3 id * 1000000000
+        ValueExpression rowId = ValueExpression.column(0, INTEGER);
+        ValueExpression times10 = ValueExpression.arithmetic(ArithmeticOperator.MULTIPLY, rowId, new ValueExpression.Constant(INTEGER, 10L));
+        ValueExpression timesBillion = ValueExpression.arithmetic(ArithmeticOperator.MULTIPLY, rowId, new ValueExpression.Constant(INTEGER, 1_000_000_000L));
+        ScanRequest request = ScanRequest.newBuilder()
+                .setFileId(id)
+                .addAllRowGroups(List.of(0, 1, 2))
+                .addColumns(ScanColumn.newBuilder().setOrdinal(0).setType("integer"))
+                .addColumns(ScanColumn.newBuilder().setOrdinal(11).setType("varchar"))
+                .addComputed(RowExpressionCodec.encode(times10))
+                .addComputed(RowExpressionCodec.encode(timesBillion))
+                // the computed value first, then the text
+                .addAllOutputChannels(List.of(2, 1))
+                // id * 10 >= 30
+                .addFilters(RowExpressionCodec.encode(new RowExpression.Comparison(ValueExpression.column(2, INTEGER), RowExpression.Operator.GREATER_THAN_OR_EQUAL, new ValueExpression.Constant(INTEGER, 30L))))
+                .setCompression(PageCompression.PAGE_COMPRESSION_NONE)
+                .build();
+
+        List<Long> computed = new ArrayList<>();
+        Iterator<ScanResponse> responses = storage.scan(request);
+        PageCodec codec = new PageCodec(request.getCompression());
+        while (responses.hasNext()) {
+            ScanResponse response = responses.next();
+            if (response.hasBatch()) {
+                for (Page page : codec.decode(response.getBatch())) {
+                    assertThat(page.getChannelCount()).isEqualTo(2);
+                    for (int position = 0; position < page.getPositionCount(); position++) {
+                        computed.add((long) INTEGER.getInt(page.getBlock(0), position));
+                    }
+                }
+            }
+        }
+        assertThat(computed).containsExactly(30L, 40L, 50L, 60L, 70L, 80L);
+
+        // id * 1000000000 overflows an integer from id 3 on: Trino's error, not the node's, with Trino's code
+        ScanRequest overflowing = request.toBuilder().clearOutputChannels().addAllOutputChannels(List.of(3)).build();
+        assertThatThrownBy(() -> scan(overflowing))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.OUT_OF_RANGE);
+                    TrinoException failure = QueryFailures.fromStatus(e).orElseThrow();
+                    assertThat(failure.getErrorCode()).isEqualTo(StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE.toErrorCode());
+                    assertThat(failure).hasMessage("integer multiplication overflow: 3 * 1000000000");
+                });
+        // what does not decode is a bad request
+        assertStatus(() -> scan(request.toBuilder().addAllOutputChannels(List.of(4)).build()), Status.Code.INVALID_ARGUMENT, "outputs channel 4 of 4");
+        ScanValue mistyped = RowExpressionCodec.encode(times10).toBuilder().setType("bigint").build();
+        assertStatus(() -> scan(request.toBuilder().setComputed(0, mistyped).build()), Status.Code.INVALID_ARGUMENT, "declared as bigint");
     }
 
     private record ScanResult(long rows, int channels, ScanSummary summary) {}

@@ -15,9 +15,9 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A scan of one file that also answers each row's {@link NscRowIdColumnHandle row id}: the scan
- * underneath returns the other columns in the engine's order, then each row's position in the
- * file, which this source turns into the row id at the channel the engine asked for it.
+ * A scan of one file that answers each row's {@link NscRowIdColumnHandle row id}: the scan
+ * underneath returns each row's position in the file where the engine asked for the row id, and
+ * this source turns the positions into row ids.
  */
 public final class RowIdPageSource
         implements ConnectorPageSource
@@ -27,7 +27,7 @@ public final class RowIdPageSource
     private final String fileId;
 
     /**
-     * @param positionedScan a scan whose last channel is each row's position in the file
+     * @param positionedScan a scan that returns each row's position in the file at {@code rowIdChannel}
      * @param rowIdChannel where the engine wants the row id among its columns
      */
     public RowIdPageSource(ConnectorPageSource positionedScan, int rowIdChannel, String fileId)
@@ -94,7 +94,7 @@ public final class RowIdPageSource
         positionedScan.close();
     }
 
-    /** The scan's page with its last channel, the positions, moved to the row id's place as row ids. */
+    /** The scan's page with row ids in place of the positions. */
     private final class RowIdSourcePage
             implements SourcePage
     {
@@ -138,10 +138,8 @@ public final class RowIdPageSource
         @Override
         public Block getBlock(int channel)
         {
-            if (channel == rowIdChannel) {
-                return RowIds.of(fileId, page.getBlock(page.getChannelCount() - 1));
-            }
-            return page.getBlock(channel < rowIdChannel ? channel : channel - 1);
+            Block block = page.getBlock(channel);
+            return channel == rowIdChannel ? RowIds.of(fileId, block) : block;
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.nsc.trino.metadata;
 import com.google.common.collect.ImmutableList;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.airlift.slice.Slice;
+import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.protocol.proto.ScanExpression;
@@ -39,8 +40,9 @@ import static io.trino.spi.expression.StandardFunctions.OR_FUNCTION_NAME;
 
 /**
  * The part of a query's filter that Trino hands over as a {@link ConnectorExpression} (what no
- * domain expresses: LIKE with a constant pattern, OR across columns, NOT, and the comparisons,
- * IN lists and IS NULL inside them), translated conjunct by conjunct into row expressions that
+ * domain expresses: LIKE with a constant pattern, OR across columns, NOT, comparisons of columns
+ * with each other or of values computed from them, and the comparisons, IN lists and IS NULL
+ * inside them), translated conjunct by conjunct into row expressions that
  * storage nodes and workers evaluate exactly as Trino would. A conjunct with anything else stays
  * in Trino's plan. In the table handle an expression is kept as its wire form over column
  * ordinals, base64.
@@ -118,8 +120,7 @@ public final class FilterExpressions
         }
         Optional<RowExpression.Operator> operator = operator(function);
         if (operator.isPresent() && arguments.size() == 2) {
-            return comparison(operator.get(), arguments.get(0), arguments.get(1), assignments)
-                    .or(() -> comparison(mirror(operator.get()), arguments.get(1), arguments.get(0), assignments));
+            return comparison(operator.get(), arguments.get(0), arguments.get(1), assignments);
         }
         return Optional.empty();
     }
@@ -162,14 +163,26 @@ public final class FilterExpressions
         return Optional.of(new RowExpression.In(column.get().ordinal(), column.get().type(), values));
     }
 
+    /**
+     * Two values of one type: columns, constants, or values computed from columns
+     * ({@link ValueExpressions}), such as {@code l_commitdate < l_receiptdate} or
+     * {@code l_extendedprice * l_discount > 1000}.
+     */
     private static Optional<RowExpression> comparison(RowExpression.Operator operator, ConnectorExpression left, ConnectorExpression right, Map<String, ColumnHandle> assignments)
     {
-        Optional<NscColumnHandle> column = column(left, assignments).filter(handle -> RowExpression.supportsComparison(handle.type()));
-        // a comparison with NULL is UNKNOWN: Trino folds it; if not, it is Trino's to do
-        if (column.isEmpty() || !(right instanceof Constant constant) || constant.getValue() == null || !sameType(constant.getType(), column.get().type())) {
+        Optional<ValueExpression> leftValue = ValueExpressions.translate(left, assignments);
+        Optional<ValueExpression> rightValue = ValueExpressions.translate(right, assignments);
+        // a comparison of constants, or with NULL, Trino folds; if not, it is Trino's to do
+        if (leftValue.isEmpty() || rightValue.isEmpty() || (leftValue.get() instanceof ValueExpression.Constant && rightValue.get() instanceof ValueExpression.Constant)) {
             return Optional.empty();
         }
-        return Optional.of(new RowExpression.Comparison(column.get().ordinal(), column.get().type(), operator, constant.getValue()));
+        try {
+            return Optional.of(new RowExpression.Comparison(leftValue.get(), operator, rightValue.get()));
+        }
+        catch (IllegalArgumentException e) {
+            // types nsc does not compare exactly as Trino does
+            return Optional.empty();
+        }
     }
 
     private static boolean sameType(Type constant, Type column)
@@ -207,17 +220,5 @@ public final class FilterExpressions
             return Optional.of(RowExpression.Operator.GREATER_THAN_OR_EQUAL);
         }
         return Optional.empty();
-    }
-
-    /** The operator with its sides swapped: {@code c < x} is {@code x > c}. */
-    private static RowExpression.Operator mirror(RowExpression.Operator operator)
-    {
-        return switch (operator) {
-            case EQUAL, NOT_EQUAL -> operator;
-            case LESS_THAN -> RowExpression.Operator.GREATER_THAN;
-            case LESS_THAN_OR_EQUAL -> RowExpression.Operator.GREATER_THAN_OR_EQUAL;
-            case GREATER_THAN -> RowExpression.Operator.LESS_THAN;
-            case GREATER_THAN_OR_EQUAL -> RowExpression.Operator.LESS_THAN_OR_EQUAL;
-        };
     }
 }

@@ -7,13 +7,16 @@ import io.trino.spi.type.Type;
 
 import java.util.Optional;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
  * The result of one aggregate pushed into the scan: what the merging split returns in place of
- * Trino's aggregation.
+ * Trino's aggregation. Its argument is a table column ({@code input}), a value the scan computes
+ * from table columns ({@code computedInput}, as in {@code sum(price * (1 - discount))}), or
+ * nothing ({@code count(*)}).
  */
-public record NscAggregateColumnHandle(String name, AggregateKind kind, Optional<NscColumnHandle> input, Type type)
+public record NscAggregateColumnHandle(String name, AggregateKind kind, Optional<NscColumnHandle> input, Optional<NscComputedColumnHandle> computedInput, Type type)
         implements ColumnHandle
 {
     public NscAggregateColumnHandle
@@ -21,17 +24,38 @@ public record NscAggregateColumnHandle(String name, AggregateKind kind, Optional
         requireNonNull(name, "name is null");
         requireNonNull(kind, "kind is null");
         requireNonNull(input, "input is null");
+        requireNonNull(computedInput, "computedInput is null");
         requireNonNull(type, "type is null");
+        checkArgument(input.isEmpty() || computedInput.isEmpty(), "an aggregate has one argument");
+    }
+
+    public NscAggregateColumnHandle(String name, AggregateKind kind, Optional<NscColumnHandle> input, Type type)
+    {
+        this(name, kind, input, Optional.empty(), type);
+    }
+
+    /** The argument the scan feeds the aggregate: a column or a computed value. */
+    public Optional<ColumnHandle> inputHandle()
+    {
+        return input.<ColumnHandle>map(column -> column).or(() -> computedInput.map(value -> value));
+    }
+
+    public Optional<Type> inputType()
+    {
+        return input.map(NscColumnHandle::type).or(() -> computedInput.map(NscComputedColumnHandle::type));
     }
 
     public AggregateSpec spec()
     {
-        return new AggregateSpec(kind, input.map(NscColumnHandle::type));
+        return new AggregateSpec(kind, inputType());
     }
 
     @Override
     public String toString()
     {
-        return "%s(%s):%s".formatted(kind, input.map(NscColumnHandle::name).orElse("*"), type);
+        String argument = input.map(NscColumnHandle::name)
+                .or(() -> computedInput.map(NscComputedColumnHandle::toString))
+                .orElse("*");
+        return "%s(%s):%s".formatted(kind, argument, type);
     }
 }

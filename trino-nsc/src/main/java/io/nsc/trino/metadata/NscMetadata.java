@@ -71,10 +71,12 @@ import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,6 +84,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.protocol.catalog.NameRules.problem;
@@ -211,6 +214,7 @@ public class NscMetadata
         return switch (column) {
             case NscColumnHandle nscColumn -> toColumnMetadata(nscColumn, tableInfo((NscTableHandle) table));
             case NscAggregateColumnHandle aggregate -> new ColumnMetadata(aggregate.name(), aggregate.type());
+            case NscComputedColumnHandle computed -> computed.toColumnMetadata();
             case NscRowIdColumnHandle rowId -> rowId.toColumnMetadata();
             default -> throw new IllegalArgumentException("not an nsc column: " + column);
         };
@@ -237,7 +241,9 @@ public class NscMetadata
             // aggregated or top-N scan's rows are no longer the table's, which a predicate on them no longer fits
             return Optional.empty();
         }
-        TupleDomain<NscColumnHandle> summary = constraint.getSummary().transformKeys(NscColumnHandle.class::cast);
+        // a domain over a value the scan computes stays Trino's to apply
+        TupleDomain<NscColumnHandle> summary = NscColumnHandle.ofTableColumns(constraint.getSummary());
+        TupleDomain<ColumnHandle> computedDomains = constraint.getSummary().filter((column, _) -> !(column instanceof NscColumnHandle));
         if (!pushdown.enforcesPredicate()) {
             return applyPruningOnly(handle, summary, constraint);
         }
@@ -248,7 +254,7 @@ public class NscMetadata
         // Storage nodes (or the worker, for raw splits) evaluate these domains on every row,
         // exactly as Trino would. A huge IN list stays with Trino: the handle travels with every split.
         Map<NscColumnHandle, Domain> enforced = new HashMap<>();
-        Map<ColumnHandle, Domain> remaining = new HashMap<>();
+        Map<ColumnHandle, Domain> remaining = new HashMap<>(computedDomains.getDomains().orElse(Map.of()));
         if (summary.isNone()) {
             return Optional.of(new ConstraintApplicationResult<>(handle.withConstraint(TupleDomain.none(), true), TupleDomain.all(), constraint.getExpression(), false));
         }
@@ -300,31 +306,63 @@ public class NscMetadata
             List<ConnectorExpression> projections,
             Map<String, ColumnHandle> assignments)
     {
-        // Only plain column references: the handle learns which columns the query reads, which
-        // is what the split manager needs to weigh raw reads against storage-side scans.
         NscTableHandle handle = (NscTableHandle) table;
-        if (!projections.stream().allMatch(Variable.class::isInstance) || handle.aggregation().isPresent()) {
+        if (handle.aggregation().isPresent()) {
             return Optional.empty();
         }
         if (assignments.values().stream().anyMatch(NscRowIdColumnHandle.class::isInstance)) {
-            // a DELETE's scan: it reads its files raw whatever it projects
+            // a DELETE's scan: it projects row ids, which only the raw read of each file knows, and nothing to compute
             return Optional.empty();
         }
-        List<NscColumnHandle> columns = assignments.values().stream()
-                .map(NscColumnHandle.class::cast)
+        // Arithmetic and casts the scan computes exactly as Trino would: storage nodes send the
+        // value, and an aggregate over it can be pushed down too (sum(price * (1 - discount))).
+        boolean compute = getPushdown(session).enforcesPredicate();
+        List<ConnectorExpression> newProjections = new ArrayList<>();
+        Map<String, Assignment> newAssignments = new LinkedHashMap<>();
+        assignments.forEach((variable, column) -> newAssignments.put(variable, new Assignment(variable, column, columnType(column))));
+        boolean computed = false;
+        for (ConnectorExpression projection : projections) {
+            Optional<NscComputedColumnHandle> value = compute && !(projection instanceof Variable)
+                    ? ValueExpressions.translate(projection, assignments)
+                            .filter(ValueExpressions::computes)
+                            .map(expression -> NscComputedColumnHandle.create(expression, handle.columns()))
+                    : Optional.empty();
+            if (value.isEmpty()) {
+                newProjections.add(projection);
+                continue;
+            }
+            computed = true;
+            newProjections.add(new Variable(value.get().name(), value.get().type()));
+            newAssignments.put(value.get().name(), new Assignment(value.get().name(), value.get(), value.get().type()));
+        }
+        // the table columns the scan reads: what the split manager weighs raw reads against storage-side scans with
+        List<NscColumnHandle> columns = newAssignments.values().stream()
+                .flatMap(assignment -> switch (assignment.getColumn()) {
+                    case NscColumnHandle column -> Stream.of(column);
+                    case NscComputedColumnHandle value -> value.inputs().stream();
+                    default -> Stream.of();
+                })
                 .distinct()
                 .sorted(Comparator.comparingInt(NscColumnHandle::ordinal))
                 .collect(toImmutableList());
-        if (handle.projectedColumns().equals(Optional.of(columns))) {
+        if (!computed && handle.projectedColumns().equals(Optional.of(columns))) {
             return Optional.empty();
         }
         return Optional.of(new ProjectionApplicationResult<>(
                 handle.withProjectedColumns(columns),
-                projections,
-                assignments.entrySet().stream()
-                        .map(entry -> new Assignment(entry.getKey(), entry.getValue(), ((NscColumnHandle) entry.getValue()).type()))
-                        .collect(toImmutableList()),
+                newProjections,
+                ImmutableList.copyOf(newAssignments.values()),
                 false));
+    }
+
+    private static Type columnType(ColumnHandle column)
+    {
+        return switch (column) {
+            case NscColumnHandle nscColumn -> nscColumn.type();
+            case NscComputedColumnHandle computed -> computed.type();
+            case NscAggregateColumnHandle aggregate -> aggregate.type();
+            default -> throw new IllegalArgumentException("not an nsc column: " + column);
+        };
     }
 
     @Override
@@ -409,16 +447,19 @@ public class NscMetadata
         if (kind.get() == AggregateKind.COUNT_ALL) {
             return function.getOutputType().equals(BIGINT) ? Optional.of(new NscAggregateColumnHandle(name, kind.get(), Optional.empty(), BIGINT)) : Optional.empty();
         }
-        // an argument computed by an expression (sum(a * b)) is Trino's to evaluate
-        if (function.getArguments().size() != 1 || !(function.getArguments().getFirst() instanceof Variable variable)
-                || !(assignments.get(variable.getName()) instanceof NscColumnHandle input)) {
+        if (function.getArguments().size() != 1 || !(function.getArguments().getFirst() instanceof Variable variable)) {
             return Optional.empty();
         }
-        Optional<Type> result = AggregateSpec.resultType(kind.get(), input.type());
-        if (result.isEmpty() || !result.get().equals(function.getOutputType())) {
-            return Optional.empty();
-        }
-        return Optional.of(new NscAggregateColumnHandle(name, kind.get(), Optional.of(input), result.get()));
+        // a column, or a value the scan computes (applyProjection turned sum(a * b)'s argument into one)
+        return switch (assignments.get(variable.getName())) {
+            case NscColumnHandle input -> AggregateSpec.resultType(kind.get(), input.type())
+                    .filter(result -> result.equals(function.getOutputType()))
+                    .map(result -> new NscAggregateColumnHandle(name, kind.get(), Optional.of(input), Optional.empty(), result));
+            case NscComputedColumnHandle input -> AggregateSpec.resultType(kind.get(), input.type())
+                    .filter(result -> result.equals(function.getOutputType()))
+                    .map(result -> new NscAggregateColumnHandle(name, kind.get(), Optional.empty(), Optional.of(input), result));
+            case null, default -> Optional.empty();
+        };
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.nsc.trino.read;
 
-import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
@@ -96,19 +95,15 @@ public class NscPageSourceProvider
         NscSplit nscSplit = (NscSplit) split;
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
         OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
-        List<NscColumnHandle> nscColumns = columns.stream()
-                .filter(column -> !(column instanceof NscRowIdColumnHandle))
-                .map(NscColumnHandle.class::cast)
-                .collect(toImmutableList());
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
 
         if (nscSplit.mode() == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
-            return storageScan(nscSplit, handle, nscColumns, predicate.intersect(dynamic));
+            return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic));
         }
-        ScanColumns scanColumns = ScanColumns.create(nscColumns, predicate, handle);
-        if (nscColumns.isEmpty() && !scanColumns.filters() && rowIdChannel.isEmpty()) {
+        ScanColumns scanColumns = ScanColumns.create(columns, predicate, handle);
+        if (columns.isEmpty() && !scanColumns.filters()) {
             return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));
         }
 
@@ -122,24 +117,15 @@ public class NscPageSourceProvider
         ParquetMetadata footer = footerCache.get(nscSplit.fileId(), dataSource);
         AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
         try {
-            if (!scanColumns.filters() && handle.limit().isEmpty()) {
-                List<FileColumn> fileColumns = nscColumns.stream()
-                        .map(column -> new FileColumn(column.ordinal(), column.type()))
-                        .collect(toImmutableList());
-                ParquetScanReader reader = createReader(nscSplit, withRowPositions(fileColumns, rowIdChannel), footer, dataSource, memoryContext);
+            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
+            if (scanColumns.decodesOutputOnly() && handle.limit().isEmpty()) {
                 return withRowIds(NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
             }
-            List<FileColumn> scannedColumns = withRowPositions(scanColumns.columns(), rowIdChannel);
-            int[] outputChannels = scanColumns.outputChannels();
-            if (rowIdChannel.isPresent()) {
-                // the positions, last of the columns read, go out last
-                outputChannels = IntStream.concat(IntStream.of(outputChannels), IntStream.of(scannedColumns.size() - 1)).toArray();
-            }
-            ParquetScanReader reader = createReader(nscSplit, scannedColumns, footer, dataSource, memoryContext);
             FilteredScan scan = new FilteredScan(
                     reader,
+                    scanColumns.computed(),
                     RowFilter.create(scanColumns.predicate(), scanColumns.expressions(), scanColumns.types()),
-                    outputChannels,
+                    scanColumns.outputChannels(),
                     handle.limit().orElse(Long.MAX_VALUE));
             return withRowIds(NscPageSource.filtering(scan, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
         }
@@ -151,21 +137,13 @@ public class NscPageSourceProvider
         }
     }
 
-    /** The columns a raw read decodes, each row's position in the file last when the engine asks for row ids. */
-    private static List<FileColumn> withRowPositions(List<FileColumn> columns, OptionalInt rowIdChannel)
-    {
-        if (rowIdChannel.isEmpty()) {
-            return columns;
-        }
-        return ImmutableList.<FileColumn>builder().addAll(columns).add(FileColumn.rowPosition()).build();
-    }
-
+    /** A raw scan's row positions (the row id's channel) turned into row ids, when the engine asks for them. */
     private static ConnectorPageSource withRowIds(ConnectorPageSource scan, OptionalInt rowIdChannel, NscSplit split)
     {
         return rowIdChannel.isEmpty() ? scan : new RowIdPageSource(scan, rowIdChannel.getAsInt(), split.fileId());
     }
 
-    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<NscColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
+    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
     {
         ScanRequest.Builder request = scanRequest(ScanColumns.create(columns, predicate, handle))
                 .setLimit(handle.limit().orElse(0));
@@ -203,17 +181,22 @@ public class NscPageSourceProvider
 
     private ScanRequest.Builder scanRequest(ScanColumns scanColumns)
     {
+        int[] outputChannels = scanColumns.outputChannels();
         ScanRequest.Builder request = ScanRequest.newBuilder()
                 .setPredicate(TupleDomainCodec.encode(scanColumns.predicate(), scanColumns.types()))
                 .addAllFilters(scanColumns.expressions().stream().map(RowExpressionCodec::encode).toList())
+                .addAllComputed(scanColumns.computed().stream().map(RowExpressionCodec::encode).toList())
+                .addAllOutputChannels(Arrays.stream(outputChannels).boxed().toList())
                 .setCompression(config.getScanCompression().wire())
                 .setTargetBatchBytes(toIntExact(config.getScanBatchSize().toBytes()));
         for (int channel = 0; channel < scanColumns.columns().size(); channel++) {
             FileColumn column = scanColumns.columns().get(channel);
+            int columnChannel = channel;
             request.addColumns(ScanColumn.newBuilder()
                     .setOrdinal(column.ordinal())
                     .setType(column.type().getTypeSignature().toString())
-                    .setOutput(channel < scanColumns.outputCount()));
+                    // what a node that predates output_channels sends
+                    .setOutput(Arrays.stream(outputChannels).anyMatch(output -> output == columnChannel)));
         }
         return request;
     }
@@ -225,9 +208,9 @@ public class NscPageSourceProvider
     private ConnectorPageSource aggregationScan(NscAggregationSplit split, NscTableHandle handle, List<ColumnHandle> columns)
     {
         NscAggregation aggregation = handle.aggregation().orElseThrow(() -> new IllegalStateException("aggregation split of a table without aggregation"));
-        List<NscColumnHandle> outputs = new ArrayList<>(aggregation.groupBy());
+        List<ColumnHandle> outputs = new ArrayList<>(aggregation.groupBy());
         for (NscAggregateColumnHandle aggregate : aggregation.aggregates()) {
-            aggregate.input().filter(input -> !outputs.contains(input)).ifPresent(outputs::add);
+            aggregate.inputHandle().filter(input -> !outputs.contains(input)).ifPresent(outputs::add);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
         ScanRequest.Builder template = scanRequest(ScanColumns.create(outputs, predicate, handle)).setAggregate(true);
@@ -237,7 +220,7 @@ public class NscPageSourceProvider
         for (NscAggregateColumnHandle aggregate : aggregation.aggregates()) {
             template.addAggregates(ScanAggregate.newBuilder()
                     .setFunction(aggregate.kind().wire())
-                    .setInput(aggregate.input().map(outputs::indexOf).orElse(0)));
+                    .setInput(aggregate.inputHandle().map(outputs::indexOf).orElse(0)));
         }
         int[] outputChannels = columns.stream()
                 .mapToInt(column -> switch (column) {

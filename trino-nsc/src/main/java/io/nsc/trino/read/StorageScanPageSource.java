@@ -5,6 +5,7 @@ import com.google.common.collect.ImmutableMap;
 import io.grpc.Status;
 import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.wire.PageCodec;
+import io.nsc.parquet.wire.QueryFailures;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
@@ -168,6 +169,12 @@ public class StorageScanPageSource
             }
             finish();
             return;
+        }
+        Optional<TrinoException> queryFailure = QueryFailures.fromStatus(failure.get());
+        if (queryFailure.isPresent()) {
+            // the query's own expression failed on a row: another replica holds the same row
+            finish();
+            throw queryFailure.get();
         }
         Status status = Status.fromThrowable(failure.get());
         if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {

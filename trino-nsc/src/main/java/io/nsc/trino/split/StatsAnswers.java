@@ -48,7 +48,9 @@ public final class StatsAnswers
     private static boolean answerable(NscAggregateColumnHandle aggregate)
     {
         return switch (aggregate.kind()) {
-            case COUNT_ALL, COUNT -> true;
+            case COUNT_ALL -> true;
+            // the stats know a column's values, not those computed from several
+            case COUNT -> aggregate.input().isPresent();
             case MIN, MAX -> aggregate.input().map(input -> keyIsValue(input.type())).orElse(false);
             case SUM, AVG -> false;
         };

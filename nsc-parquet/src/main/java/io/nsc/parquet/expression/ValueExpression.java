@@ -1,0 +1,248 @@
+package io.nsc.parquet.expression;
+
+import com.google.common.primitives.Primitives;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.BlockBuilder;
+import io.airlift.slice.Slice;
+import io.trino.spi.type.DecimalType;
+import io.trino.spi.type.Decimals;
+import io.trino.spi.type.Int128;
+import io.trino.spi.type.RealType;
+import io.trino.spi.type.Type;
+
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.trino.spi.type.TypeUtils.readNativeValue;
+import static io.trino.spi.type.TypeUtils.writeNativeValue;
+import static java.lang.Float.intBitsToFloat;
+import static java.lang.Math.toIntExact;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A value computed from the columns of a row: a column, a constant, arithmetic, negation or a
+ * cast, with Trino's semantics (see {@link NumericOperators}). NULL in, NULL out: an operator
+ * with a NULL operand is NULL and never fails. Its type is the type Trino gives the same
+ * expression; the factories refuse what is not computed exactly as Trino would.
+ */
+public sealed interface ValueExpression
+{
+    Type type();
+
+    /** The value for one row, as Trino's native value, or null. */
+    Object evaluate(IntFunction<Block> blocks, int position);
+
+    /** The same expression over renumbered columns. */
+    ValueExpression remap(IntUnaryOperator columns);
+
+    /** The expression in SQL, naming each column as {@code names} says. */
+    String format(IntFunction<String> names);
+
+    /** The columns it reads. */
+    default Set<Integer> columns()
+    {
+        Set<Integer> columns = new TreeSet<>();
+        remap(column -> {
+            columns.add(column);
+            return column;
+        });
+        return columns;
+    }
+
+    /**
+     * Appends the value for one row. Writing goes through the type as Trino's does, so a value
+     * outside its type (the smallest integer divided by -1) fails here as it fails in Trino.
+     */
+    default void evaluateInto(IntFunction<Block> blocks, int position, BlockBuilder builder)
+    {
+        writeNativeValue(type(), builder, evaluate(blocks, position));
+    }
+
+    static Column column(int column, Type type)
+    {
+        return new Column(column, type);
+    }
+
+    /**
+     * @throws IllegalArgumentException when Trino's operator over these types is not computed here
+     */
+    static Arithmetic arithmetic(ArithmeticOperator operator, ValueExpression left, ValueExpression right)
+    {
+        Type type = NumericOperators.arithmeticType(operator, left.type(), right.type())
+                .orElseThrow(() -> new IllegalArgumentException("%s %s %s is not computed near storage".formatted(left.type(), operator.symbol(), right.type())));
+        return new Arithmetic(operator, left, right, type);
+    }
+
+    record Column(int column, Type type)
+            implements ValueExpression
+    {
+        public Column
+        {
+            checkArgument(column >= 0, "column is negative");
+            requireNonNull(type, "type is null");
+        }
+
+        @Override
+        public Object evaluate(IntFunction<Block> blocks, int position)
+        {
+            return readNativeValue(type, blocks.apply(column), position);
+        }
+
+        @Override
+        public ValueExpression remap(IntUnaryOperator columns)
+        {
+            return new Column(columns.applyAsInt(column), type);
+        }
+
+        @Override
+        public String format(IntFunction<String> names)
+        {
+            return names.apply(column);
+        }
+    }
+
+    /** A constant other than NULL (Trino folds operators over NULL before they get here). */
+    record Constant(Type type, Object value)
+            implements ValueExpression
+    {
+        public Constant
+        {
+            requireNonNull(type, "type is null");
+            requireNonNull(value, "value is null");
+            checkArgument(Primitives.wrap(type.getJavaType()).isInstance(value), "value %s is not a %s", value, type);
+        }
+
+        @Override
+        public Object evaluate(IntFunction<Block> blocks, int position)
+        {
+            return value;
+        }
+
+        @Override
+        public ValueExpression remap(IntUnaryOperator columns)
+        {
+            return this;
+        }
+
+        @Override
+        public String format(IntFunction<String> names)
+        {
+            String text = switch (value) {
+                case Long unscaled when type instanceof DecimalType decimal -> Decimals.toString(unscaled, decimal.getScale());
+                case Int128 unscaled when type instanceof DecimalType decimal -> Decimals.toString(unscaled, decimal.getScale());
+                case Long bits when type instanceof RealType -> String.valueOf(intBitsToFloat(toIntExact(bits)));
+                case Slice slice -> slice.toStringUtf8();
+                default -> String.valueOf(value);
+            };
+            return type.getDisplayName() + " '" + text + "'";
+        }
+    }
+
+    record Arithmetic(ArithmeticOperator operator, ValueExpression left, ValueExpression right, Type type)
+            implements ValueExpression
+    {
+        public Arithmetic
+        {
+            requireNonNull(operator, "operator is null");
+            requireNonNull(left, "left is null");
+            requireNonNull(right, "right is null");
+            requireNonNull(type, "type is null");
+            checkArgument(NumericOperators.arithmeticType(operator, left.type(), right.type()).filter(type::equals).isPresent(),
+                    "%s %s %s is not a %s near storage", left.type(), operator.symbol(), right.type(), type);
+        }
+
+        @Override
+        public Object evaluate(IntFunction<Block> blocks, int position)
+        {
+            Object leftValue = left.evaluate(blocks, position);
+            if (leftValue == null) {
+                return null;
+            }
+            Object rightValue = right.evaluate(blocks, position);
+            if (rightValue == null) {
+                return null;
+            }
+            return NumericOperators.arithmetic(operator, left.type(), leftValue, right.type(), rightValue, type);
+        }
+
+        @Override
+        public ValueExpression remap(IntUnaryOperator columns)
+        {
+            return new Arithmetic(operator, left.remap(columns), right.remap(columns), type);
+        }
+
+        @Override
+        public String format(IntFunction<String> names)
+        {
+            return "(%s %s %s)".formatted(left.format(names), operator.symbol(), right.format(names));
+        }
+    }
+
+    record Negation(ValueExpression input)
+            implements ValueExpression
+    {
+        public Negation
+        {
+            requireNonNull(input, "input is null");
+            checkArgument(NumericOperators.negationSupported(input.type()), "negation of %s is not computed near storage", input.type());
+        }
+
+        @Override
+        public Type type()
+        {
+            return input.type();
+        }
+
+        @Override
+        public Object evaluate(IntFunction<Block> blocks, int position)
+        {
+            Object value = input.evaluate(blocks, position);
+            return value == null ? null : NumericOperators.negate(input.type(), value);
+        }
+
+        @Override
+        public ValueExpression remap(IntUnaryOperator columns)
+        {
+            return new Negation(input.remap(columns));
+        }
+
+        @Override
+        public String format(IntFunction<String> names)
+        {
+            return "(-%s)".formatted(input.format(names));
+        }
+    }
+
+    record Cast(ValueExpression input, Type type)
+            implements ValueExpression
+    {
+        public Cast
+        {
+            requireNonNull(input, "input is null");
+            requireNonNull(type, "type is null");
+            checkArgument(NumericOperators.castSupported(input.type(), type), "CAST(%s AS %s) is not computed near storage", input.type(), type);
+        }
+
+        @Override
+        public Object evaluate(IntFunction<Block> blocks, int position)
+        {
+            Object value = input.evaluate(blocks, position);
+            return value == null ? null : NumericOperators.cast(input.type(), value, type);
+        }
+
+        @Override
+        public ValueExpression remap(IntUnaryOperator columns)
+        {
+            return new Cast(input.remap(columns), type);
+        }
+
+        @Override
+        public String format(IntFunction<String> names)
+        {
+            return "CAST(%s AS %s)".formatted(input.format(names), type.getDisplayName());
+        }
+    }
+}

@@ -15,11 +15,19 @@ public final class TestingStats
     /** Stats of a one-column file with a single row group of {@code rowCount} rows. */
     public static ByteString compactStats(long rowCount)
     {
-        return ByteString.copyFrom(CompactFileStats.builder(List.of(KeyKind.EXACT))
-                .addRowGroup(rowCount, 4)
-                .addColumnChunk(100, OptionalLong.of(1), OptionalLong.of(rowCount + 1), 0)
-                .footer(104, 20)
-                .build()
-                .encoded());
+        return compactStatsOfRowGroups(rowCount);
+    }
+
+    /** Stats of a one-column file with a row group of each of these row counts, in order. */
+    public static ByteString compactStatsOfRowGroups(long... rowGroupRows)
+    {
+        CompactFileStats.Builder stats = CompactFileStats.builder(List.of(KeyKind.EXACT));
+        long offset = 4;
+        for (long rows : rowGroupRows) {
+            stats.addRowGroup(rows, offset)
+                    .addColumnChunk(100, OptionalLong.of(1), OptionalLong.of(rows + 1), 0);
+            offset += 100;
+        }
+        return ByteString.copyFrom(stats.footer(offset, 20).build().encoded());
     }
 }

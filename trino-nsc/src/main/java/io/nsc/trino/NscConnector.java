@@ -3,6 +3,7 @@ package io.nsc.trino;
 import com.google.common.collect.ImmutableSet;
 import com.google.inject.Inject;
 import io.airlift.bootstrap.LifeCycleManager;
+import io.nsc.trino.delete.NscNodePartitioningProvider;
 import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.read.NscPageSourceProvider;
@@ -10,6 +11,7 @@ import io.nsc.trino.split.NscSplitManager;
 import io.nsc.trino.write.NscPageSinkProvider;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorNodePartitioningProvider;
 import io.trino.spi.connector.ConnectorPageSinkProvider;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
@@ -39,6 +41,7 @@ public class NscConnector
     private final NscSplitManager splitManager;
     private final NscPageSourceProvider pageSourceProvider;
     private final NscPageSinkProvider pageSinkProvider;
+    private final NscNodePartitioningProvider nodePartitioningProvider;
     private final NscSessionProperties sessionProperties;
     private final NscTableProperties tableProperties;
     private final Set<SystemTable> systemTables;
@@ -50,6 +53,7 @@ public class NscConnector
             NscSplitManager splitManager,
             NscPageSourceProvider pageSourceProvider,
             NscPageSinkProvider pageSinkProvider,
+            NscNodePartitioningProvider nodePartitioningProvider,
             NscSessionProperties sessionProperties,
             NscTableProperties tableProperties,
             Set<SystemTable> systemTables)
@@ -59,6 +63,7 @@ public class NscConnector
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
         this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
+        this.nodePartitioningProvider = requireNonNull(nodePartitioningProvider, "nodePartitioningProvider is null");
         this.sessionProperties = requireNonNull(sessionProperties, "sessionProperties is null");
         this.tableProperties = requireNonNull(tableProperties, "tableProperties is null");
         this.systemTables = ImmutableSet.copyOf(requireNonNull(systemTables, "systemTables is null"));
@@ -111,6 +116,13 @@ public class NscConnector
     public ConnectorPageSinkProvider getPageSinkProvider()
     {
         return pageSinkProvider;
+    }
+
+    /** Routes a DELETE's rows to merge sinks by file. */
+    @Override
+    public ConnectorNodePartitioningProvider getNodePartitioningProvider()
+    {
+        return nodePartitioningProvider;
     }
 
     @Override

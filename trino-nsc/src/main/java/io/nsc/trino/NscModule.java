@@ -7,6 +7,7 @@ import io.nsc.protocol.security.TlsModule;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.client.StorageNodeLoad;
+import io.nsc.trino.delete.NscNodePartitioningProvider;
 import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.metadata.NscNodesTable;
 import io.nsc.trino.metadata.TableFilesCache;
@@ -58,6 +59,7 @@ public class NscModule
         binder.bind(NscTableProperties.class).in(Scopes.SINGLETON);
         binder.bind(ReplicaUploader.class).in(Scopes.SINGLETON);
         binder.bind(NscPageSinkProvider.class).in(Scopes.SINGLETON);
+        binder.bind(NscNodePartitioningProvider.class).in(Scopes.SINGLETON);
         newSetBinder(binder, SystemTable.class).addBinding().to(NscNodesTable.class).in(Scopes.SINGLETON);
     }
 }

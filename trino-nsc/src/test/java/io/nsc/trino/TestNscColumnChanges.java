@@ -1,12 +1,8 @@
 package io.nsc.trino;
 
-import io.trino.Session;
 import io.trino.testing.AbstractTestQueryFramework;
-import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
-
-import java.util.List;
 
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
@@ -111,18 +107,8 @@ final class TestNscColumnChanges
                 "VALUES ('a', 'bigint'), ('b', 'varchar')");
     }
 
-    /**
-     * The same rows whether the worker decodes (raw), the storage node filters (filter), nsc
-     * chooses (auto) or nothing is pushed (none); {@code expected} is Trino SQL, run on Trino.
-     */
     private void assertEveryMode(String sql, String expected)
     {
-        List<MaterializedRow> expectedRows = computeActual(expected).getMaterializedRows();
-        for (PushdownMode mode : PushdownMode.values()) {
-            Session session = Session.builder(getSession())
-                    .setCatalogSessionProperty("nsc", NscSessionProperties.PUSHDOWN, mode.name())
-                    .build();
-            assertThat(computeActual(session, sql).getMaterializedRows()).as("%s in mode %s", sql, mode).containsExactlyInAnyOrderElementsOf(expectedRows);
-        }
+        EveryPushdownMode.assertSameRows(getQueryRunner(), getSession(), sql, expected);
     }
 }

@@ -116,10 +116,13 @@ final class TestNscConnectorTest
                     SUPPORTS_DROP_COLUMN,
                     SUPPORTS_RENAME_COLUMN -> true;
 
-            // no row-level writes, no column moves or type changes (README, Limits)
+            // DELETE: files and row groups the predicate covers leave in the metadata, other files
+            // with matching rows are rewritten (copy-on-write)
             case SUPPORTS_DELETE,
-                    SUPPORTS_ROW_LEVEL_DELETE,
-                    SUPPORTS_UPDATE,
+                    SUPPORTS_ROW_LEVEL_DELETE -> true;
+
+            // no UPDATE or MERGE, no column moves or type changes (README, Limits)
+            case SUPPORTS_UPDATE,
                     SUPPORTS_ROW_LEVEL_UPDATE,
                     SUPPORTS_MERGE,
                     SUPPORTS_ADD_COLUMN_WITH_POSITION,

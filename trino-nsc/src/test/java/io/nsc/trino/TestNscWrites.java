@@ -264,7 +264,7 @@ final class TestNscWrites
         assertUpdate("CREATE TABLE nsc.files.t WITH (row_group_size = '10') AS SELECT * FROM tpch.tiny.nation", 25);
         assertThat(computeActual("DESCRIBE nsc.files.\"t$files\"").getMaterializedRows())
                 .extracting(row -> row.getField(0) + " " + row.getField(1))
-                .containsExactly("file_id varchar", "row_count bigint", "size_bytes bigint", "row_groups integer", "replicas array(varchar)");
+                .containsExactly("file_id varchar", "row_count bigint", "size_bytes bigint", "row_groups integer", "replicas array(varchar)", "removed_row_groups integer");
         // the rows and row groups of every file, each on two distinct storage nodes (replication 2, the default)
         assertThat(query("SELECT sum(row_count), bool_and(size_bytes > 0), bool_and(row_groups = CAST(ceiling(row_count / 10e0) AS integer)), " +
                 "bool_and(cardinality(replicas) = 2 AND replicas[1] <> replicas[2]), count(DISTINCT file_id) = count(*) FROM nsc.files.\"t$files\""))

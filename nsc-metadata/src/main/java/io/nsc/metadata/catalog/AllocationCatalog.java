@@ -139,12 +139,12 @@ public final class AllocationCatalog
     /**
      * The ids among {@code fileIds} that no commit claims on {@code nodeId} or can still claim:
      * neither committed to an existing table with a replica on that node, nor a file of a table
-     * dropped within the table version retention (on any node: a query may still read it), nor in
-     * an open allocation. A committed file whose replica the catalog dropped from the node (one too
-     * many after a repair, or a drained node) is an orphan there; one that has no replica row at
-     * all is never an orphan, as the node's copy may be the last. An expired allocation reported
-     * here is marked, so that no later commit can claim a file that a node may already have
-     * deleted, whatever the clock does.
+     * dropped, or removed by a DELETE, within the table version retention (on any node: a query
+     * may still read it), nor in an open allocation. A committed file whose replica the catalog
+     * dropped from the node (one too many after a repair, or a drained node) is an orphan there;
+     * one that has no replica row at all is never an orphan, as the node's copy may be the last.
+     * An expired allocation reported here is marked, so that no later commit can claim a file
+     * that a node may already have deleted, whatever the clock does.
      */
     public List<String> findOrphans(String nodeId, Collection<String> fileIds)
     {
@@ -161,8 +161,9 @@ public final class AllocationCatalog
         Set<String> distinct = ImmutableSet.copyOf(fileIds);
         return database.inTransaction(handle -> {
             long now = clock.millis();
-            // the files of tables dropped longer than the retention ago are orphans from here on
+            // the files of tables dropped, and those DELETEs removed, longer than the retention ago are orphans from here on
             retention.purgeExpiredDrops(handle, now);
+            retention.purgeExpiredRemovals(handle, now);
             ImmutableList.Builder<String> orphans = ImmutableList.builder();
             List<String> newlyOrphaned = new ArrayList<>();
             for (String fileId : distinct) {
@@ -173,7 +174,7 @@ public final class AllocationCatalog
                     }
                     continue;
                 }
-                if (TableVersionRetention.isKeptDroppedFile(handle, fileId)) {
+                if (TableVersionRetention.isKeptFile(handle, fileId)) {
                     continue;
                 }
                 Optional<AllocationState> allocation = AllocationState.find(handle, fileId);

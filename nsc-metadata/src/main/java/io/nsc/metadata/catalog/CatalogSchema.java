@@ -172,7 +172,47 @@ public final class CatalogSchema
                     "ALTER TABLE tables ADD COLUMN table_comment VARCHAR(65536)",
                     "ALTER TABLE columns ADD COLUMN column_comment VARCHAR(65536)"),
             // 10: ALTER TABLE ... DROP COLUMN keeps the column's slot, marked dropped
-            List.of("ALTER TABLE columns ADD COLUMN dropped BOOLEAN DEFAULT FALSE NOT NULL"));
+            List.of("ALTER TABLE columns ADD COLUMN dropped BOOLEAN DEFAULT FALSE NOT NULL"),
+            // 11: DELETE. A file a DELETE removes (every row deleted, or rewritten into new files)
+            // moves from files to removed_files with the version that removed it, its replicas
+            // with it, so that the versions before stay listable for the table version retention
+            // (and no storage node reclaims it meanwhile), as a dropped table's files are kept.
+            // Row groups a DELETE removed from a file that stays are listed by file with the
+            // version that removed them; a dropped table's files keep the version a DELETE
+            // removed them at, so that its older versions list right.
+            List.of(
+                    """
+                    CREATE TABLE removed_files (
+                        file_id CHAR(32) NOT NULL PRIMARY KEY,
+                        table_id BIGINT NOT NULL REFERENCES tables (table_id),
+                        committed_version BIGINT NOT NULL,
+                        commit_ordinal INT NOT NULL,
+                        removed_version BIGINT NOT NULL,
+                        size_bytes BIGINT NOT NULL,
+                        row_count BIGINT NOT NULL,
+                        crc32c INT NOT NULL,
+                        compact_stats {blob} NOT NULL,
+                        column_sketches {varbinary})
+                    """,
+                    "CREATE INDEX removed_files_by_table ON removed_files (table_id, committed_version, commit_ordinal)",
+                    // like a dropped table's: only read, never repaired
+                    """
+                    CREATE TABLE removed_file_replicas (
+                        file_id CHAR(32) NOT NULL REFERENCES removed_files (file_id),
+                        node_id VARCHAR(256) NOT NULL,
+                        ordinal INT NOT NULL,
+                        missing BOOLEAN NOT NULL,
+                        PRIMARY KEY (file_id, node_id))
+                    """,
+                    // the file may be live, removed or of a dropped table: no reference
+                    """
+                    CREATE TABLE removed_row_groups (
+                        file_id CHAR(32) NOT NULL,
+                        row_group INT NOT NULL,
+                        removed_version BIGINT NOT NULL,
+                        PRIMARY KEY (file_id, row_group))
+                    """,
+                    "ALTER TABLE dropped_files ADD COLUMN removed_version BIGINT"));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */
     public static final int VERSION = MIGRATIONS.size();

@@ -82,20 +82,29 @@ public final class CommitCatalog
             if (existing.isEmpty() && !request.createsTableIfAbsent()) {
                 throw notFound("Table %s does not exist", name);
             }
-            if (existing.isPresent() && request.files().isEmpty()) {
+            if (existing.isPresent() && request.files().isEmpty() && request.removals().isEmpty()) {
                 return appendNothing(name, existing.get(), request);
             }
             checkExpectedVersion(name, existing.map(TableEntry::version), request);
-            existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
+            if (!request.files().isEmpty()) {
+                // a DELETE that only removes writes no file: a column change since it began does not concern it
+                existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
+            }
             checkFilesCommittable(handle, request.files(), now);
 
             long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), request.tableComment(), now);
             long version = existing.map(TableEntry::version).orElse(0L) + 1;
+            long rowsAdded = request.files().stream().mapToLong(FileEntry::rowCount).sum();
+            RemovalCounts removed = RemovalCounts.NONE;
+            if (request.removals().isPresent()) {
+                // removals name only an existing table's files (validated: no removals with create_table)
+                removed = TableFileRemoval.remove(handle, existing.orElseThrow(), request.removals().get(), version, rowsAdded);
+            }
             insertFiles(handle, tableId, version, request.files());
             deleteAllocations(handle, request.files());
             TableRows.updateTable(handle, tableId, version, request.files());
             retention.recordVersion(handle, tableId, version, now);
-            return new CommitResult(tableId, version, existing.isEmpty(), replaced);
+            return new CommitResult(tableId, version, existing.isEmpty(), replaced, removed);
         });
     }
 
@@ -228,6 +237,36 @@ public final class CommitCatalog
             validateFile(file);
             if (!fileIds.add(file.fileId())) {
                 throw invalidArgument("File %s appears twice in the commit", file.fileId());
+            }
+        }
+        request.removals().ifPresent(removals -> validateRemovals(request, removals));
+    }
+
+    private static void validateRemovals(CommitRequest request, FileRemovals removals)
+    {
+        if (request.createsTableIfAbsent() || request.replace()) {
+            throw invalidArgument("A commit that removes files cannot create or replace its table");
+        }
+        if (removals.readVersion() < 1) {
+            throw invalidArgument("The removals read version %s: tables start at version 1", removals.readVersion());
+        }
+        if (removals.isEmpty()) {
+            throw invalidArgument("The commit's removals name no file");
+        }
+        if (!removals.rewrittenFileIds().isEmpty() && request.files().isEmpty()) {
+            throw invalidArgument("The commit rewrites %s files but adds none", removals.rewrittenFileIds().size());
+        }
+        if (removals.rewrittenFileIds().isEmpty() && !request.files().isEmpty()) {
+            // a DELETE's new files hold the rewritten files' survivors, nothing else
+            throw invalidArgument("The commit removes files and adds %s files, but rewrites none", request.files().size());
+        }
+        Set<String> named = new HashSet<>();
+        for (String fileId : removals.fileIds()) {
+            if (!isValidFileId(fileId)) {
+                throw invalidArgument("Invalid file id '%s': file ids are 32 lower-case hex characters issued by AllocateFiles", fileId);
+            }
+            if (!named.add(fileId)) {
+                throw invalidArgument("File %s is named twice in the commit's removals", fileId);
             }
         }
     }

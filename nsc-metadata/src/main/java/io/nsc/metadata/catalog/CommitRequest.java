@@ -21,6 +21,7 @@ import static java.util.Objects.requireNonNull;
  *        {@code createTable}
  * @param replace with {@code mustCreate}: drop a table of that name in the same transaction
  *        instead of failing (CREATE OR REPLACE TABLE AS)
+ * @param removals a DELETE's: what leaves the existing table in the same transaction
  */
 public record CommitRequest(
         SchemaTableName table,
@@ -32,7 +33,8 @@ public record CommitRequest(
         boolean mustCreate,
         OptionalLong expectedTableId,
         Optional<String> tableComment,
-        boolean replace)
+        boolean replace,
+        Optional<FileRemovals> removals)
 {
     public CommitRequest
     {
@@ -43,6 +45,28 @@ public record CommitRequest(
         tableProperties = ImmutableMap.copyOf(requireNonNull(tableProperties, "tableProperties is null"));
         requireNonNull(expectedTableId, "expectedTableId is null");
         requireNonNull(tableComment, "tableComment is null");
+        requireNonNull(removals, "removals is null");
+    }
+
+    public CommitRequest(
+            SchemaTableName table,
+            List<TableColumn> columns,
+            boolean createTable,
+            List<FileEntry> files,
+            OptionalLong expectedVersion,
+            Map<String, String> tableProperties,
+            boolean mustCreate,
+            OptionalLong expectedTableId,
+            Optional<String> tableComment,
+            boolean replace)
+    {
+        this(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, expectedTableId, tableComment, replace, Optional.empty());
+    }
+
+    /** A DELETE's commit into the table with id {@code tableId}: the removals, and the rewritten files' surviving rows. */
+    public static CommitRequest delete(SchemaTableName table, List<TableColumn> columns, long tableId, List<FileEntry> files, FileRemovals removals)
+    {
+        return new CommitRequest(table, columns, false, files, OptionalLong.empty(), Map.of(), false, OptionalLong.of(tableId), Optional.empty(), false, Optional.of(removals));
     }
 
     public CommitRequest(

@@ -2,6 +2,7 @@ package io.nsc.metadata.catalog;
 
 import org.jdbi.v3.core.Handle;
 
+import java.util.List;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -41,14 +42,33 @@ record ListedTable(long tableId, long lastVersion, Optional<Long> droppedMillis)
         return droppedMillis.isPresent();
     }
 
-    /** The catalog tables holding this table's files and their replicas. */
-    String filesTable()
+    /**
+     * Where the files of this table's versions are: a live table's current files, and those a
+     * DELETE removed, kept for the versions before; a dropped table's, removed ones among them.
+     */
+    List<FileSource> fileSources()
     {
-        return dropped() ? "dropped_files" : "files";
+        if (dropped()) {
+            return List.of(new FileSource("dropped_files", "dropped_file_replicas", "(f.removed_version IS NULL OR f.removed_version > :version)"));
+        }
+        return List.of(
+                new FileSource("files", "file_replicas", "f.committed_version <= :version"),
+                new FileSource("removed_files", "removed_file_replicas", "f.removed_version > :version"));
     }
 
-    String replicasTable()
+    /**
+     * A catalog table holding files of this table, with their replicas.
+     *
+     * @param inVersion the condition on {@code f} (the files table) and {@code :version} that keeps
+     *        the files of that version: those not removed by then
+     */
+    record FileSource(String filesTable, String replicasTable, String inVersion)
     {
-        return dropped() ? "dropped_file_replicas" : "file_replicas";
+        FileSource
+        {
+            requireNonNull(filesTable, "filesTable is null");
+            requireNonNull(replicasTable, "replicasTable is null");
+            requireNonNull(inVersion, "inVersion is null");
+        }
     }
 }

@@ -10,6 +10,7 @@ import org.jdbi.v3.core.statement.Query;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +22,12 @@ import static io.nsc.metadata.MetadataErrors.outOfRange;
 /**
  * Reads the files of a table version in commit order, one bounded page at a time.
  *
- * <p>Files are only ever added to a table, and a committed file never changes (only its replicas
- * do), so the files of version v are exactly those committed at v or before. A listing that
- * resumes after the position of the last file it read therefore sees version v whole and alone,
- * whatever commits land between its pages (on any metadata service), while each page is one
- * short transaction. A version stays listable while the table version
+ * <p>A committed file never changes (only its replicas do), and a file a DELETE removes is kept
+ * aside with the version that removed it (as are the row groups it removes from a file that
+ * stays), so the files of version v are exactly those committed at v or before and not removed by
+ * v, wherever they are kept. A listing that resumes after the position of the last file it read
+ * therefore sees version v whole and alone, whatever commits land between its pages (on any
+ * metadata service), while each page is one short transaction. A version stays listable while the table version
  * retention keeps it ({@link TableVersionRetention}), through later commits and a DROP TABLE
  * alike; a version past it ends the listing with FAILED_PRECONDITION, a table dropped longer ago
  * with NOT_FOUND (its table id is never reused).
@@ -35,6 +37,8 @@ final class TableFileListing
     // What a file costs in a page besides its stats and sketches: its id, sizes, checksum and
     // replica node ids, with protobuf's framing. An estimate: the byte bound is a soft one.
     private static final int FILE_OVERHEAD_BYTES = 128;
+
+    private static final Comparator<FilePosition> FILE_ORDER = Comparator.comparingLong(FilePosition::committedVersion).thenComparingInt(FilePosition::commitOrdinal);
 
     private TableFileListing() {}
 
@@ -73,8 +77,9 @@ final class TableFileListing
         }
         FilePosition last = rows.getLast().position();
         Map<String, List<String>> replicas = replicas(handle, table, request.after(), last);
+        Map<String, List<Integer>> removedRowGroups = removedRowGroups(handle, rows, version);
         List<FileEntry> files = rows.stream()
-                .map(row -> row.toFileEntry(replicas.getOrDefault(row.fileId(), List.of())))
+                .map(row -> row.toFileEntry(replicas.getOrDefault(row.fileId(), List.of()), removedRowGroups.getOrDefault(row.fileId(), List.of())))
                 .collect(ImmutableList.toImmutableList());
         return Optional.of(new TableFilesPage(request.tableId(), version, files, more ? Optional.of(last) : Optional.empty()));
     }
@@ -90,7 +95,7 @@ final class TableFileListing
     private static boolean readFileRows(Handle handle, ListedTable table, TableFilesPageRequest request, long version, List<FileRow> rows)
     {
         FilePosition after = request.after();
-        PageFill page = new PageFill(table, request, rows);
+        PageFill page = new PageFill(table, request, version, rows);
         if (after.committedVersion() > 0 && after.committedVersion() <= version) {
             String restOfCommit = "f.committed_version = :first AND f.commit_ordinal > :second";
             if (page.add(handle, restOfCommit, after.committedVersion(), after.commitOrdinal())) {
@@ -105,39 +110,34 @@ final class TableFileListing
     {
         private final ListedTable table;
         private final TableFilesPageRequest request;
+        private final long version;
         private final List<FileRow> rows;
         private long bytes;
 
-        PageFill(ListedTable table, TableFilesPageRequest request, List<FileRow> rows)
+        PageFill(ListedTable table, TableFilesPageRequest request, long version, List<FileRow> rows)
         {
             this.table = table;
             this.request = request;
+            this.version = version;
             this.rows = rows;
         }
 
         /**
-         * Adds the files of the table in {@code range} (a condition on {@code :first} and {@code :second}), in
+         * Adds the files of the version in {@code range} (a condition on {@code :first} and {@code :second}), in
          * commit order, until the page is full.
          *
          * @return whether the page is full with files of the range left over
          */
         boolean add(Handle handle, String range, long first, long second)
         {
-            String sql = """
-                    SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s AS column_sketches
-                    FROM %s f
-                    WHERE f.table_id = :table_id AND %s
-                    ORDER BY f.table_id, f.committed_version, f.commit_ordinal
-                    LIMIT :limit
-                    """.formatted(request.withColumnSketches() ? "f.column_sketches" : "NULL", table.filesTable(), range);
             // one more than the page has room for tells whether another page follows
-            List<FileRow> found = handle.createQuery(sql)
-                    .bind("table_id", request.tableId())
-                    .bind("first", first)
-                    .bind("second", second)
-                    .bind("limit", (long) request.maxFiles() - rows.size() + 1)
-                    .map(FileRow.MAPPER)
-                    .list();
+            long limit = (long) request.maxFiles() - rows.size() + 1;
+            List<FileRow> found = new ArrayList<>();
+            for (ListedTable.FileSource source : table.fileSources()) {
+                found.addAll(read(handle, source, range, first, second, limit));
+            }
+            // each source answered its first rows in commit order: together, theirs come first
+            found.sort(Comparator.comparing(FileRow::position, FILE_ORDER));
             for (FileRow row : found) {
                 bytes += row.estimatedBytes();
                 if (rows.size() == request.maxFiles() || (!rows.isEmpty() && bytes > request.maxBytes())) {
@@ -147,34 +147,75 @@ final class TableFileListing
             }
             return false;
         }
+
+        private List<FileRow> read(Handle handle, ListedTable.FileSource source, String range, long first, long second, long limit)
+        {
+            String sql = """
+                    SELECT f.committed_version, f.commit_ordinal, f.file_id, f.size_bytes, f.row_count, f.crc32c, f.compact_stats, %s AS column_sketches
+                    FROM %s f
+                    WHERE f.table_id = :table_id AND %s AND %s%s
+                    ORDER BY f.table_id, f.committed_version, f.commit_ordinal
+                    LIMIT :limit
+                    """.formatted(
+                    request.withColumnSketches() ? "f.column_sketches" : "NULL",
+                    source.filesTable(),
+                    range,
+                    source.inVersion(),
+                    request.fileIds().isEmpty() ? "" : " AND f.file_id IN (<file_ids>)");
+            Query query = handle.createQuery(sql)
+                    .bind("table_id", request.tableId())
+                    .bind("first", first)
+                    .bind("second", second)
+                    .bind("version", version)
+                    .bind("limit", limit);
+            if (!request.fileIds().isEmpty()) {
+                query.bindList("file_ids", List.copyOf(request.fileIds()));
+            }
+            return query.map(FileRow.MAPPER).list();
+        }
+    }
+
+    /** The row groups DELETEs removed by {@code version} from the page's files, ascending per file. */
+    private static Map<String, List<Integer>> removedRowGroups(Handle handle, List<FileRow> rows, long version)
+    {
+        Map<String, List<Integer>> removed = new HashMap<>();
+        handle.createQuery("SELECT file_id, row_group FROM removed_row_groups WHERE file_id IN (<file_ids>) AND removed_version <= :version ORDER BY file_id, row_group")
+                .bindList("file_ids", rows.stream().map(FileRow::fileId).toList())
+                .bind("version", version)
+                .map((row, _) -> Map.entry(row.getString("file_id"), row.getInt("row_group")))
+                .forEach(rowGroup -> removed.computeIfAbsent(rowGroup.getKey(), _ -> new ArrayList<>()).add(rowGroup.getValue()));
+        return removed;
     }
 
     /**
      * Replicas of the files in (after, last], in the order readers should try them; missing
-     * replicas are left out. Read per range of the files' index, as the files were.
+     * replicas are left out. Read per range of the files' index, as the files were. (A source's
+     * files of the range that the version does not hold add replicas no file of the page asks for.)
      */
     private static Map<String, List<String>> replicas(Handle handle, ListedTable table, FilePosition after, FilePosition last)
     {
         Map<String, List<String>> replicas = new HashMap<>();
-        if (after.committedVersion() == last.committedVersion()) {
-            readReplicas(handle, table, "f.committed_version = :p0 AND f.commit_ordinal > :p1 AND f.commit_ordinal <= :p2", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
-            return replicas;
+        for (ListedTable.FileSource source : table.fileSources()) {
+            if (after.committedVersion() == last.committedVersion()) {
+                readReplicas(handle, table, source, "f.committed_version = :p0 AND f.commit_ordinal > :p1 AND f.commit_ordinal <= :p2", replicas, after.committedVersion(), after.commitOrdinal(), last.commitOrdinal());
+                continue;
+            }
+            readReplicas(handle, table, source, "f.committed_version = :p0 AND f.commit_ordinal > :p1", replicas, after.committedVersion(), after.commitOrdinal());
+            readReplicas(handle, table, source, "f.committed_version > :p0 AND f.committed_version < :p1", replicas, after.committedVersion(), last.committedVersion());
+            readReplicas(handle, table, source, "f.committed_version = :p0 AND f.commit_ordinal <= :p1", replicas, last.committedVersion(), last.commitOrdinal());
         }
-        readReplicas(handle, table, "f.committed_version = :p0 AND f.commit_ordinal > :p1", replicas, after.committedVersion(), after.commitOrdinal());
-        readReplicas(handle, table, "f.committed_version > :p0 AND f.committed_version < :p1", replicas, after.committedVersion(), last.committedVersion());
-        readReplicas(handle, table, "f.committed_version = :p0 AND f.commit_ordinal <= :p1", replicas, last.committedVersion(), last.commitOrdinal());
         return replicas;
     }
 
-    /** Adds the replicas of the files in {@code range}, a condition on the parameters {@code :p0}, {@code :p1}, ... */
-    private static void readReplicas(Handle handle, ListedTable table, String range, Map<String, List<String>> replicas, long... parameters)
+    /** Adds the replicas of the source's files in {@code range}, a condition on the parameters {@code :p0}, {@code :p1}, ... */
+    private static void readReplicas(Handle handle, ListedTable table, ListedTable.FileSource source, String range, Map<String, List<String>> replicas, long... parameters)
     {
         String sql = """
                 SELECT r.file_id, r.node_id
                 FROM %s f JOIN %s r ON r.file_id = f.file_id
                 WHERE f.table_id = :table_id AND %s AND NOT r.missing
                 ORDER BY r.file_id, r.ordinal
-                """.formatted(table.filesTable(), table.replicasTable(), range);
+                """.formatted(source.filesTable(), source.replicasTable(), range);
         Query query = handle.createQuery(sql).bind("table_id", table.tableId());
         for (int i = 0; i < parameters.length; i++) {
             query.bind("p" + i, parameters[i]);
@@ -189,15 +230,16 @@ final class TableFileListing
      */
     private static void requireFileAt(Handle handle, ListedTable table, long version, FilePosition position)
     {
-        boolean found = handle.createQuery("SELECT 1 FROM %s f WHERE f.table_id = :table_id AND f.committed_version = :committed_version AND f.commit_ordinal = :commit_ordinal AND f.committed_version <= :version"
-                        .formatted(table.filesTable()))
+        boolean found = table.fileSources().stream().anyMatch(source -> handle.createQuery(
+                        "SELECT 1 FROM %s f WHERE f.table_id = :table_id AND f.committed_version = :committed_version AND f.commit_ordinal = :commit_ordinal AND f.committed_version <= :version AND %s"
+                                .formatted(source.filesTable(), source.inVersion()))
                 .bind("table_id", table.tableId())
                 .bind("committed_version", position.committedVersion())
                 .bind("commit_ordinal", position.commitOrdinal())
                 .bind("version", version)
                 .mapTo(Integer.class)
                 .findOne()
-                .isPresent();
+                .isPresent());
         if (!found) {
             throw invalidArgument("Version %s of table with id %s has no file %s of commit %s to continue a listing after",
                     version, table.tableId(), position.commitOrdinal(), position.committedVersion());
@@ -227,9 +269,9 @@ final class TableFileListing
             return FILE_OVERHEAD_BYTES + compactStats.length + columnSketches.length;
         }
 
-        FileEntry toFileEntry(List<String> replicaNodeIds)
+        FileEntry toFileEntry(List<String> replicaNodeIds, List<Integer> removedRowGroups)
         {
-            return new FileEntry(fileId, sizeBytes, rowCount, crc32c, ByteString.copyFrom(compactStats), replicaNodeIds, ByteString.copyFrom(columnSketches));
+            return new FileEntry(fileId, sizeBytes, rowCount, crc32c, ByteString.copyFrom(compactStats), replicaNodeIds, ByteString.copyFrom(columnSketches), removedRowGroups);
         }
     }
 }

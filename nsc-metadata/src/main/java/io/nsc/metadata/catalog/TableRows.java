@@ -127,6 +127,17 @@ final class TableRows
                 .execute();
     }
 
+    /** Takes what a DELETE removed out of the table's counts; the version is the commit's to set. */
+    static void removeFromCounts(Handle handle, long tableId, long rows, long files, long bytes)
+    {
+        handle.createUpdate("UPDATE tables SET row_count = row_count - :rows, file_count = file_count - :files, size_bytes = size_bytes - :bytes WHERE table_id = :table_id")
+                .bind("rows", rows)
+                .bind("files", files)
+                .bind("bytes", bytes)
+                .bind("table_id", tableId)
+                .execute();
+    }
+
     /** The schema and name of the table the file is committed to, as "schema.table". */
     static Optional<String> committedTo(Handle handle, String fileId)
     {

@@ -19,7 +19,8 @@ import static java.util.concurrent.TimeUnit.HOURS;
  * later commit replaced, for the retention after that commit; a dropped table's last version (and
  * the ones before it, by the same rule), with its files and replicas, for the retention after the
  * drop. Until then no storage node may reclaim the dropped table's files; after it, they are
- * purged from the catalog and become orphans.
+ * purged from the catalog and become orphans. Files a DELETE removed from a live table are kept
+ * the same way, for the retention after the commit that removed them.
  *
  * <p>The rule needs, per version, only the time of the commit that replaced it: each commit
  * records its own time and trims its table's times older than the retention, which answer
@@ -81,11 +82,14 @@ public final class TableVersionRetention
     DroppedTable drop(Handle handle, TableEntry table, long now)
     {
         purgeExpiredDrops(handle, now);
+        purgeExpiredRemovals(handle, now);
         int filesKept = keepDropped(handle, table, now);
         // children first: they reference the rows deleted after them
         for (String sql : List.of(
                 "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = :table_id)",
                 "DELETE FROM files WHERE table_id = :table_id",
+                "DELETE FROM removed_file_replicas WHERE file_id IN (SELECT file_id FROM removed_files WHERE table_id = :table_id)",
+                "DELETE FROM removed_files WHERE table_id = :table_id",
                 "DELETE FROM table_properties WHERE table_id = :table_id",
                 "DELETE FROM columns WHERE table_id = :table_id",
                 "DELETE FROM tables WHERE table_id = :table_id")) {
@@ -97,9 +101,11 @@ public final class TableVersionRetention
     /**
      * Moves the table's files and replicas aside before the table's rows are deleted: they keep
      * its versions readable for the retention, and no longer count as the files of any live table
-     * (repair, placement and commits see none of them).
+     * (repair, placement and commits see none of them). Files a DELETE removed within the
+     * retention go along with the version that removed them, so that the versions before it still
+     * list them and the later ones do not.
      *
-     * @return the number of files kept
+     * @return the number of files kept (those a DELETE had removed are not counted: they were no longer the table's)
      */
     private static int keepDropped(Handle handle, TableEntry table, long now)
     {
@@ -122,6 +128,18 @@ public final class TableVersionRetention
                 SELECT r.file_id, r.node_id, r.ordinal, r.missing FROM file_replicas r JOIN files f ON f.file_id = r.file_id WHERE f.table_id = :value
                 """,
                 table.tableId());
+        update(handle,
+                """
+                INSERT INTO dropped_files (file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats, column_sketches, removed_version)
+                SELECT file_id, table_id, committed_version, commit_ordinal, size_bytes, row_count, crc32c, compact_stats, column_sketches, removed_version FROM removed_files WHERE table_id = :value
+                """,
+                table.tableId());
+        update(handle,
+                """
+                INSERT INTO dropped_file_replicas (file_id, node_id, ordinal, missing)
+                SELECT r.file_id, r.node_id, r.ordinal, r.missing FROM removed_file_replicas r JOIN removed_files f ON f.file_id = r.file_id WHERE f.table_id = :value
+                """,
+                table.tableId());
         return files;
     }
 
@@ -137,19 +155,43 @@ public final class TableVersionRetention
         long droppedBy = now - retentionMillis;
         // children first: they reference the rows deleted after them
         update(handle, "DELETE FROM dropped_file_replicas WHERE file_id IN (SELECT f.file_id FROM dropped_files f JOIN dropped_tables t ON t.table_id = f.table_id WHERE t.dropped_millis <= :value)", droppedBy);
+        update(handle, "DELETE FROM removed_row_groups WHERE file_id IN (SELECT f.file_id FROM dropped_files f JOIN dropped_tables t ON t.table_id = f.table_id WHERE t.dropped_millis <= :value)", droppedBy);
         int files = update(handle, "DELETE FROM dropped_files WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= :value)", droppedBy);
         update(handle, "DELETE FROM table_versions WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= :value)", droppedBy);
         update(handle, "DELETE FROM dropped_tables WHERE dropped_millis <= :value", droppedBy);
         return files;
     }
 
-    /** Whether the file belongs to a dropped table whose versions are still kept (or not yet purged). */
-    static boolean isKeptDroppedFile(Handle handle, String fileId)
+    /**
+     * Forgets the files DELETEs removed whose removal the retention no longer keeps: the version
+     * before the removing commit is expired (the commit is the retention old, or its time was
+     * already trimmed). They become orphans, which their storage nodes reclaim.
+     *
+     * @return the number of files released
+     */
+    int purgeExpiredRemovals(Handle handle, long now)
     {
-        return handle.createQuery("SELECT 1 FROM dropped_files WHERE file_id = :file_id")
+        // the same bound as expired(): a removal exactly the retention ago is purged
+        String expiredRemovals = """
+                SELECT f.file_id FROM removed_files f
+                WHERE NOT EXISTS (SELECT 1 FROM table_versions v WHERE v.table_id = f.table_id AND v.version = f.removed_version AND v.committed_millis > :value)
+                """;
+        long keptSince = now - retentionMillis;
+        update(handle, "DELETE FROM removed_file_replicas WHERE file_id IN (%s)".formatted(expiredRemovals), keptSince);
+        update(handle, "DELETE FROM removed_row_groups WHERE file_id IN (%s)".formatted(expiredRemovals), keptSince);
+        return update(handle, "DELETE FROM removed_files WHERE file_id IN (%s)".formatted(expiredRemovals), keptSince);
+    }
+
+    /**
+     * Whether the file is one a query may still read though no live table holds it: a dropped
+     * table's, or one a DELETE removed, while the retention keeps them (or they are not purged yet).
+     */
+    static boolean isKeptFile(Handle handle, String fileId)
+    {
+        return handle.createQuery("SELECT 1 FROM dropped_files WHERE file_id = :file_id UNION ALL SELECT 1 FROM removed_files WHERE file_id = :file_id")
                 .bind("file_id", fileId)
                 .mapTo(Integer.class)
-                .findOne()
+                .findFirst()
                 .isPresent();
     }
 

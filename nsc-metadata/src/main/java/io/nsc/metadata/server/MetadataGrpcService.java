@@ -16,6 +16,7 @@ import io.nsc.metadata.catalog.CommitResult;
 import io.nsc.metadata.catalog.CreateTableResult;
 import io.nsc.metadata.catalog.DroppedTable;
 import io.nsc.metadata.catalog.FileEntry;
+import io.nsc.metadata.catalog.RemovalCounts;
 import io.nsc.metadata.catalog.SchemaTableName;
 import io.nsc.metadata.catalog.TableCatalog;
 import io.nsc.metadata.catalog.TableColumn;
@@ -47,6 +48,7 @@ import io.nsc.protocol.proto.DropSchemaResponse;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.DropTableResponse;
 import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.FindOrphansResponse;
 import io.nsc.protocol.proto.GetReplicationStatusRequest;
@@ -64,6 +66,7 @@ import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
+import io.nsc.protocol.proto.RemovedRowGroups;
 import io.nsc.protocol.proto.RegisterNodeResponse;
 import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameSchemaResponse;
@@ -84,6 +87,7 @@ import io.nsc.protocol.security.AccessPolicy;
 import io.nsc.protocol.security.PeerAuthentication;
 import io.nsc.protocol.security.TransportSecurity;
 
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -432,7 +436,7 @@ public final class MetadataGrpcService
     @Override
     public void commitFiles(CommitFilesRequest request, StreamObserver<CommitFilesResponse> observer)
     {
-        audited("CommitFiles", "%s.%s (%s files)".formatted(request.getSchemaName(), request.getTableName(), request.getFilesCount()), observer, () -> {
+        audited("CommitFiles", commitTarget(request), observer, () -> {
             if (requireAttestations) {
                 request.getFilesList().forEach(grants::verifyAttested);
             }
@@ -450,18 +454,52 @@ public final class MetadataGrpcService
                     // table ids start at 1, so 0 means no expectation
                     request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId()),
                     request.hasTableComment() ? Optional.of(request.getTableComment()) : Optional.empty(),
-                    request.getReplace()));
+                    request.getReplace(),
+                    request.hasRemovals() ? Optional.of(toFileRemovals(request.getRemovals())) : Optional.empty()));
             stats.committed(request.getFilesCount(), result.tableCreated());
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
             }
             result.replaced().ifPresent(replaced -> logReplaced(new SchemaTableName(request.getSchemaName(), request.getTableName()), replaced));
+            if (request.hasRemovals()) {
+                RemovalCounts removed = result.removed();
+                stats.removed(removed);
+                log.info("DELETE from %s.%s (id %s) at version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted",
+                        request.getSchemaName(), request.getTableName(), result.tableId(), result.version(),
+                        removed.filesRemoved(), removed.rowGroupsRemoved(), removed.filesRewritten(), request.getFilesCount(), removed.rowsRemoved());
+            }
             return CommitFilesResponse.newBuilder()
                     .setTableId(result.tableId())
                     .setVersion(result.version())
                     .setTableCreated(result.tableCreated())
+                    .setFilesRemoved(result.removed().filesRemoved())
+                    .setFilesRewritten(result.removed().filesRewritten())
+                    .setRowGroupsRemoved(result.removed().rowGroupsRemoved())
+                    .setRowsRemoved(result.removed().rowsRemoved())
                     .build();
         });
+    }
+
+    private static String commitTarget(CommitFilesRequest request)
+    {
+        String target = "%s.%s (%s files".formatted(request.getSchemaName(), request.getTableName(), request.getFilesCount());
+        if (request.hasRemovals()) {
+            FileRemovals removals = request.getRemovals();
+            target += ", removing %s files, rewriting %s, removing row groups of %s".formatted(
+                    removals.getRemovedFileIdsCount(), removals.getRewrittenFileIdsCount(), removals.getRemovedRowGroupsCount());
+        }
+        return target + ")";
+    }
+
+    private static io.nsc.metadata.catalog.FileRemovals toFileRemovals(FileRemovals removals)
+    {
+        Map<String, List<Integer>> rowGroups = new LinkedHashMap<>();
+        for (RemovedRowGroups removed : removals.getRemovedRowGroupsList()) {
+            if (rowGroups.put(removed.getFileId(), removed.getRowGroupsList()) != null) {
+                throw invalidArgument("File %s is named twice in the commit's removals", removed.getFileId());
+            }
+        }
+        return new io.nsc.metadata.catalog.FileRemovals(removals.getReadVersion(), removals.getRemovedFileIdsList(), removals.getRewrittenFileIdsList(), rowGroups);
     }
 
     @Override
@@ -654,11 +692,15 @@ public final class MetadataGrpcService
                 .setCompactStats(file.compactStats())
                 .setCrc32C(file.crc32c())
                 .setColumnSketches(file.columnSketches())
+                .addAllRemovedRowGroups(file.removedRowGroups())
                 .build();
     }
 
     private static FileEntry toFileEntry(DataFile file)
     {
+        if (file.getRemovedRowGroupsCount() > 0) {
+            throw invalidArgument("File %s of the commit names removed row groups: a commit removes them with its removals", file.getFileId());
+        }
         return new FileEntry(
                 file.getFileId(),
                 file.getSizeBytes(),

@@ -3,6 +3,7 @@ package io.nsc.metadata.server;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.airlift.stats.CounterStat;
+import io.nsc.metadata.catalog.RemovalCounts;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.repair.ReplicationMonitor;
@@ -26,6 +27,11 @@ public final class MetadataStats
     private final CounterStat tablesCreated = new CounterStat();
     private final CounterStat tablesDropped = new CounterStat();
     private final CounterStat filesReleased = new CounterStat();
+    private final CounterStat deletes = new CounterStat();
+    private final CounterStat filesRemoved = new CounterStat();
+    private final CounterStat rowGroupsRemoved = new CounterStat();
+    private final CounterStat filesRewritten = new CounterStat();
+    private final CounterStat rowsDeleted = new CounterStat();
     private final CounterStat orphanChecks = new CounterStat();
     private final CounterStat orphansReported = new CounterStat();
     private final CounterStat allocations = new CounterStat();
@@ -63,6 +69,16 @@ public final class MetadataStats
     {
         tablesDropped.update(1);
         filesReleased.update(filesReleasedByDrop);
+    }
+
+    /** A DELETE's commit: what it removed in the metadata alone, and what it rewrote. */
+    public void removed(RemovalCounts removed)
+    {
+        deletes.update(1);
+        filesRemoved.update(removed.filesRemoved());
+        rowGroupsRemoved.update(removed.rowGroupsRemoved());
+        filesRewritten.update(removed.filesRewritten());
+        rowsDeleted.update(removed.rowsRemoved());
     }
 
     public void orphanCheck(int orphans)
@@ -143,6 +159,41 @@ public final class MetadataStats
     public CounterStat getFilesReleased()
     {
         return filesReleased;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getDeletes()
+    {
+        return deletes;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesRemoved()
+    {
+        return filesRemoved;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getRowGroupsRemoved()
+    {
+        return rowGroupsRemoved;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getFilesRewritten()
+    {
+        return filesRewritten;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getRowsDeleted()
+    {
+        return rowsDeleted;
     }
 
     @Managed
@@ -244,6 +295,11 @@ public final class MetadataStats
                 .put("tables_created", tablesCreated.getTotalCount())
                 .put("tables_dropped", tablesDropped.getTotalCount())
                 .put("files_released", filesReleased.getTotalCount())
+                .put("deletes", deletes.getTotalCount())
+                .put("files_removed", filesRemoved.getTotalCount())
+                .put("row_groups_removed", rowGroupsRemoved.getTotalCount())
+                .put("files_rewritten", filesRewritten.getTotalCount())
+                .put("rows_deleted", rowsDeleted.getTotalCount())
                 .put("orphan_checks", orphanChecks.getTotalCount())
                 .put("orphans_reported", orphansReported.getTotalCount())
                 .put("allocations", allocations.getTotalCount())

@@ -1,5 +1,6 @@
 package io.nsc.metadata.server;
 
+import com.google.common.collect.ImmutableSet;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.airlift.units.DataSize;
@@ -41,7 +42,7 @@ final class TableFilesPaging
      * The page the request asks for; a request for every file at once asks for one page within
      * the service's limits, which {@link #requireWhole} then checks it did not outgrow.
      *
-     * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for a negative page size or version, or a token that is not one of this table and version
+     * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for a negative page size or version, a token that is not one of this table and version, or too many file ids
      */
     TableFilesPageRequest toPageRequest(GetTableFilesRequest request)
     {
@@ -63,7 +64,10 @@ final class TableFilesPaging
             version = token.getVersion();
             after = new FilePosition(token.getCommittedVersion(), token.getCommitOrdinal());
         }
-        return new TableFilesPageRequest(request.getTableId(), version, after, pageSize, maxBytes, !request.getOmitColumnSketches());
+        if (request.getFileIdsCount() > TableFilesPageRequest.MAX_FILE_IDS) {
+            throw invalidArgument("At most %s file ids per listing, got %s", TableFilesPageRequest.MAX_FILE_IDS, request.getFileIdsCount());
+        }
+        return new TableFilesPageRequest(request.getTableId(), version, after, pageSize, maxBytes, !request.getOmitColumnSketches(), ImmutableSet.copyOf(request.getFileIdsList()));
     }
 
     /**

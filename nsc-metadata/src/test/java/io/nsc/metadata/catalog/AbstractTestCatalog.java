@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import static io.grpc.Status.Code.ABORTED;
 import static io.grpc.Status.Code.ALREADY_EXISTS;
@@ -28,6 +29,7 @@ import static io.grpc.Status.Code.NOT_FOUND;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
 import static io.nsc.metadata.TestingStats.compactStats;
+import static io.nsc.metadata.TestingStats.compactStatsOfRowGroups;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -442,7 +444,7 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
-        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(10);
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(11);
         assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
     }
 
@@ -880,6 +882,200 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testDeleteRemovesFilesAndRowGroupsInOneCommit()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry whole = file(10, "node-a");
+        FileEntry grouped = fileOfRowGroups(List.of("node-a", "node-b"), 5, 6, 7);
+        FileEntry rewritten = file(8, "node-b");
+        allocate(whole, grouped, rewritten);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(whole, grouped, rewritten), OptionalLong.empty())).tableId();
+
+        // the whole file and the middle row group leave in the metadata alone
+        CommitResult deleted = commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(),
+                new FileRemovals(1, List.of(whole.fileId()), List.of(), Map.of(grouped.fileId(), List.of(1)))));
+        assertThat(deleted.version()).isEqualTo(2);
+        assertThat(deleted.removed()).isEqualTo(new RemovalCounts(1, 0, 1, 16));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(withRemovedRowGroups(grouped, 1), rewritten);
+        TableEntry table = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(table.rowCount()).isEqualTo(12 + 8);
+        assertThat(table.fileCount()).isEqualTo(2);
+        assertThat(table.sizeBytes()).isEqualTo(grouped.sizeBytes() + rewritten.sizeBytes());
+        assertThat(countRows("SELECT count(*) FROM files WHERE file_id = '%s'".formatted(whole.fileId()))).isZero();
+
+        // a rewrite: the file leaves, a file of its surviving rows enters, in one version
+        FileEntry survivors = file(3, "node-a");
+        allocate(survivors);
+        CommitResult rewrite = commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(survivors),
+                new FileRemovals(2, List.of(), List.of(rewritten.fileId()), Map.of())));
+        assertThat(rewrite.version()).isEqualTo(3);
+        assertThat(rewrite.removed()).isEqualTo(new RemovalCounts(0, 1, 0, 5));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(withRemovedRowGroups(grouped, 1), survivors);
+        assertThat(tables.getTable(LINEITEM).orElseThrow().rowCount()).isEqualTo(12 + 3);
+
+        // every earlier version still lists its own files: the snapshot a query planned
+        assertThat(listVersion(tableId, 1)).containsExactly(whole, grouped, rewritten);
+        assertThat(listVersion(tableId, 2)).containsExactly(withRemovedRowGroups(grouped, 1), rewritten);
+        assertThat(listVersion(tableId, 3)).containsExactly(withRemovedRowGroups(grouped, 1), survivors);
+
+        // removing the row groups a file has left removes the file
+        CommitResult emptied = commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(),
+                new FileRemovals(3, List.of(), List.of(), Map.of(grouped.fileId(), List.of(2, 0)))));
+        assertThat(emptied.removed()).isEqualTo(new RemovalCounts(1, 0, 0, 12));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(survivors);
+        assertThat(listVersion(tableId, 3)).containsExactly(withRemovedRowGroups(grouped, 1), survivors);
+        TableEntry after = tables.getTable(LINEITEM).orElseThrow();
+        assertThat(after.rowCount()).isEqualTo(3);
+        assertThat(after.fileCount()).isEqualTo(1);
+        assertThat(after.sizeBytes()).isEqualTo(survivors.sizeBytes());
+    }
+
+    @Test
+    void testDeleteThatFindsItsFilesChangedChangesNothing()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(10, "node-a");
+        FileEntry grouped = fileOfRowGroups(List.of("node-a"), 4, 4);
+        allocate(first, grouped);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, grouped), OptionalLong.empty())).tableId();
+
+        // an INSERT lands after both DELETEs read version 1: it neither conflicts nor loses its rows
+        FileEntry inserted = file(3, "node-b");
+        allocate(inserted);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(inserted), OptionalLong.empty()));
+        commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(1, List.of(first.fileId()), List.of(), Map.of(grouped.fileId(), List.of(0)))));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(withRemovedRowGroups(grouped, 0), inserted);
+
+        // a second DELETE that read version 1 too finds the files it removes or rewrites changed
+        FileEntry survivors = file(2, "node-a");
+        allocate(survivors);
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(1, List.of(first.fileId()), List.of(), Map.of()))),
+                ABORTED, "File %s of table tpch.lineitem was removed by a commit at version 3, after version 1 that the statement read; nothing was committed".formatted(first.fileId()));
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(survivors), new FileRemovals(1, List.of(), List.of(grouped.fileId()), Map.of()))),
+                ABORTED, "Row group 0 of file %s of table tpch.lineitem was removed by a commit at version 3, after version 1 that the statement read; nothing was committed".formatted(grouped.fileId()));
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(2, List.of(), List.of(), Map.of(grouped.fileId(), List.of(1))))),
+                ABORTED, "Row group 0 of file %s of table tpch.lineitem was removed by a commit at version 3, after version 2 that the statement read; nothing was committed".formatted(grouped.fileId()));
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(3);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(withRemovedRowGroups(grouped, 0), inserted);
+        // the refused rewrite's new file was not committed: its allocation is still open
+        assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(survivors.fileId());
+
+        // a DELETE that began on a table since dropped and created again under its name
+        tables.truncateTable(LINEITEM, OptionalLong.empty());
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(3, List.of(inserted.fileId()), List.of(), Map.of()))),
+                ABORTED, "Table tpch.lineitem was dropped and created again while the write ran; nothing was committed");
+    }
+
+    @Test
+    void testDeleteChecks()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = fileOfRowGroups(List.of("node-a"), 4, 4);
+        FileEntry later = file(5, "node-a");
+        FileEntry elsewhere = file(5, "node-a");
+        allocate(first, later, elsewhere);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty())).tableId();
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(later), OptionalLong.empty()));
+        commits.commit(commit(new SchemaTableName("tpch", "other"), LINEITEM_COLUMNS, true, List.of(elsewhere), OptionalLong.empty()));
+        commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(2, List.of(), List.of(), Map.of(first.fileId(), List.of(0)))));
+        FileEntry survivors = file(4, "node-a");
+        FileEntry tooMany = file(5, "node-a");
+        allocate(survivors, tooMany);
+
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(4, List.of(first.fileId()), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "The statement read version 4 of table tpch.lineitem, which is at version 3");
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(0, List.of(first.fileId()), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "The removals read version 0: tables start at version 1");
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "The commit's removals name no file");
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(elsewhere.fileId()), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "File %s is not a file of version 3 of table tpch.lineitem".formatted(elsewhere.fileId()));
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(1, List.of(later.fileId()), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "File %s was committed to table tpch.lineitem at version 2, after version 1 that the statement read".formatted(later.fileId()));
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(), List.of(), Map.of(first.fileId(), List.of(2))))),
+                INVALID_ARGUMENT, "File %s has 2 row groups: there is no row group 2 to remove".formatted(first.fileId()));
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(), List.of(), Map.of(first.fileId(), List.of(0))))),
+                INVALID_ARGUMENT, "Row group 0 of file %s was removed at version 3, so version 3 that the statement read had none of its rows".formatted(first.fileId()));
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(), List.of(), Map.of(first.fileId(), List.of(1, 1))))),
+                INVALID_ARGUMENT, "The removal of row groups of file %s names a row group twice: [1, 1]".formatted(first.fileId()));
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of(later.fileId(), List.of(0))))),
+                INVALID_ARGUMENT, "File %s is named twice in the commit's removals".formatted(later.fileId()));
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(), List.of(later.fileId()), Map.of()))),
+                INVALID_ARGUMENT, "The commit rewrites 1 files but adds none");
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(survivors), new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "The commit removes files and adds 1 files, but rewrites none");
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(tooMany), new FileRemovals(3, List.of(), List.of(first.fileId()), Map.of()))),
+                INVALID_ARGUMENT, "The commit adds 5 rows, more than the 4 rows its rewritten files held");
+        assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of("../x"), List.of(), Map.of()))),
+                INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters issued by AllocateFiles");
+        assertStatus(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), false, OptionalLong.empty(), Optional.empty(), false,
+                        Optional.of(new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of())))),
+                INVALID_ARGUMENT, "A commit that removes files cannot create or replace its table");
+        assertStatus(() -> commits.commit(CommitRequest.delete(new SchemaTableName("tpch", "nope"), LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(1, List.of(later.fileId()), List.of(), Map.of()))),
+                ABORTED, "Table tpch.nope was dropped while the write ran; nothing was committed");
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(3);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(withRemovedRowGroups(first, 0), later);
+
+        // a column change since the DELETE began concerns only a rewrite, whose files have the old columns
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("l_comment", "varchar")), Optional.empty());
+        assertStatusContains(() -> commits.commit(deleteOf(tableId, List.of(survivors), new FileRemovals(3, List.of(), List.of(first.fileId()), Map.of()))),
+                FAILED_PRECONDITION, "Columns of table tpch.lineitem");
+        assertThat(commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of()))).removed())
+                .isEqualTo(new RemovalCounts(1, 0, 0, 5));
+    }
+
+    @Test
+    void testRemovedFilesAreKeptForTheRetention()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry removed = file(10, "node-a");
+        FileEntry grouped = fileOfRowGroups(List.of("node-b"), 4, 4);
+        FileEntry kept = file(5, "node-b");
+        allocate(removed, grouped, kept);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(removed, grouped, kept), OptionalLong.empty())).tableId();
+        commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(1, List.of(removed.fileId()), List.of(), Map.of(grouped.fileId(), List.of(1)))));
+
+        // a query that planned version 1 reads it on: the removed file stays listed, and on its nodes
+        clock.advance(59, MINUTES);
+        assertThat(listVersion(tableId, 1)).containsExactly(removed, grouped, kept);
+        assertThat(allocations.findOrphans("node-a", List.of(removed.fileId()))).isEmpty();
+        assertThat(allocations.findOrphans("node-b", List.of(removed.fileId()))).as("on any node while a query may read it").isEmpty();
+
+        // the retention after the DELETE's commit: version 1 is gone, and with it the removed file
+        clock.advance(1, MINUTES);
+        assertStatusContains(() -> listVersion(tableId, 1), FAILED_PRECONDITION, "Version 1 of table with id %s is no longer retained".formatted(tableId));
+        assertThat(allocations.findOrphans("node-a", List.of(removed.fileId()))).containsExactly(removed.fileId());
+        assertThat(countRows("SELECT count(*) FROM removed_files")).isZero();
+        assertThat(countRows("SELECT count(*) FROM removed_file_replicas")).isZero();
+        // the file that lost a row group is the table's still, its removed row group with it
+        assertThat(listVersion(tableId, 2)).containsExactly(withRemovedRowGroups(grouped, 1), kept);
+        assertThat(allocations.findOrphans("node-b", List.of(grouped.fileId(), kept.fileId()))).isEmpty();
+    }
+
+    @Test
+    void testDroppedTableKeepsTheFilesItsDeletesRemoved()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry removed = file(10, "node-a");
+        FileEntry grouped = fileOfRowGroups(List.of("node-b"), 4, 4);
+        allocate(removed, grouped);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(removed, grouped), OptionalLong.empty())).tableId();
+        commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(1, List.of(removed.fileId()), List.of(), Map.of(grouped.fileId(), List.of(0)))));
+        clock.advance(10, MINUTES);
+        assertThat(tables.dropTable(LINEITEM, false)).contains(new DroppedTable(tableId, 1));
+
+        // each version of the dropped table lists its own files until the drop's retention passes
+        assertThat(listVersion(tableId, 1)).containsExactly(removed, grouped);
+        assertThat(listVersion(tableId, 2)).containsExactly(withRemovedRowGroups(grouped, 0));
+        assertThat(allocations.findOrphans("node-a", List.of(removed.fileId()))).isEmpty();
+        clock.advance(1, HOURS);
+        assertThat(allocations.findOrphans("node-a", List.of(removed.fileId(), grouped.fileId()))).containsExactlyInAnyOrder(removed.fileId(), grouped.fileId());
+        for (String table : List.of("dropped_files", "dropped_file_replicas", "removed_files", "removed_row_groups")) {
+            assertThat(countRows("SELECT count(*) FROM " + table)).as(table).isZero();
+        }
+    }
+
+    @Test
     void testDropSchema()
     {
         assertStatus(() -> tables.dropSchema("tpch", false), NOT_FOUND, "Schema tpch does not exist");
@@ -1102,6 +1298,29 @@ abstract class AbstractTestCatalog
         allocations.addAllocations(List.of(files).stream()
                 .map(file -> new Allocation(file.fileId(), clock.millis(), file.replicaNodeIds()))
                 .toList());
+    }
+
+    /** A file whose row groups hold these many rows each. */
+    protected FileEntry fileOfRowGroups(List<String> replicas, long... rowGroupRows)
+    {
+        String fileId = "%032x".formatted(++nextFileId);
+        long rows = LongStream.of(rowGroupRows).sum();
+        return new FileEntry(fileId, 1000 + rows, rows, 0xCAFE0000 + nextFileId, compactStatsOfRowGroups(rowGroupRows), replicas);
+    }
+
+    protected static FileEntry withRemovedRowGroups(FileEntry file, Integer... rowGroups)
+    {
+        return new FileEntry(file.fileId(), file.sizeBytes(), file.rowCount(), file.crc32c(), file.compactStats(), file.replicaNodeIds(), file.columnSketches(), List.of(rowGroups));
+    }
+
+    protected List<FileEntry> listVersion(long tableId, long version)
+    {
+        return tables.getTableFilesPage(new TableFilesPageRequest(tableId, version, FilePosition.START, 1000, Long.MAX_VALUE, true)).orElseThrow().files();
+    }
+
+    protected static CommitRequest deleteOf(long tableId, List<FileEntry> files, FileRemovals removals)
+    {
+        return CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, files, removals);
     }
 
     protected FileEntry file(long rowCount, String... replicas)

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
@@ -298,6 +299,50 @@ abstract class AbstractTestTableFileListing
         // continuing a listing of a version never reached: no such listing began
         assertStatus(() -> catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 3, new FilePosition(1, 0), 10, UNBOUNDED_BYTES, false)),
                 INVALID_ARGUMENT, "Table with id %s is at version 2: no listing of version 3 was ever begun to continue".formatted(tableId));
+    }
+
+    @Test
+    void testPagesOfVersionsBeforeAndAfterADelete()
+    {
+        List<FileEntry> files = new ArrayList<>(commitFiles(5));
+        long tableId = catalog.tables().getTable(TABLE).orElseThrow().tableId();
+        files.addAll(commitFiles(5));
+        // a DELETE removes every other file: they are kept aside for version 2, in their own catalog table
+        List<String> removed = IntStream.range(0, files.size()).filter(i -> i % 2 == 0).mapToObj(i -> files.get(i).fileId()).toList();
+        catalog.commits().commit(CommitRequest.delete(TABLE, COLUMNS, tableId, List.of(), new FileRemovals(2, removed, List.of(), Map.of())));
+        List<FileEntry> remaining = files.stream().filter(file -> !removed.contains(file.fileId())).toList();
+
+        // pages of either version take their files from both places, in commit order, each once
+        for (int pageSize : List.of(1, 2, 3, 100)) {
+            assertThat(listInPages(tableId, 2, pageSize)).as("version 2 in pages of %s", pageSize).isEqualTo(files);
+            assertThat(listInPages(tableId, 3, pageSize)).as("version 3 in pages of %s", pageSize).isEqualTo(remaining);
+        }
+        // a listing of version 2 continues after a file version 3 no longer has
+        TableFilesPage first = page(tableId, 2, FilePosition.START, 1);
+        assertThat(first.files()).containsExactly(files.getFirst());
+        assertThat(page(tableId, 2, first.next().orElseThrow(), 1).files()).containsExactly(files.get(1));
+        assertStatus(() -> page(tableId, 3, first.next().orElseThrow(), 1), INVALID_ARGUMENT,
+                "Version 3 of table with id %s has no file 0 of commit 1 to continue a listing after".formatted(tableId));
+
+        // only the files asked for, of the version asked for
+        Set<String> asked = Set.of(files.get(0).fileId(), files.get(7).fileId(), "ffffffffffffffffffffffffffffffff");
+        assertThat(catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 2, FilePosition.START, 10, UNBOUNDED_BYTES, true, asked)).orElseThrow().files())
+                .containsExactly(files.get(0), files.get(7));
+        assertThat(catalog.tables().getTableFilesPage(new TableFilesPageRequest(tableId, 3, FilePosition.START, 10, UNBOUNDED_BYTES, true, asked)).orElseThrow().files())
+                .containsExactly(files.get(7));
+    }
+
+    private List<FileEntry> listInPages(long tableId, long version, int pageSize)
+    {
+        List<FileEntry> listed = new ArrayList<>();
+        Optional<FilePosition> after = Optional.of(FilePosition.START);
+        while (after.isPresent()) {
+            TableFilesPage page = page(tableId, version, after.get(), pageSize);
+            assertThat(page.files()).hasSizeLessThanOrEqualTo(pageSize);
+            listed.addAll(page.files());
+            after = page.next();
+        }
+        return listed;
     }
 
     private long countFiles(long tableId, long version, int pageSize)

@@ -19,6 +19,7 @@ import io.nsc.protocol.proto.DropSchemaResponse;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.DropTableResponse;
 import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.FindOrphansRequest;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
@@ -29,6 +30,7 @@ import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RegisterNodeRequest;
+import io.nsc.protocol.proto.RemovedRowGroups;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
@@ -56,6 +58,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import static io.grpc.Status.Code.ABORTED;
 import static io.grpc.Status.Code.ALREADY_EXISTS;
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
@@ -66,6 +69,7 @@ import static io.grpc.Status.Code.UNAVAILABLE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
 import static io.nsc.metadata.TestingStats.compactStats;
+import static io.nsc.metadata.TestingStats.compactStatsOfRowGroups;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -459,6 +463,71 @@ final class TestMetadataServer
                 .contains("files_released 1\n")
                 .contains("orphan_checks 1\n")
                 .contains("orphans_reported 1\n");
+    }
+
+    @Test
+    void testDeleteCommitsOverTheWire()
+            throws Exception
+    {
+        MetadataServer server = startServer();
+        MetadataServiceBlockingStub client = client(server);
+        List<DataFile> files = schemaAndFilesOfOneNode(client, 2);
+        DataFile grouped = allocateAndDescribe(client, 0).toBuilder().setRowCount(12).setCompactStats(compactStatsOfRowGroups(5, 7)).build();
+        CommitFilesResponse created = client.commitFiles(CommitFilesRequest.newBuilder()
+                .setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setCreateTable(true)
+                .addAllFiles(files).addFiles(grouped)
+                .build());
+
+        // one file removed, a row group of another, in the metadata alone
+        CommitFilesResponse deleted = client.commitFiles(CommitFilesRequest.newBuilder()
+                .setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setExpectedTableId(created.getTableId())
+                .setRemovals(FileRemovals.newBuilder()
+                        .setReadVersion(1)
+                        .addRemovedFileIds(files.get(0).getFileId())
+                        .addRemovedRowGroups(RemovedRowGroups.newBuilder().setFileId(grouped.getFileId()).addRowGroups(1)))
+                .build());
+        assertThat(deleted).isEqualTo(CommitFilesResponse.newBuilder()
+                .setTableId(created.getTableId()).setVersion(2).setFilesRemoved(1).setRowGroupsRemoved(1).setRowsRemoved(10 + 7).build());
+
+        // the listing says which row groups left a file, as of the version listed
+        GetTableFilesResponse current = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(created.getTableId()).build());
+        assertThat(current.getFilesList()).extracting(DataFile::getFileId).containsExactly(files.get(1).getFileId(), grouped.getFileId());
+        assertThat(current.getFiles(1).getRemovedRowGroupsList()).containsExactly(1);
+        GetTableFilesResponse first = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(created.getTableId()).setVersion(1).build());
+        assertThat(first.getFilesList()).extracting(DataFile::getFileId).containsExactly(files.get(0).getFileId(), files.get(1).getFileId(), grouped.getFileId());
+        assertThat(first.getFiles(2).getRemovedRowGroupsList()).isEmpty();
+        // and lists only the files asked for
+        GetTableFilesResponse some = client.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(created.getTableId()).setVersion(1)
+                .addFileIds(grouped.getFileId()).addFileIds(files.get(0).getFileId()).build());
+        assertThat(some.getFilesList()).extracting(DataFile::getFileId).containsExactly(files.get(0).getFileId(), grouped.getFileId());
+
+        // a DELETE that read version 1 and removes the same file again changed nothing
+        CommitFilesRequest stale = CommitFilesRequest.newBuilder()
+                .setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).setExpectedTableId(created.getTableId())
+                .setRemovals(FileRemovals.newBuilder().setReadVersion(1).addRemovedFileIds(files.get(0).getFileId()))
+                .build();
+        assertStatus(() -> client.commitFiles(stale), ABORTED,
+                "File %s of table s.t was removed by a commit at version 2, after version 1 that the statement read; nothing was committed".formatted(files.get(0).getFileId()));
+        assertStatus(() -> client.commitFiles(stale.toBuilder().setRemovals(FileRemovals.newBuilder().setReadVersion(2)
+                        .addRemovedRowGroups(RemovedRowGroups.newBuilder().setFileId(grouped.getFileId()).addRowGroups(0))
+                        .addRemovedRowGroups(RemovedRowGroups.newBuilder().setFileId(grouped.getFileId()).addRowGroups(1))).build()),
+                INVALID_ARGUMENT, "File %s is named twice in the commit's removals".formatted(grouped.getFileId()));
+        DataFile withRemovedRowGroups = allocateAndDescribe(client, 3).toBuilder().addRemovedRowGroups(0).build();
+        assertStatus(() -> client.commitFiles(CommitFilesRequest.newBuilder().setSchemaName("s").setTableName("t").addAllColumns(COLUMNS).addFiles(withRemovedRowGroups).build()),
+                INVALID_ARGUMENT, "File %s of the commit names removed row groups: a commit removes them with its removals".formatted(withRemovedRowGroups.getFileId()));
+        GetTableFilesRequest.Builder tooMany = GetTableFilesRequest.newBuilder().setTableId(created.getTableId());
+        for (int i = 0; i < 1001; i++) {
+            tooMany.addFileIds("%032x".formatted(i));
+        }
+        assertStatus(() -> client.getTableFiles(tooMany.build()), INVALID_ARGUMENT, "At most 1000 file ids per listing, got 1001");
+        assertThat(client.getTable(GetTableRequest.newBuilder().setSchemaName("s").setTableName("t").build()).getVersion()).isEqualTo(2);
+
+        assertThat(httpGet(server, "/v1/metrics"))
+                .contains("deletes 1\n")
+                .contains("files_removed 1\n")
+                .contains("row_groups_removed 1\n")
+                .contains("files_rewritten 0\n")
+                .contains("rows_deleted 17\n");
     }
 
     @Test

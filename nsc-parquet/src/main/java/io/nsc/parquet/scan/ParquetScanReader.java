@@ -46,25 +46,27 @@ import static java.util.Objects.requireNonNull;
  * hold the columns in the order asked, as their Trino types.
  * <p>
  * A column past the file's last is one the table gained after the file was written (ALTER TABLE
- * ... ADD COLUMN): it reads as NULL. When no column asked for is in the file, no column is
- * decoded at all: each row group is one page of NULLs.
+ * ... ADD COLUMN): it reads as NULL. {@link FileColumn#rowPosition()} reads as each row's place in
+ * the file. When no column asked for is in the file, no column is decoded at all: each row group
+ * is one page of NULLs (and row positions).
  */
 public final class ParquetScanReader
         implements Closeable
 {
     private final Optional<ParquetReader> reader;
-    // the rows of the row groups still to read, when no column is decoded
-    private final Iterator<Long> rowGroupRows;
+    // the row groups still to read, when no column is decoded
+    private final Iterator<BlockMetadata> rowGroupsLeft;
     private final List<Optional<UnaryOperator<Block>>> conversions;
-    // per column asked for: its channel among the decoded ones, or -1 when the file lacks it
+    // per column asked for: its channel among the decoded ones, MissingColumnsSourcePage.NULLS when
+    // the file lacks it, or MissingColumnsSourcePage.ROW_POSITIONS
     private final int[] decodedChannels;
     private final List<io.trino.spi.type.Type> types;
     private final Function<RuntimeException, RuntimeException> badData;
 
-    private ParquetScanReader(Optional<ParquetReader> reader, Iterator<Long> rowGroupRows, List<Optional<UnaryOperator<Block>>> conversions, int[] decodedChannels, List<io.trino.spi.type.Type> types, Function<RuntimeException, RuntimeException> badData)
+    private ParquetScanReader(Optional<ParquetReader> reader, Iterator<BlockMetadata> rowGroupsLeft, List<Optional<UnaryOperator<Block>>> conversions, int[] decodedChannels, List<io.trino.spi.type.Type> types, Function<RuntimeException, RuntimeException> badData)
     {
         this.reader = requireNonNull(reader, "reader is null");
-        this.rowGroupRows = requireNonNull(rowGroupRows, "rowGroupRows is null");
+        this.rowGroupsLeft = requireNonNull(rowGroupsLeft, "rowGroupsLeft is null");
         this.conversions = ImmutableList.copyOf(conversions);
         this.decodedChannels = decodedChannels.clone();
         this.types = ImmutableList.copyOf(types);
@@ -91,10 +93,15 @@ public final class ParquetScanReader
         int[] decodedChannels = new int[columns.size()];
         List<FileColumn> decoded = new ArrayList<>();
         for (int i = 0; i < columns.size(); i++) {
-            boolean inFile = columns.get(i).ordinal() < fileSchema.getFieldCount();
-            decodedChannels[i] = inFile ? decoded.size() : -1;
+            FileColumn column = columns.get(i);
+            if (column.isRowPosition()) {
+                decodedChannels[i] = MissingColumnsSourcePage.ROW_POSITIONS;
+                continue;
+            }
+            boolean inFile = column.ordinal() < fileSchema.getFieldCount();
+            decodedChannels[i] = inFile ? decoded.size() : MissingColumnsSourcePage.NULLS;
             if (inFile) {
-                decoded.add(columns.get(i));
+                decoded.add(column);
             }
         }
         List<io.trino.spi.type.Type> types = columns.stream().map(FileColumn::type).collect(toImmutableList());
@@ -105,8 +112,8 @@ public final class ParquetScanReader
             }
         }
         if (decoded.isEmpty()) {
-            Iterator<Long> rowGroupRows = rowGroups.stream().map(rowGroup -> blocks.get(rowGroup).rowCount()).filter(rows -> rows > 0).iterator();
-            return new ParquetScanReader(Optional.empty(), rowGroupRows, List.of(), decodedChannels, types, badData);
+            Iterator<BlockMetadata> rowGroupsLeft = rowGroups.stream().map(blocks::get).filter(block -> block.rowCount() > 0).iterator();
+            return new ParquetScanReader(Optional.empty(), rowGroupsLeft, List.of(), decodedChannels, types, badData);
         }
         List<ColumnDecoding> decodings = decoded.stream()
                 .map(column -> ColumnDecoding.forType(column.type()))
@@ -156,7 +163,11 @@ public final class ParquetScanReader
             throws IOException
     {
         if (reader.isEmpty()) {
-            return rowGroupRows.hasNext() ? new MissingColumnsSourcePage(SourcePage.create(toIntExact(rowGroupRows.next())), decodedChannels, types) : null;
+            if (!rowGroupsLeft.hasNext()) {
+                return null;
+            }
+            BlockMetadata rowGroup = rowGroupsLeft.next();
+            return new MissingColumnsSourcePage(SourcePage.create(toIntExact(rowGroup.rowCount())), decodedChannels, types, rowGroup.fileRowCountOffset());
         }
         SourcePage page;
         try {
@@ -169,7 +180,11 @@ public final class ParquetScanReader
             return null;
         }
         SourcePage decoded = new DecodedSourcePage(page, conversions, badData);
-        return decoded.getChannelCount() == decodedChannels.length ? decoded : new MissingColumnsSourcePage(decoded, decodedChannels, types);
+        if (decoded.getChannelCount() == decodedChannels.length) {
+            return decoded;
+        }
+        // the reader's pages never span two row groups: its last page's first row places them all
+        return new MissingColumnsSourcePage(decoded, decodedChannels, types, reader.get().lastBatchStartRow());
     }
 
     @Override

@@ -112,12 +112,17 @@ public final class TableInfoCommand
                     .build());
             for (DataFile file : page.getFilesList()) {
                 CompactFileStats stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
-                out.printf("file %s: %,d rows, %,d bytes, %d row groups, replicas %s%n",
-                        file.getFileId(), file.getRowCount(), file.getSizeBytes(), stats.rowGroupCount(), String.join(",", file.getReplicaNodeIdsList()));
+                // row groups a DELETE removed are still in the file, but none of their rows is the table's
+                long fileRows = file.getRowCount() - file.getRemovedRowGroupsList().stream().mapToLong(stats::rowGroupRowCount).sum();
+                int fileRowGroups = stats.rowGroupCount() - file.getRemovedRowGroupsCount();
+                out.printf("file %s: %,d rows, %,d bytes, %d row groups%s, replicas %s%n",
+                        file.getFileId(), fileRows, file.getSizeBytes(), fileRowGroups,
+                        file.getRemovedRowGroupsCount() == 0 ? "" : " (%d more removed by DELETEs)".formatted(file.getRemovedRowGroupsCount()),
+                        String.join(",", file.getReplicaNodeIdsList()));
                 files++;
-                rows += file.getRowCount();
+                rows += fileRows;
                 bytes += file.getSizeBytes();
-                rowGroups += stats.rowGroupCount();
+                rowGroups += fileRowGroups;
                 chunks += stats.columnChunkCount();
                 statsBytes += stats.sizeInBytes();
                 for (int filter = 0; filter < stats.filterCount(); filter++) {

@@ -10,7 +10,9 @@ import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
@@ -18,6 +20,7 @@ import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.RemovedRowGroups;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
@@ -208,6 +211,33 @@ final class TestParquetLoader
     {
         return List.of("info", "--metadata", metadataAddress, table,
                 "--certificate", identity.certificate().toString(), "--key", identity.key().toString(), "--ca", identity.ca().toString());
+    }
+
+    @Test
+    void infoCommandCountsOnlyWhatDeletesLeft()
+    {
+        // 25,000 rows in row groups of 7,000, 7,000, 7,000 and 4,000
+        String table = newTableName();
+        new ParquetLoader(security).load(metadataAddress, "tpch", table, List.of(tpchDir.resolve("lineitem/lineitem-000.parquet")), TWO_REPLICAS);
+        TableInfo info = tableInfo("tpch", table).orElseThrow();
+        String fileId = metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(info.getTableId()).build()).getFiles(0).getFileId();
+        metadata.commitFiles(CommitFilesRequest.newBuilder()
+                .setSchemaName("tpch")
+                .setTableName(table)
+                .addAllColumns(info.getColumnsList())
+                .setExpectedTableId(info.getTableId())
+                .setRemovals(FileRemovals.newBuilder()
+                        .setReadVersion(info.getVersion())
+                        .addRemovedRowGroups(RemovedRowGroups.newBuilder().setFileId(fileId).addRowGroups(0)))
+                .build());
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(NscTool.run(infoCommand("tpch." + table, clientFiles), new PrintStream(out, true, UTF_8), new PrintStream(new ByteArrayOutputStream(), true, UTF_8))).isZero();
+        assertThat(out.toString(UTF_8))
+                .contains("file %s: 18,000 rows, ".formatted(fileId))
+                .contains(" 3 row groups (1 more removed by DELETEs), replicas ")
+                .contains("table tpch.%s version 2: 16 columns, 1 files, 18,000 rows, ".formatted(table))
+                .contains(", 3 row groups, ");
     }
 
     @Test

@@ -43,6 +43,7 @@ import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.List;
@@ -64,6 +65,7 @@ import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_FOUND;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.TABLE_NOT_FOUND;
+import static io.trino.spi.StandardErrorCode.TRANSACTION_CONFLICT;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.stream.Collectors.toCollection;
@@ -146,12 +148,22 @@ public class NscMetadataClient
      */
     public GetTableFilesResponse getTableFilesPage(long tableId, long version, int pageSize, ByteString pageToken, boolean withColumnSketches)
     {
+        return getTableFilesPage(tableId, version, pageSize, pageToken, withColumnSketches, List.of());
+    }
+
+    /**
+     * A page of the files of a table version, as {@link #getTableFilesPage(long, long, int, ByteString, boolean)}
+     * lists them, of only the files with these ids (at most 1000; none: every file).
+     */
+    public GetTableFilesResponse getTableFilesPage(long tableId, long version, int pageSize, ByteString pageToken, boolean withColumnSketches, Collection<String> fileIds)
+    {
         GetTableFilesRequest request = GetTableFilesRequest.newBuilder()
                 .setTableId(tableId)
                 .setVersion(version)
                 .setPageSize(pageSize)
                 .setPageToken(pageToken)
                 .setOmitColumnSketches(!withColumnSketches)
+                .addAllFileIds(fileIds)
                 .build();
         try {
             return stub().getTableFiles(request);
@@ -486,6 +498,11 @@ public class NscMetadataClient
                 // whatever was committed to it meanwhile): nothing would refuse it as a repeat
                 throw outcomeUnknown(request, e);
             }
+            if (request.hasRemovals() && request.getFilesCount() == 0) {
+                // sent again, an applied DELETE that only removes is refused as a conflict, like one
+                // another DELETE beat to the same files: no file of its own tells them apart
+                throw outcomeUnknown(request, e);
+            }
             return commitAgain(request, e);
         }
     }
@@ -499,7 +516,8 @@ public class NscMetadataClient
         catch (StatusRuntimeException e) {
             e.addSuppressed(firstFailure);
             Status.Code code = e.getStatus().getCode();
-            if (code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS) {
+            // a DELETE's rewrite applied the first time finds its removed files gone the second (ABORTED)
+            if (code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS || (code == Status.Code.ABORTED && request.hasRemovals())) {
                 if (request.getFilesCount() == 0) {
                     // an empty CREATE TABLE AS leaves no file to recognise it by: the table may be ours or another's
                     throw outcomeUnknown(request, e);
@@ -551,6 +569,10 @@ public class NscMetadataClient
     private TrinoException commitFailed(CommitFilesRequest request, StatusRuntimeException e)
     {
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        if (request.hasRemovals() && e.getStatus().getCode() == Status.Code.ABORTED) {
+            // another commit changed the files the DELETE read (or replaced the table): nothing was committed
+            return new TrinoException(TRANSACTION_CONFLICT, "DELETE from %s conflicts with a commit made since it began: %s".formatted(name, e.getStatus().getDescription()), e);
+        }
         return switch (e.getStatus().getCode()) {
             case ALREADY_EXISTS -> tableAlreadyExists(name, e);
             case NOT_FOUND -> request.getCreateTable() ? schemaNotFound(name.getSchemaName(), e) : tableNotFound(name, e);

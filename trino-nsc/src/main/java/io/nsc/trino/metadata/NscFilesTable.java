@@ -37,7 +37,9 @@ import static java.util.Objects.requireNonNull;
  * The metadata tables of an nsc table, read from the file listing of its current version that
  * the coordinator plans from: {@code "<table>$files"}, one row per Parquet file with its replicas
  * in the order readers try them, and {@code "<table>$row_groups"}, one row per row group, the
- * unit the coordinator prunes. For operators, and for seeing what pruning has to work with.
+ * unit the coordinator prunes. For operators, and for seeing what pruning has to work with. Row
+ * groups a DELETE removed from a file are no longer the table's: a file's rows and row groups
+ * count only the others (its size is still the whole file's), and no row lists them.
  */
 public final class NscFilesTable
         implements SystemTable
@@ -49,7 +51,8 @@ public final class NscFilesTable
                 new ColumnMetadata("row_count", BIGINT),
                 new ColumnMetadata("size_bytes", BIGINT),
                 new ColumnMetadata("row_groups", INTEGER),
-                new ColumnMetadata("replicas", new ArrayType(VARCHAR))),
+                new ColumnMetadata("replicas", new ArrayType(VARCHAR)),
+                new ColumnMetadata("removed_row_groups", INTEGER)),
                 NscFilesTable::appendFile),
         ROW_GROUPS("$row_groups", List.of(
                 new ColumnMetadata("file_id", VARCHAR),
@@ -213,20 +216,21 @@ public final class NscFilesTable
     {
         page.declarePosition();
         VARCHAR.writeSlice(page.getBlockBuilder(0), utf8Slice(file.fileId()));
-        BIGINT.writeLong(page.getBlockBuilder(1), file.rowCount());
+        BIGINT.writeLong(page.getBlockBuilder(1), file.remainingRowCount());
         BIGINT.writeLong(page.getBlockBuilder(2), file.sizeBytes());
-        INTEGER.writeLong(page.getBlockBuilder(3), file.stats().rowGroupCount());
+        INTEGER.writeLong(page.getBlockBuilder(3), file.stats().rowGroupCount() - file.removedRowGroups().size());
         ((ArrayBlockBuilder) page.getBlockBuilder(4)).buildEntry(elements -> {
             for (HostAddress replica : file.replicas()) {
                 VARCHAR.writeSlice(elements, utf8Slice(replica.toString()));
             }
         });
+        INTEGER.writeLong(page.getBlockBuilder(5), file.removedRowGroups().size());
     }
 
     private static void appendRowGroups(PageBuilder page, FileEntry file)
     {
         CompactFileStats stats = file.stats();
-        for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+        for (int rowGroup : file.remainingRowGroups()) {
             page.declarePosition();
             VARCHAR.writeSlice(page.getBlockBuilder(0), utf8Slice(file.fileId()));
             INTEGER.writeLong(page.getBlockBuilder(1), rowGroup);

@@ -3,10 +3,12 @@ package io.nsc.trino.metadata;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
+import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.StorageNode;
@@ -17,6 +19,11 @@ import io.nsc.parquet.topn.TopNRows;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
+import io.nsc.trino.delete.MetadataOnlyDelete;
+import io.nsc.trino.delete.NscDeleteFragment;
+import io.nsc.trino.delete.NscDeletePartitioningHandle;
+import io.nsc.trino.delete.NscMergeTableHandle;
+import io.nsc.trino.delete.NscRowIdColumnHandle;
 import io.nsc.trino.write.FileSlot;
 import io.nsc.trino.write.NscInsertTableHandle;
 import io.nsc.trino.write.NscOutputTableHandle;
@@ -32,9 +39,11 @@ import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ColumnPosition;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
 import io.trino.spi.connector.ConnectorOutputMetadata;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
+import io.trino.spi.connector.ConnectorPartitioningHandle;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
@@ -85,7 +94,9 @@ import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.trino.NscSessionProperties.getAggregationPushdownMaxGroups;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
+import static io.trino.spi.connector.ConnectorMetadata.MODIFYING_ROWS_MESSAGE;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
 import static io.trino.spi.connector.RetryMode.NO_RETRIES;
 import static java.util.Objects.requireNonNull;
@@ -101,6 +112,8 @@ import static java.util.Objects.requireNonNull;
 public class NscMetadata
         implements ConnectorMetadata
 {
+    private static final Logger log = Logger.get(NscMetadata.class);
+
     // Large IN lists are widened to their span beyond this many ranges: the handle stays small and
     // pruning stays correct (a wider predicate only prunes less).
     private static final int DOMAIN_COMPACTION_THRESHOLD = 1000;
@@ -202,6 +215,7 @@ public class NscMetadata
             case NscColumnHandle nscColumn -> toColumnMetadata(nscColumn, tableInfo((NscTableHandle) table));
             case NscAggregateColumnHandle aggregate -> new ColumnMetadata(aggregate.name(), aggregate.type());
             case NscComputedColumnHandle computed -> computed.toColumnMetadata();
+            case NscRowIdColumnHandle rowId -> rowId.toColumnMetadata();
             default -> throw new IllegalArgumentException("not an nsc column: " + column);
         };
     }
@@ -294,6 +308,10 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) table;
         if (handle.aggregation().isPresent()) {
+            return Optional.empty();
+        }
+        if (assignments.values().stream().anyMatch(NscRowIdColumnHandle.class::isInstance)) {
+            // a DELETE's scan: it projects row ids, which only the raw read of each file knows, and nothing to compute
             return Optional.empty();
         }
         // Arithmetic and casts the scan computes exactly as Trino would: storage nodes send the
@@ -594,7 +612,12 @@ public class NscMetadata
         for (NscColumnHandle column : table.columns()) {
             WriteTypes.checkSupported(column.type());
         }
-        NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
+        return insertHandle(table, writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties())));
+    }
+
+    /** How a write into the table version writes its files: every live column in table order, NULL in the dropped ones' slots. */
+    private NscInsertTableHandle insertHandle(NscTableHandle table, NscWriterSettings settings)
+    {
         TableInfo info = tableInfo(table);
         ImmutableList.Builder<NscColumnHandle> dropped = ImmutableList.builder();
         for (int ordinal = 0; ordinal < info.getColumnsCount(); ordinal++) {
@@ -645,6 +668,109 @@ public class NscMetadata
         client.truncateTable(handle.schemaTableName(), handle.tableId());
         tableFilesCache.invalidate(handle.tableId());
         plannedTables.remove(handle.schemaTableName());
+    }
+
+    /**
+     * The metadata-only DELETE: Trino asks when the connector enforces the statement's whole
+     * predicate. It is taken when the compact stats tell of every row group of the version that
+     * it matches the predicate entirely or not at all; otherwise the row-level path reads the rows.
+     */
+    @Override
+    public Optional<ConnectorTableHandle> applyDelete(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        if (handle.aggregation().isPresent() || handle.limit().isPresent() || handle.topN().isPresent()) {
+            return Optional.empty();
+        }
+        if (!handle.constraintEnforced() && !handle.constraint().isAll()) {
+            // a pruning hint: the rows it matches are Trino's to find
+            return Optional.empty();
+        }
+        try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
+            return new MetadataOnlyDelete(handle).plan(files).map(_ -> handle);
+        }
+    }
+
+    @Override
+    public OptionalLong executeDelete(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        NscDeleteFragment delete;
+        // the version applyDelete planned on: the same files, the same answer
+        try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
+            delete = new MetadataOnlyDelete(handle).plan(files)
+                    .orElseThrow(() -> new TrinoException(GENERIC_INTERNAL_ERROR, "DELETE from %s planned as metadata-only, but version %s of its files needs rows read".formatted(handle.schemaTableName(), handle.version())));
+        }
+        if (delete.isEmpty()) {
+            return OptionalLong.of(0);
+        }
+        // a DELETE that writes no file: the table's columns as they are
+        return OptionalLong.of(commitDelete(handle, delete, tableInfo(handle).getColumnsList()).getRowsRemoved());
+    }
+
+    @Override
+    public ColumnHandle getMergeRowIdColumnHandle(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        return new NscRowIdColumnHandle();
+    }
+
+    // getRowChangeParadigm keeps the SPI's refusal: UPDATE and MERGE are not supported, and only they ask
+
+    @Override
+    public Optional<ConnectorPartitioningHandle> getUpdateLayout(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        return Optional.of(NscDeletePartitioningHandle.INSTANCE);
+    }
+
+    @Override
+    public ConnectorMergeTableHandle beginMerge(ConnectorSession session, ConnectorTableHandle tableHandle, Map<Integer, Collection<ColumnHandle>> updateCaseColumns, RetryMode retryMode)
+    {
+        checkNoRetries(retryMode);
+        if (!updateCaseColumns.isEmpty()) {
+            throw new TrinoException(NOT_SUPPORTED, MODIFYING_ROWS_MESSAGE);
+        }
+        NscTableHandle table = (NscTableHandle) tableHandle;
+        // live storage nodes are checked by the rewrite, if any: a DELETE that only removes needs none
+        NscWriterSettings settings = resolveWriterSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
+        return new NscMergeTableHandle(table, insertHandle(table, settings));
+    }
+
+    @Override
+    public void finishMerge(ConnectorSession session, ConnectorMergeTableHandle mergeTableHandle, List<ConnectorTableHandle> sourceTableHandles, Collection<Slice> fragments, Collection<ComputedStatistics> computedStatistics)
+    {
+        NscMergeTableHandle handle = (NscMergeTableHandle) mergeTableHandle;
+        NscDeleteFragment delete = NscDeleteFragment.combine(fragments.stream().map(NscDeleteFragment::fromSlice).collect(toImmutableList()));
+        if (delete.isEmpty()) {
+            // no row matched: nothing to commit, and the version stays
+            return;
+        }
+        // the rewritten files have the columns the statement began with: a column change since fails the commit
+        commitDelete(handle.table(), delete, toFileColumns(handle.rewrite()));
+    }
+
+    /** One metadata transaction: the removals, and the rewritten files' survivors, against the version the statement read. */
+    private CommitFilesResponse commitDelete(NscTableHandle table, NscDeleteFragment delete, List<Column> fileColumns)
+    {
+        try {
+            CommitFilesResponse response = client.commitFiles(CommitFilesRequest.newBuilder()
+                    .setSchemaName(table.schemaTableName().getSchemaName())
+                    .setTableName(table.schemaTableName().getTableName())
+                    .addAllColumns(fileColumns)
+                    .setCreateTable(false)
+                    // the table this DELETE began on, not another one created under its name since
+                    .setExpectedTableId(table.tableId())
+                    .addAllFiles(delete.written().stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()))
+                    .setRemovals(delete.toRemovals(table.version()))
+                    .build());
+            log.info("DELETE from %s read version %s and committed version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted",
+                    table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRemoved(), response.getRowGroupsRemoved(),
+                    response.getFilesRewritten(), delete.written().size(), response.getRowsRemoved());
+            return response;
+        }
+        finally {
+            tableFilesCache.invalidate(table.tableId());
+            plannedTables.remove(table.schemaTableName());
+        }
     }
 
     @Override
@@ -788,11 +914,16 @@ public class NscMetadata
     /** How a write into a table with these properties writes its files; the properties must be valid, and enough storage nodes live. */
     private NscWriterSettings writerSettings(Map<String, Object> properties)
     {
-        Optional<Integer> explicitReplication = NscTableProperties.getReplication(properties);
-        int replication = explicitReplication.orElse(NscTableProperties.DEFAULT_REPLICATION);
-        int minReplicas = NscTableProperties.resolveMinReplicas(properties, replication);
+        NscWriterSettings settings = resolveWriterSettings(properties);
         // the properties are valid; whether the cluster can take the write is checked last
-        checkLiveNodes(replication, explicitReplication.isEmpty());
+        checkLiveNodes(settings.replication(), NscTableProperties.getReplication(properties).isEmpty());
+        return settings;
+    }
+
+    private static NscWriterSettings resolveWriterSettings(Map<String, Object> properties)
+    {
+        int replication = NscTableProperties.getReplication(properties).orElse(NscTableProperties.DEFAULT_REPLICATION);
+        int minReplicas = NscTableProperties.resolveMinReplicas(properties, replication);
         return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas, ImmutableSet.copyOf(NscTableProperties.getBloomFilterColumns(properties)));
     }
 

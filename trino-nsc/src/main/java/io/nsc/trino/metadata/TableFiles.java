@@ -43,13 +43,17 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
     }
 
     /**
+     * @param rowCount the rows of the whole file, as stored (see {@link #remainingRowCount})
      * @param columnSketches serialized distinct-value sketches of the file's columns; empty when its
      *         writer computed none, or when they were not asked for (split planning needs none)
+     * @param removedRowGroups the row groups DELETEs removed from the file by the listed version,
+     *         ascending: none of their rows is the table's, and no reader may return them
      */
-    public record FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats, byte[] columnSketches)
+    public record FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats, byte[] columnSketches, List<Integer> removedRowGroups)
     {
         private static final int INSTANCE_SIZE = instanceSize(FileEntry.class);
         private static final int STATS_INSTANCE_SIZE = instanceSize(CompactFileStats.class);
+        private static final int INTEGER_INSTANCE_SIZE = instanceSize(Integer.class);
 
         public FileEntry
         {
@@ -57,16 +61,46 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
             replicas = ImmutableList.copyOf(requireNonNull(replicas, "replicas is null"));
             requireNonNull(stats, "stats is null");
             requireNonNull(columnSketches, "columnSketches is null");
+            removedRowGroups = ImmutableList.copyOf(requireNonNull(removedRowGroups, "removedRowGroups is null"));
         }
 
         public FileEntry(String fileId, long sizeBytes, long rowCount, List<HostAddress> replicas, CompactFileStats stats)
         {
-            this(fileId, sizeBytes, rowCount, replicas, stats, new byte[0]);
+            this(fileId, sizeBytes, rowCount, replicas, stats, new byte[0], List.of());
         }
 
         public FileEntry withoutColumnSketches()
         {
-            return columnSketches.length == 0 ? this : new FileEntry(fileId, sizeBytes, rowCount, replicas, stats);
+            return columnSketches.length == 0 ? this : new FileEntry(fileId, sizeBytes, rowCount, replicas, stats, new byte[0], removedRowGroups);
+        }
+
+        /** Whether a DELETE removed the row group: its rows are no longer the table's. */
+        public boolean isRemoved(int rowGroup)
+        {
+            // a handful at most: a file losing many row groups is one a DELETE rewrites or removes
+            return removedRowGroups.contains(rowGroup);
+        }
+
+        /** The row groups still the table's, ascending. */
+        public List<Integer> remainingRowGroups()
+        {
+            ImmutableList.Builder<Integer> remaining = ImmutableList.builder();
+            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                if (!isRemoved(rowGroup)) {
+                    remaining.add(rowGroup);
+                }
+            }
+            return remaining.build();
+        }
+
+        /** The rows of the row groups still the table's. */
+        public long remainingRowCount()
+        {
+            long rows = rowCount;
+            for (int rowGroup : removedRowGroups) {
+                rows -= stats.rowGroupRowCount(rowGroup);
+            }
+            return rows;
         }
 
         /** An upper bound: the replicas' addresses are shared by the files of one page, but counted for each. */
@@ -76,7 +110,8 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
                     + estimatedSizeOf(fileId)
                     + estimatedSizeOf(replicas, HostAddress::getRetainedSizeInBytes)
                     + STATS_INSTANCE_SIZE + sizeOf(stats.encoded())
-                    + sizeOf(columnSketches);
+                    + sizeOf(columnSketches)
+                    + estimatedSizeOf(removedRowGroups, _ -> INTEGER_INSTANCE_SIZE);
         }
     }
 
@@ -116,6 +151,10 @@ public record TableFiles(long tableId, long version, List<FileEntry> files)
         if (replicas.isEmpty()) {
             throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s has no replica".formatted(file.getFileId()));
         }
-        return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats, file.getColumnSketches().toByteArray());
+        List<Integer> removedRowGroups = file.getRemovedRowGroupsList().stream().sorted().distinct().collect(toImmutableList());
+        if (removedRowGroups.stream().anyMatch(rowGroup -> rowGroup < 0 || rowGroup >= stats.rowGroupCount())) {
+            throw new TrinoException(NSC_METADATA_ERROR, "nsc file %s has %s row groups, but row groups %s are listed as removed".formatted(file.getFileId(), stats.rowGroupCount(), removedRowGroups));
+        }
+        return new FileEntry(file.getFileId(), file.getSizeBytes(), file.getRowCount(), replicas, stats, file.getColumnSketches().toByteArray(), removedRowGroups);
     }
 }

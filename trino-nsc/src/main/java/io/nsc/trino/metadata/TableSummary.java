@@ -75,10 +75,9 @@ public record TableSummary(long rowCount, List<ColumnSummary> columns, List<Opti
 
         public Builder add(FileEntry file)
         {
-            rowCount += file.rowCount();
-            CompactFileStats stats = file.stats();
+            rowCount += file.remainingRowCount();
             for (int column = 0; column < columns.length; column++) {
-                columns[column].add(stats, column);
+                columns[column].add(file, column);
             }
             try {
                 sketches.add(file.columnSketches());
@@ -109,10 +108,14 @@ public record TableSummary(long rowCount, List<ColumnSummary> columns, List<Opti
         private long min = Long.MAX_VALUE;
         private long max = Long.MIN_VALUE;
 
-        void add(CompactFileStats stats, int column)
+        void add(FileEntry file, int column)
         {
+            CompactFileStats stats = file.stats();
             KeyKind kind = stats.keyKind(column);
             for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                if (file.isRemoved(rowGroup)) {
+                    continue;
+                }
                 long rows = stats.rowGroupRowCount(rowGroup);
                 long nullCount = stats.nullCount(rowGroup, column);
                 compressedBytes += stats.compressedSize(rowGroup, column);

@@ -13,6 +13,8 @@ import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanSortKey;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.StorageClients;
+import io.nsc.trino.delete.NscRowIdColumnHandle;
+import io.nsc.trino.delete.RowIdPageSource;
 import io.nsc.trino.metadata.NscAggregateColumnHandle;
 import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
@@ -40,6 +42,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
@@ -89,9 +93,11 @@ public class NscPageSourceProvider
             return aggregationScan(aggregationSplit, handle, columns);
         }
         NscSplit nscSplit = (NscSplit) split;
+        // a DELETE's scan names each row by its position in the file: only a raw read knows it
+        OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
 
-        if (nscSplit.mode() == ScanMode.FILTER) {
+        if (nscSplit.mode() == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
             return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic));
@@ -113,7 +119,7 @@ public class NscPageSourceProvider
         try {
             ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
             if (scanColumns.decodesOutputOnly() && handle.limit().isEmpty()) {
-                return NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId());
+                return withRowIds(NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
             }
             FilteredScan scan = new FilteredScan(
                     reader,
@@ -121,7 +127,7 @@ public class NscPageSourceProvider
                     RowFilter.create(scanColumns.predicate(), scanColumns.expressions(), scanColumns.types()),
                     scanColumns.outputChannels(),
                     handle.limit().orElse(Long.MAX_VALUE));
-            return NscPageSource.filtering(scan, dataSource, memoryContext, nscSplit.fileId());
+            return withRowIds(NscPageSource.filtering(scan, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
         }
         catch (IOException | RuntimeException e) {
             if (e instanceof TrinoException trinoException) {
@@ -129,6 +135,12 @@ public class NscPageSourceProvider
             }
             throw new TrinoException(NSC_BAD_DATA, "Cannot open nsc file %s: %s".formatted(nscSplit.fileId(), e.getMessage()), e);
         }
+    }
+
+    /** A raw scan's row positions (the row id's channel) turned into row ids, when the engine asks for them. */
+    private static ConnectorPageSource withRowIds(ConnectorPageSource scan, OptionalInt rowIdChannel, NscSplit split)
+    {
+        return rowIdChannel.isEmpty() ? scan : new RowIdPageSource(scan, rowIdChannel.getAsInt(), split.fileId());
     }
 
     private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)

@@ -5,6 +5,7 @@ import com.google.common.collect.ImmutableMap;
 import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.scan.FileColumn;
+import io.nsc.trino.delete.NscRowIdColumnHandle;
 import io.nsc.trino.metadata.FilterExpressions;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscComputedColumnHandle;
@@ -23,9 +24,11 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The channels of a filtered scan: the table columns it decodes (the query's output columns
- * first, in the engine's order, then the columns only computed values and filters read), then
- * the values it computes from them. The predicate, the filter expressions and the computed
- * values are keyed by channel; the output is a list of channels in the engine's order.
+ * first, in the engine's order, then the columns only computed values and filters read), then,
+ * for a DELETE's scan, each row's position in its file (what its {@link NscRowIdColumnHandle row
+ * id} is made of), then the values it computes from them. The predicate, the filter expressions
+ * and the computed values are keyed by channel; the output is a list of channels in the engine's
+ * order.
  */
 record ScanColumns(List<FileColumn> columns, List<ValueExpression> computed, int[] outputChannels, TupleDomain<Integer> predicate, List<RowExpression> expressions)
 {
@@ -39,7 +42,7 @@ record ScanColumns(List<FileColumn> columns, List<ValueExpression> computed, int
     }
 
     /**
-     * @param outputs table columns and computed values ({@link NscComputedColumnHandle}), in the engine's order
+     * @param outputs table columns, computed values ({@link NscComputedColumnHandle}) and row ids, in the engine's order
      * @param handle the table whose filter expressions (over column ordinals) apply too
      */
     static ScanColumns create(List<? extends ColumnHandle> outputs, TupleDomain<NscColumnHandle> predicate, NscTableHandle handle)
@@ -76,15 +79,24 @@ record ScanColumns(List<FileColumn> columns, List<ValueExpression> computed, int
             }
             channelPredicate = TupleDomain.withColumnDomains(domains.buildOrThrow());
         }
+        boolean rowPositions = outputs.stream().anyMatch(NscRowIdColumnHandle.class::isInstance);
+        int rowPositionChannel = columns.size();
+        int firstComputedChannel = columns.size() + (rowPositions ? 1 : 0);
         int[] outputChannels = new int[outputs.size()];
         for (int i = 0; i < outputs.size(); i++) {
             outputChannels[i] = switch (outputs.get(i)) {
                 case NscColumnHandle column -> columns.indexOf(column);
-                case NscComputedColumnHandle value -> columns.size() + byOrdinal.indexOf(value.value());
+                // the positions: the page source turns them into row ids
+                case NscRowIdColumnHandle _ -> rowPositionChannel;
+                case NscComputedColumnHandle value -> firstComputedChannel + byOrdinal.indexOf(value.value());
                 default -> throw new IllegalArgumentException("not a column of an nsc scan: " + outputs.get(i));
             };
         }
-        return new ScanColumns(toFileColumns(columns), computed, outputChannels, channelPredicate, expressions);
+        List<FileColumn> fileColumns = toFileColumns(columns);
+        if (rowPositions) {
+            fileColumns = ImmutableList.<FileColumn>builder().addAll(fileColumns).add(FileColumn.rowPosition()).build();
+        }
+        return new ScanColumns(fileColumns, computed, outputChannels, channelPredicate, expressions);
     }
 
     /** The column's channel, adding it (as a column only filters or computed values read) when it is not there yet. */
@@ -124,7 +136,7 @@ record ScanColumns(List<FileColumn> columns, List<ValueExpression> computed, int
                 .collect(toImmutableList());
     }
 
-    /** The types of the channels: the columns', then the computed values'. */
+    /** The types of the channels: the columns' (the row positions' too), then the computed values'. */
     List<Type> types()
     {
         return ImmutableList.<Type>builder()

@@ -114,6 +114,10 @@ public final class RowGroupPlanner
             CompactFileStats stats = file.stats();
             SplitPacker packer = new SplitPacker(file, splits::add);
             for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
+                if (file.isRemoved(rowGroup)) {
+                    // a DELETE took its rows out of the table: no scan, no answer from its stats
+                    continue;
+                }
                 total++;
                 RowGroupMatch match = classify(stats, rowGroup, predicate);
                 if (match == RowGroupMatch.NONE) {

@@ -3,7 +3,13 @@ package io.nsc.trino.write;
 import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
 import io.nsc.trino.NscConfig;
+import io.nsc.trino.client.NscMetadataClient;
+import io.nsc.trino.delete.NscMergeSink;
+import io.nsc.trino.delete.NscMergeTableHandle;
+import io.nsc.trino.read.NscPageSourceProvider;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorMergeSink;
+import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.connector.ConnectorPageSinkId;
@@ -26,13 +32,17 @@ public class NscPageSinkProvider
         implements ConnectorPageSinkProvider
 {
     private final ReplicaUploader uploader;
+    private final NscMetadataClient metadataClient;
+    private final NscPageSourceProvider pageSources;
     private final TypeOperators typeOperators;
     private final WriterResources resources;
 
     @Inject
-    public NscPageSinkProvider(ReplicaUploader uploader, TypeManager typeManager, NscConfig config)
+    public NscPageSinkProvider(ReplicaUploader uploader, NscMetadataClient metadataClient, NscPageSourceProvider pageSources, TypeManager typeManager, NscConfig config)
     {
         this.uploader = requireNonNull(uploader, "uploader is null");
+        this.metadataClient = requireNonNull(metadataClient, "metadataClient is null");
+        this.pageSources = requireNonNull(pageSources, "pageSources is null");
         this.typeOperators = typeManager.getTypeOperators();
         this.resources = new WriterResources(
                 config.getWriterBufferSize().toBytes(),
@@ -50,6 +60,14 @@ public class NscPageSinkProvider
     public ConnectorPageSink createPageSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorInsertTableHandle insertTableHandle, ConnectorPageSinkId pageSinkId)
     {
         return createPageSink(session, (NscInsertTableHandle) insertTableHandle);
+    }
+
+    /** A row-level DELETE's sink: the files it rewrites are written as an INSERT into the table would write them. */
+    @Override
+    public ConnectorMergeSink createMergeSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorMergeTableHandle mergeHandle, ConnectorPageSinkId pageSinkId)
+    {
+        NscMergeTableHandle handle = (NscMergeTableHandle) mergeHandle;
+        return NscMergeSink.create(handle, metadataClient, pageSources, transactionHandle, session, () -> createPageSink(session, handle.rewrite()));
     }
 
     private ConnectorPageSink createPageSink(ConnectorSession session, NscWritableTable table)

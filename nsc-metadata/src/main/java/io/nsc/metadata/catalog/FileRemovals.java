@@ -1,0 +1,46 @@
+package io.nsc.metadata.catalog;
+
+import com.google.common.collect.ImmutableMap;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static com.google.common.collect.ImmutableList.toImmutableList;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What a DELETE takes out of a table in its commit, beside the files it adds (the rewritten
+ * files' surviving rows).
+ *
+ * @param readVersion the table version the statement read its rows from: a file it names must
+ *        still be in the table, with the row groups it had then
+ * @param removedFileIds files every remaining row of which the statement deleted
+ * @param rewrittenFileIds files whose surviving rows the commit's new files hold
+ * @param removedRowGroups row groups (by place in the file) every row of which the statement
+ *        deleted, of files that otherwise stay
+ */
+public record FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups)
+{
+    public FileRemovals
+    {
+        removedFileIds = List.copyOf(requireNonNull(removedFileIds, "removedFileIds is null"));
+        rewrittenFileIds = List.copyOf(requireNonNull(rewrittenFileIds, "rewrittenFileIds is null"));
+        removedRowGroups = ImmutableMap.copyOf(requireNonNull(removedRowGroups, "removedRowGroups is null"))
+                .entrySet().stream()
+                .collect(ImmutableMap.toImmutableMap(Map.Entry::getKey, entry -> List.copyOf(entry.getValue())));
+    }
+
+    /** Every file the removals name, each once when the removals are valid. */
+    public List<String> fileIds()
+    {
+        return Stream.of(removedFileIds.stream(), rewrittenFileIds.stream(), removedRowGroups.keySet().stream())
+                .flatMap(ids -> ids)
+                .collect(toImmutableList());
+    }
+
+    public boolean isEmpty()
+    {
+        return removedFileIds.isEmpty() && rewrittenFileIds.isEmpty() && removedRowGroups.isEmpty();
+    }
+}

@@ -13,9 +13,13 @@ import io.trino.parquet.ParquetReaderOptions;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.lang.Math.toIntExact;
+import static java.util.concurrent.Executors.newFixedThreadPool;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -40,6 +44,7 @@ public final class NearStorageScanner
             CounterStat earlyFlushes,
             AtomicLong peakMemoryBytes) {}
 
+    private final ExecutorService scanThreads;
     private final ParquetFileStore store;
     private final int maxBatchBytes;
     private final ScanLimits limits;
@@ -61,9 +66,12 @@ public final class NearStorageScanner
 
     /**
      * @param footerCacheSize memory for the parsed footers of files recently scanned
+     * @param scanThreads the threads all scans run on
      */
-    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, ScanLimits limits)
+    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, ScanLimits limits, int scanThreads)
     {
+        checkArgument(scanThreads > 0, "scanThreads must be positive");
+        this.scanThreads = newFixedThreadPool(scanThreads, daemonThreadsNamed("nsc-scan-%s"));
         this.store = requireNonNull(store, "store is null");
         this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
         this.limits = requireNonNull(limits, "limits is null");
@@ -75,7 +83,13 @@ public final class NearStorageScanner
      */
     public void scan(StoredFile file, ScanRequest request, ServerCallStreamObserver<ScanResponse> call)
     {
-        new ScanCall(store, file, request, maxBatchBytes, limits, footers, readerOptions, call, counters).start();
+        new ScanCall(store, file, request, maxBatchBytes, limits, footers, readerOptions, call, counters, scanThreads).start();
+    }
+
+    /** Stops the scan threads; scans still running end with the node. */
+    public void close()
+    {
+        scanThreads.shutdownNow();
     }
 
     /** Scans that met bytes not matching their checksums (each quarantined the copy). */

@@ -1,5 +1,6 @@
 package io.nsc.storage.scan;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.airlift.log.Logger;
 import io.grpc.Status;
@@ -58,6 +59,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -69,8 +72,10 @@ import static java.util.Objects.requireNonNull;
 /**
  * One Scan call. A batch is produced only when gRPC says the client can take it (flow
  * control), so a slow worker holds the node to one batch in the making plus the message in
- * flight. gRPC runs the handler, the on-ready and the on-cancel callbacks of one call serially,
- * so the state here needs no locking.
+ * flight. The work runs on the node's scan threads (as many as it has cores, by default), never on
+ * gRPC's: many concurrent scans share the cores in turn instead of each taking a thread of its
+ * own. A call's steps (open, each drain, a cancellation) run one at a time in order, so the state
+ * here needs no locking.
  * <p>
  * Nothing in the request is trusted: its size, row groups and the sizes of its expressions and
  * values are checked before they are decoded (INVALID_ARGUMENT), and what the scan holds (decoded
@@ -109,6 +114,9 @@ final class ScanCall
     private final ParquetReaderOptions readerOptions;
     private final ServerCallStreamObserver<ScanResponse> call;
     private final NearStorageScanner.Counters counters;
+    // the call's steps, in order and never two at once, on the node's bounded scan threads
+    private final Executor steps;
+    private final AtomicBoolean drainQueued = new AtomicBoolean();
 
     private StoredParquetDataSource dataSource;
     private FilteredScan scan;
@@ -140,7 +148,8 @@ final class ScanCall
             BoundedMetadataCache<FileId, ParsedFooter> footers,
             ParquetReaderOptions readerOptions,
             ServerCallStreamObserver<ScanResponse> call,
-            NearStorageScanner.Counters counters)
+            NearStorageScanner.Counters counters,
+            Executor scanThreads)
     {
         this.store = requireNonNull(store, "store is null");
         this.file = requireNonNull(file, "file is null");
@@ -152,13 +161,34 @@ final class ScanCall
         this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
         this.call = requireNonNull(call, "call is null");
         this.counters = requireNonNull(counters, "counters is null");
+        this.steps = MoreExecutors.newSequentialExecutor(requireNonNull(scanThreads, "scanThreads is null"));
     }
 
+    /**
+     * Takes the call over from gRPC's thread: the work runs on the node's scan threads, one step at
+     * a time per call, and gRPC's callbacks only hand it the next step.
+     */
     void start()
     {
         counters.active().incrementAndGet();
-        call.setOnCancelHandler(this::cancel);
-        call.setOnReadyHandler(this::drain);
+        call.setOnCancelHandler(() -> steps.execute(this::cancel));
+        call.setOnReadyHandler(this::scheduleDrain);
+        steps.execute(this::openAndDrain);
+    }
+
+    /** gRPC says the client can take more: one drain queued at a time is enough. */
+    private void scheduleDrain()
+    {
+        if (drainQueued.compareAndSet(false, true)) {
+            steps.execute(() -> {
+                drainQueued.set(false);
+                drain();
+            });
+        }
+    }
+
+    private void openAndDrain()
+    {
         markCpu();
         try {
             open();
@@ -383,8 +413,13 @@ final class ScanCall
     {
         markCpu();
         try {
-            while (!done && call.isReady() && !call.isCancelled()) {
+            // one batch per step, then back in the queue: a long scan does not keep a scan
+            // thread from the scans that arrived after it
+            if (!done && call.isReady() && !call.isCancelled()) {
                 sendNextBatch();
+            }
+            if (!done && call.isReady() && !call.isCancelled()) {
+                scheduleDrain();
             }
         }
         catch (StatusRuntimeException e) {

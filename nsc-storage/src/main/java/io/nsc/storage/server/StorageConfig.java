@@ -44,6 +44,7 @@ public class StorageConfig
     private DataSize reservedSpace = DataSize.of(256, MEGABYTE);
     private DataSize scanFooterCacheSize = DataSize.of(64, MEGABYTE);
     private DataSize fileStatsCacheSize = DataSize.of(16, MEGABYTE);
+    private int scanThreads = Runtime.getRuntime().availableProcessors();
     private DataSize maxScanBatch = DataSize.of(4, DataSize.Unit.MEGABYTE);
     private DataSize maxRequestSize = DataSize.of(32, MEGABYTE);
     private int maxScanRowGroups = 10_000;
@@ -290,6 +291,21 @@ public class StorageConfig
     public DataSize getMaxScanBatch()
     {
         return maxScanBatch;
+    }
+
+    @Min(1)
+    @Max(4096)
+    public int getScanThreads()
+    {
+        return scanThreads;
+    }
+
+    @Config("storage.scan-threads")
+    @ConfigDescription("Threads that run near-storage scans (decoding, filtering, aggregating); more scans than threads take turns, so concurrent scans share the cores instead of each taking a thread. Default: the node's processors")
+    public StorageConfig setScanThreads(int scanThreads)
+    {
+        this.scanThreads = scanThreads;
+        return this;
     }
 
     @Config("storage.max-scan-batch")

@@ -98,7 +98,7 @@ public class StorageModule
     @Singleton
     public static NearStorageScanner createScanner(StorageConfig config, ParquetFileStore store)
     {
-        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config));
+        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config), config.getScanThreads());
     }
 
     @Provides

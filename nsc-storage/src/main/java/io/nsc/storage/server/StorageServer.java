@@ -11,6 +11,7 @@ import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.reclaim.OrphanReclaimer;
 import io.nsc.storage.repair.ReplicaCopier;
+import io.nsc.storage.scan.NearStorageScanner;
 import io.nsc.storage.scrub.Scrubber;
 import org.weakref.jmx.MBeanExporter;
 
@@ -113,6 +114,7 @@ public final class StorageServer
         membership.ifPresent(MembershipClient::close);
         closeBackgroundWork(injector);
         endpoints.close();
+        injector.getInstance(NearStorageScanner.class).close();
         stop(injector);
         log.info("Storage node %s stopped", nodeId);
     }

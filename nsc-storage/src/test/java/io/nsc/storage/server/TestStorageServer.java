@@ -617,6 +617,37 @@ final class TestStorageServer
         assertStatus(() -> scan(request.toBuilder().setComputed(0, mistyped).build()), Status.Code.INVALID_ARGUMENT, "declared as bigint");
     }
 
+    @Test
+    void testScansTakeTurnsOnTheScanThreads()
+            throws Exception
+    {
+        // one scan thread: eight concurrent scans take turns on it and all finish, with the same rows
+        stop();
+        server = StorageServer.start(properties(NODE_ID, List.of(disk1, disk2), ImmutableMap.of("storage.scan-threads", "1")));
+        channel = channel(server);
+        storage = StorageServiceGrpc.newBlockingStub(channel);
+        byte[] data = fixture("all_types.parquet");
+        String id = randomFileId();
+        upload(channel, id, "all_types.parquet", data, data.length, 1000);
+        ScanRequest request = ScanRequest.newBuilder()
+                .setFileId(id)
+                .addAllRowGroups(List.of(0, 1, 2))
+                .addColumns(ScanColumn.newBuilder().setOrdinal(0).setType("integer").setOutput(true))
+                .addColumns(ScanColumn.newBuilder().setOrdinal(11).setType("varchar").setOutput(true))
+                .setCompression(PageCompression.PAGE_COMPRESSION_LZ4)
+                .build();
+        List<CompletableFuture<ScanResult>> scans = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            scans.add(CompletableFuture.supplyAsync(() -> scan(request)));
+        }
+        for (CompletableFuture<ScanResult> scan : scans) {
+            ScanResult result = await(scan);
+            assertThat(result.rows()).isEqualTo(9);
+            assertThat(result.channels()).isEqualTo(2);
+        }
+        assertThat(storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getScansCompleted()).isEqualTo(8);
+    }
+
     private record ScanResult(long rows, int channels, ScanSummary summary) {}
 
     private ScanResult scan(ScanRequest request)

@@ -43,9 +43,9 @@ def rows_equal(left, right):
     return len(left) == len(right) and all(values_equal(a, b) for a, b in zip(left, right))
 
 
-def order_by_columns(sql, columns):
-    """Indexes of the output columns the query's last top-level ORDER BY sorts by, or None when
-    there is no such clause or an item is not an output column (then order is not checked)."""
+def order_by_items(sql):
+    """The first word of each item of the query's last top-level ORDER BY (a column name, an
+    alias or an ordinal), or None when it has none."""
     depth, last = 0, None
     upper = sql.upper()
     for match in re.finditer(r"\(|\)|\bORDER\s+BY\b", upper):
@@ -59,13 +59,27 @@ def order_by_columns(sql, columns):
     if last is None:
         return None
     clause = re.split(r"\bLIMIT\b|\bOFFSET\b|\bFETCH\b", sql[last:], flags=re.IGNORECASE)[0]
+    items = []
+    for item in clause.split(","):
+        match = _ORDER_ITEM.fullmatch(item.strip())
+        if not match:
+            return []  # an expression: its place in the output is not known
+        items.append(match.group(1).lower())
+    return items
+
+
+_ORDER_ITEM = re.compile(r"(\w+)(?:\s+(?:ASC|DESC))?(?:\s+NULLS\s+(?:FIRST|LAST))?", re.IGNORECASE)
+
+
+def order_by_columns(sql, columns):
+    """Indexes of the output columns the query's last top-level ORDER BY sorts by, or None when
+    there is no such clause or an item is not an output column (then order is not checked)."""
+    items = order_by_items(sql)
+    if not items:
+        return None
     names = [name.lower() for name in columns]
     indexes = []
-    for item in clause.split(","):
-        words = item.strip().split()
-        if not words:
-            return None
-        key = words[0].lower()
+    for key in items:
         if key.isdigit():
             indexes.append(int(key) - 1)
         elif key in names:

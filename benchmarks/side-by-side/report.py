@@ -272,7 +272,7 @@ def summary_text(rows, concurrency, calibration, environment):
             lines.append(f"TPC-H queries with a failed or differing path (no figure): {', '.join(h['tpch_failed'])}")
         by_scan, by_process, scanned = h["scan_rate"]
         if scanned:
-            lines.append(f"nsc storage scan rate: {scanned:,} rows scanned; {by_scan / 1e6:,.1f} M rows per scan CPU second"
+            lines.append(f"nsc storage scan rate: {int(scanned):,} rows scanned (warm medians summed); {by_scan / 1e6:,.1f} M rows per scan CPU second"
                          f" (connector's storage_cpu_nanos), {by_process / 1e6:,.1f} M rows per CPU second of the storage-side processes")
     lines.append("")
     lines.append("targets at 1gbit:")
@@ -324,8 +324,11 @@ def charts(rows, concurrency):
                 values = [by_key.get((rate, query, "nsc"), {}).get(f"speedup_vs_{baseline}") for _, query in sweep]
                 if any(v is not None for v in values):
                     series.append({"name": f"{rate} vs {baseline}", "color": svg.RATE_COLORS[index % len(svg.RATE_COLORS)], "dash": dash, "values": values})
-        parts.append(svg.line_chart(f"Speedup of nsc against selectivity on {label} (warm medians; above 1: nsc faster)",
-                                    [_selectivity_label(s) for s, _ in sweep], series, "speedup (x)", reference=1))
+        parts.append((svg.line_chart(f"Speedup of nsc against selectivity: {label}", [_selectivity_label(s) for s, _ in sweep], series,
+                                     "speedup (x, log scale)", reference=1),
+                      f"{label}: the warm median of Hive (solid) or Iceberg (dashed) over nsc's, one colour per link rate; "
+                      "above the dashed line at 1 nsc is faster. Query: count(*) and a sum over lineitem where the column passes the "
+                      "selectivity."))
     # TPC-H per query, per rate
     for rate in rates:
         tpch = sorted({r["query"] for r in rows if r["rate"] == rate and r["workload"] == "tpch"})
@@ -336,8 +339,10 @@ def charts(rows, concurrency):
         series = [s for s in series if any(v is not None for v in s["values"])]
         if series:
             means = ", ".join(f"{s['name']} {geometric_mean(s['values']):.2f}x" for s in series if geometric_mean(s["values"]))
-            parts.append(svg.bar_chart(f"TPC-H at {rate}: speedup of nsc per query (geometric mean: {means})", tpch, series,
-                                       "speedup (x, log scale); the dashed line is 1", reference=1))
+            parts.append((svg.bar_chart(f"TPC-H at {rate}: speedup of nsc per query", tpch, series,
+                                        "speedup (x, log scale); the dashed line is 1", reference=1),
+                          f"Warm median of the baseline over nsc's, per query; geometric mean: {means}. A missing bar: the query "
+                          "failed or its answers differed on one of the two paths."))
     if chart_rate:
         queries = sorted({(_query_order(r), r["query"]) for r in rows if r["rate"] == chart_rate})
         names = [q for _, q in queries]
@@ -345,8 +350,9 @@ def charts(rows, concurrency):
         series = [{"name": path, "color": svg.COLORS[path],
                    "values": [(lambda r: r.get("link_rx_bytes") if r and r["status"] == "ok" else None)(by_key.get((chart_rate, q, path)))
                               for q in names]} for path in paths]
-        parts.append(svg.bar_chart(f"Bytes from the storage side over the link, per query (warm median, {chart_rate})", names, series,
-                                   "bytes (log scale)", bar=5))
+        parts.append((svg.bar_chart(f"Bytes over the link per query ({chart_rate})", names, series, "bytes (log scale)", bar=5),
+                      "Bytes the host end of the link received from the storage side (veth counters: TCP/IP and TLS included), "
+                      "warm median per query and path."))
         # CPU split by side, per workload
         workloads = [w for w in _WORKLOAD_ORDER if any(r["workload"] == w and r["rate"] == chart_rate for r in rows)]
         categories, storage, trino = [], [], []
@@ -356,24 +362,28 @@ def charts(rows, concurrency):
                 categories.append(f"{workload}: {path}")
                 storage.append(sum(r.get("storage_cpu_s") or 0 for r in selected))
                 trino.append(sum(r.get("trino_process_cpu_s") or 0 for r in selected))
-        parts.append(svg.stacked_bar_chart(f"CPU seconds by side, summed over each workload's warm medians ({chart_rate}); "
-                                           "storage side: nsc's metadata service and storage nodes, or s3proxy",
-                                           categories, [{"name": "storage side", "color": "#64748b", "values": storage},
-                                                        {"name": "Trino", "color": "#f59e0b", "values": trino}], "CPU seconds"))
+        parts.append((svg.stacked_bar_chart(f"CPU seconds by side per workload ({chart_rate})",
+                                            categories, [{"name": "storage side", "color": "#64748b", "values": storage},
+                                                         {"name": "Trino", "color": "#f59e0b", "values": trino}], "CPU seconds"),
+                      "User and system CPU seconds from /proc, summed over each workload's queries (warm medians): the storage side "
+                      "is nsc's metadata service and three storage nodes for nsc, s3proxy for Hive and Iceberg; Trino is the Trino "
+                      "server process."))
     if concurrency:
         categories = [f"{c['rate']}: {c['path']}" for c in concurrency]
-        parts.append(svg.bar_chart("Concurrent streams: throughput (queries per hour; no bar: a query failed or differed)", categories,
-                                   [{"name": "queries/hour", "color": "#0f766e", "missing": "failed",
-                                     "values": [c["queries_per_hour"] or None for c in concurrency]}], "queries per hour", log=False, bar=12))
+        parts.append((svg.bar_chart("Concurrent streams: queries per hour", categories,
+                                    [{"name": "queries/hour", "color": "#0f766e", "missing": "failed",
+                                      "values": [c["queries_per_hour"] or None for c in concurrency]}], "queries per hour", log=False, bar=12),
+                      "Each stream runs the same mix of queries in its own shuffled order; throughput is the queries over the time "
+                      "until the last stream ended. No bar: a query failed or its answer differed."))
     return parts
 
 
-def render_html(rows, runs, concurrency, calibration, environment, notes, summary):
+def render_html(directory, rows, runs, concurrency, calibration, environment, notes, summary):
     out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>nsc side by side</title><style>",
            "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#111;line-height:1.4}",
            "table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:12px}td,th{border:1px solid #d1d5db;padding:2px 6px;text-align:right}",
            "th{background:#f3f4f6}td:first-child,th:first-child{text-align:left}tr.fail td{background:#fee2e2}",
-           "pre{background:#f8fafc;padding:0.8em;overflow-x:auto;font-size:12px}svg{display:block;margin:1em 0}",
+           "pre{background:#f8fafc;padding:0.8em;overflow-x:auto;font-size:12px}svg{display:block;margin:1em 0 0.3em}figure{margin:1em 0 2em}figcaption{font-size:12px;color:#374151;max-width:760px}",
            ".met{color:#15803d;font-weight:bold}.missed{color:#b91c1c;font-weight:bold}</style></head><body>",
            "<h1>nsc side by side with Trino on S3</h1>"]
     out.append(f"<p>TPC-H scale {_h(environment.get('scale', '?'))}; link rates {_h(', '.join(environment.get('rates', [])))}; "
@@ -404,7 +414,8 @@ def render_html(rows, runs, concurrency, calibration, environment, notes, summar
     if notes:
         out.append("<h2>Notes</h2>" + "".join(f"<p>{_h(paragraph)}</p>" for paragraph in notes.split("\n\n") if paragraph.strip()))
     out.append("<h2>Plots</h2>")
-    out.extend(charts(rows, concurrency))
+    for chart, caption in charts(rows, concurrency):
+        out.append(f"<figure>{chart}<figcaption>{_h(caption)}</figcaption></figure>")
     out.append("<h2>Every query</h2><p>Warm median seconds per path (cold run in brackets), nsc's speedups, and per path the "
                "bytes over the link, storage-side and Trino CPU seconds (warm medians). Rows in red failed or differed.</p>")
     paths = [p for p in PATH_ORDER if any(r["path"] == p for r in rows)]
@@ -450,8 +461,19 @@ def render_html(rows, runs, concurrency, calibration, environment, notes, summar
         out.append(_table(["rate", "path", "streams", "queries", "failed", "makespan s", "queries/hour", "link MB", "storage CPU s", "Trino CPU s"],
                           [[c["rate"], c["path"], c["streams"], c["queries"], c["failed"], c["makespan_s"], c["queries_per_hour"] or "-",
                             f"{c['link_rx_bytes'] / 1e6:,.1f}", c["storage_cpu_s"], c["trino_process_cpu_s"]] for c in concurrency]))
+    profiles = environment.get("profiles") or []
+    if profiles:
+        out.append("<h2>Profiles</h2><p>JFR execution samples of Trino and of the path's storage-side JVMs while one query ran "
+                   "over and over (<code>--profile</code>), summarised by benchmarks/side-by-side/profile_summary.py.</p>")
+        for profile in profiles:
+            path = os.path.join(directory, profile["summary"])
+            if os.path.exists(path):
+                with open(path) as file:
+                    text = file.read()
+                out.append(f"<details><summary>{_h(profile['query'])} on {_h(profile['path'])}: {_h(profile['process'])}</summary>"
+                           f"<pre>{_h(text)}</pre></details>")
     out.append("<h2>Machine, versions, run</h2>")
-    facts = [[key, json.dumps(value) if isinstance(value, (list, dict)) else value] for key, value in environment.items()]
+    facts = [[key, json.dumps(value) if isinstance(value, (list, dict)) else value] for key, value in environment.items() if key != "profiles"]
     out.append(_table(["what", "value"], facts))
     if calibration:
         out.append("<h3>Link</h3>" + _table(["rate", "one TCP stream, bit/s", "of the rate", "qdisc (host end)", "qdisc (namespace end)"],
@@ -468,16 +490,21 @@ def render(directory):
     concurrency = read_csv(os.path.join(directory, "concurrency.csv"))
     calibration = read_csv(os.path.join(directory, "link.csv"))
     environment_file = os.path.join(directory, "environment.json")
-    environment = json.load(open(environment_file)) if os.path.exists(environment_file) else {}
+    environment, notes = {}, ""
+    if os.path.exists(environment_file):
+        with open(environment_file) as file:
+            environment = json.load(file)
     notes_file = os.path.join(directory, "notes.txt")
-    notes = open(notes_file).read() if os.path.exists(notes_file) else ""
+    if os.path.exists(notes_file):
+        with open(notes_file) as file:
+            notes = file.read()
     rows = summarize(runs)
     write_csv(os.path.join(directory, "summary.csv"), rows)
     summary = summary_text(rows, concurrency, calibration, environment)
     with open(os.path.join(directory, "summary.txt"), "w") as file:
         file.write(summary + "\n")
     with open(os.path.join(directory, "report.html"), "w") as file:
-        file.write(render_html(rows, runs, concurrency, calibration, environment, notes, summary))
+        file.write(render_html(directory, rows, runs, concurrency, calibration, environment, notes, summary))
     return summary
 
 

@@ -32,6 +32,7 @@ import time
 
 import compare
 import data
+import profile_summary
 import report
 import workloads
 from cluster import Cluster
@@ -68,7 +69,8 @@ def parse_args(argv):
     parser.add_argument("--no-analyze", action="store_true", help="do not ANALYZE the Hive and Iceberg tables")
     parser.add_argument("--no-warmup", action="store_true", help="no warm-up pass (each query once on each path before the timed runs)")
     parser.add_argument("--profile", default=None, help="after the runs, record JFR of Trino and each path's storage side over these queries "
-                                                          "(comma-separated names, like 'unsorted 1%%,q01') at the first rate")
+                                                          "(comma-separated names, like 'unsorted 1%%,q01') at 1gbit, or the first rate")
+    parser.add_argument("--profile-seconds", type=float, default=30.0, help="how long each profiled query runs on each path (default 30)")
     parser.add_argument("--keep", action="store_true", help="keep the data copies (nsc's replicas, the S3 objects) after the run")
     parser.add_argument("--trino-heap", default=os.environ.get("NSC_BENCH_TRINO_HEAP", "4G"))
     parser.add_argument("--trino-server", default=os.environ.get("NSC_BENCH_TRINO_SERVER"), help=argparse.SUPPRESS)
@@ -412,12 +414,16 @@ class Bench:
         log(f"link at {rate_label(rate)}: one TCP stream gets {measured / 1e9:.3f} Gbit/s ({measured / rate:.1%})")
 
     def profile(self, queries, rate):
-        """JFR recordings of Trino and the path's storage-side JVMs while the named queries run,
-        and the hottest methods of each (jfr view hot-methods)."""
+        """JFR recordings of Trino and the path's storage-side JVMs while each named query runs
+        over and over for --profile-seconds (at least --repeat times), summarised per process
+        (profile_summary.py: CPU samples by component, hottest methods). The recordings stay in
+        the run directory; the summaries go to the results."""
         names = [name.strip() for name in self.args.profile.split(",") if name.strip()]
         by_name = {query.name: query for query in queries}
-        directory = os.path.join(self.args.out, "profiles")
-        os.makedirs(directory, exist_ok=True)
+        summaries = os.path.join(self.args.out, "profiles")
+        recordings = os.path.join(self.settings.run_dir, "profiles")
+        os.makedirs(summaries, exist_ok=True)
+        os.makedirs(recordings, exist_ok=True)
         for name in names:
             query = by_name.get(name)
             if query is None:
@@ -428,19 +434,24 @@ class Bench:
                 label = f"{rate_label(rate)}-{name.replace(' ', '_').replace('%', 'pct')}-{path}"
                 for service in services:
                     run(["jcmd", str(service.pid), "JFR.start", f"name=bench-{label}", "settings=profile"], check=False)
-                for attempt in range(self.args.repeat):
-                    self.measure(query, path, rate, f"profile{attempt + 1}")
+                started, attempt = time.monotonic(), 0
+                while attempt < self.args.repeat or time.monotonic() - started < self.args.profile_seconds:
+                    attempt += 1
+                    self.measure(query, path, rate, f"profile{attempt}")
                 for service in services:
-                    recording = os.path.join(directory, f"{label}-{service.name}.jfr")
+                    recording = os.path.join(recordings, f"{label}-{service.name}.jfr")
                     run(["jcmd", str(service.pid), "JFR.stop", f"name=bench-{label}", f"filename={recording}"], check=False)
-                    if os.path.exists(recording):
-                        hot = run(["jfr", "view", "--width", "220", "hot-methods", recording], check=False)
-                        with open(recording[:-4] + "-hot-methods.txt", "w") as file:
-                            file.write(hot)
-                        self.profiles.append({"query": name, "path": path, "process": service.name,
-                                              "hot_methods": os.path.relpath(recording[:-4] + "-hot-methods.txt", self.args.out)})
-                        # the recordings are large; the hot methods are what the report cites
-                        os.remove(recording)
+                    if not os.path.exists(recording):
+                        log(f"--profile: no recording of {service.name}")
+                        continue
+                    summary = os.path.join(summaries, f"{label}-{service.name}.txt")
+                    with open(summary, "w") as file:
+                        file.write(f"{query.name} on {path}, {attempt} runs in {time.monotonic() - started:.1f} s at {rate_label(rate)}; "
+                                   f"process {service.name}\n\n")
+                        file.write(profile_summary.summarize(recording).replace(recording, os.path.basename(recording)))
+                    self.profiles.append({"query": name, "path": path, "process": service.name, "runs": attempt,
+                                          "summary": os.path.relpath(summary, self.args.out)})
+                log(f"profiled {name} on {path}: {attempt} runs")
 
     def run_all(self):
         queries = self.queries()
@@ -461,9 +472,11 @@ class Bench:
                 self.run_streams(queries, rate, rate_index)
                 self.step(f"{self.args.streams} concurrent streams at {rate_label(rate)}", started)
         if self.args.profile:
-            self.link.shape(rates[0])
+            # where the targets are set, if that rate ran
+            rate = parse_rate(report.TARGET_RATE) if parse_rate(report.TARGET_RATE) in rates else rates[0]
+            self.link.shape(rate)
             started = time.monotonic()
-            self.profile(queries, rates[0])
+            self.profile(queries, rate)
             self.step("JFR profiles", started)
 
     def teardown(self):

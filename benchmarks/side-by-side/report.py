@@ -231,7 +231,7 @@ def _bytes(value):
 def summary_text(rows, concurrency, calibration, environment):
     lines = [f"nsc side by side: TPC-H scale {environment.get('scale', '?')}, {environment.get('cpus', '?')} CPUs "
              f"({environment.get('cpu_model', '?')}), {environment.get('memory_gib', '?')} GiB; "
-             f"TLS {'on' if environment.get('tls', True) else 'off'} on both sides"]
+             + ("TLS on both paths" if environment.get("tls", True) else "no TLS on either path")]
     lines.append(f"command: {environment.get('command', '?')}")
     lines.append(f"nsc {environment.get('nsc_commit', '?')[:12]}{' (uncommitted changes)' if environment.get('nsc_tree_dirty') else ''}, "
                  f"Trino 476, {environment.get('s3proxy', 's3proxy')}, {environment.get('java_runtime', '')}")

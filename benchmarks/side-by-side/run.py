@@ -36,7 +36,7 @@ import profile_summary
 import report
 import workloads
 from cluster import Cluster
-from testbed import CpuMeter, Link, LoadSampler, evict_page_cache, parse_rate, rate_label, run
+from testbed import CpuMeter, Link, LoadSampler, cpu_seconds, evict_page_cache, parse_rate, rate_label, run
 from trino import QueryError, Trino
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,18 +136,32 @@ def _output(command):
         return ""
 
 
-def other_activity():
-    """Processes that were not the benchmark's and used CPU: what else ran on the machine."""
-    mine = {os.getpid()}
-    lines = _output(["ps", "-eo", "pid,ppid,pcpu,etimes,args", "--sort=-pcpu"]).splitlines()[1:]
+def other_activity(exclude=(), seconds=3.0):
+    """Processes that were not the benchmark's and used at least 5% of a CPU over a few seconds:
+    what else ran on the machine."""
+    def snapshot():
+        result = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as file:
+                        command = file.read().replace(b"\0", b" ").decode(errors="replace").strip()
+                except OSError:
+                    continue
+                result[int(entry)] = (cpu_seconds(int(entry)), command)
+        return result
+    mine = {os.getpid()} | set(exclude)
+    before = snapshot()
+    time.sleep(seconds)
+    after = snapshot()
     busy = []
-    for line in lines:
-        parts = line.split(None, 4)
-        if len(parts) < 5 or int(parts[0]) in mine or int(parts[1]) in mine:
+    for pid, (cpu, command) in after.items():
+        if pid in mine or pid not in before or not command:
             continue
-        if float(parts[2]) >= 5.0:
-            busy.append(f"{parts[2]}% {parts[4][:160]}")
-    return busy[:10]
+        share = (cpu - before[pid][0]) / seconds
+        if share >= 0.05:
+            busy.append((share, f"{share:.0%} of a CPU: {command[:160]}"))
+    return [text for _, text in sorted(busy, reverse=True)[:10]]
 
 
 def machine_facts(args, settings):
@@ -178,7 +192,7 @@ def machine_facts(args, settings):
         "tls": not args.plaintext,
         "analyze": not args.no_analyze,
         "streams": args.streams,
-        "other_processes_at_start": other_activity(),
+        "other_processes_at_start": other_activity(),  # before the testbed exists
     }
 
 
@@ -502,7 +516,7 @@ def write_results(bench, out, facts, sampler, started_wall, finished):
         "steps": bench.steps,
         "load_average_1m": {"mean": round(sum(loads) / len(loads), 2), "max": max(loads)} if loads else {},
         "machine_busy_fraction": {"mean": round(sum(busy) / len(busy), 3), "max": max(busy)} if busy else {},
-        "other_processes_at_end": other_activity(),
+        "other_processes_at_end": other_activity(exclude=[service.pid for service in bench.cluster.services.values()] if bench.cluster else []),
         "profiles": bench.profiles,
         "services_peak_rss_mb": ({service.name: service.peak_rss_mb() for service in bench.cluster.services.values()}
                                  if bench.cluster else {}),

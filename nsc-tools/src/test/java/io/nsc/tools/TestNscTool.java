@@ -1,9 +1,14 @@
 package io.nsc.tools;
 
+import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.protocol.security.ComponentRole;
 import io.nsc.protocol.security.PeerIdentity;
 import io.nsc.protocol.security.TlsFiles;
 import io.nsc.protocol.security.TransportSecurity;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.ColumnChunkMetadata;
+import io.trino.parquet.reader.MetadataReader;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +20,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Optional;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -140,6 +146,33 @@ final class TestNscTool
         reset();
         assertThat(run("tpch", "--scale", "0.01", "--output", directory.toString(), "--sort-run-rows", "0")).isEqualTo(2);
         assertThat(err()).contains("--sort-run-rows");
+    }
+
+    @Test
+    void tpchCommandWritesTheCodecAskedFor(@TempDir Path directory)
+            throws Exception
+    {
+        assertThat(run("tpch", "--scale", "0.01", "--output", directory.resolve("snappy").toString(), "--tables", "nation", "--compression", "snappy")).isEqualTo(0);
+        assertThat(codecs(directory.resolve("snappy/nation/nation-000.parquet"))).containsOnly(CompressionCodecName.SNAPPY);
+        assertThat(run("tpch", "--scale", "0.01", "--output", directory.resolve("none").toString(), "--tables", "nation", "--compression", "NONE")).isEqualTo(0);
+        assertThat(codecs(directory.resolve("none/nation/nation-000.parquet"))).containsOnly(CompressionCodecName.UNCOMPRESSED);
+        assertThat(run("tpch", "--scale", "0.01", "--output", directory.resolve("default").toString(), "--tables", "nation")).isEqualTo(0);
+        assertThat(codecs(directory.resolve("default/nation/nation-000.parquet"))).containsOnly(CompressionCodecName.ZSTD);
+
+        reset();
+        assertThat(run("tpch", "--scale", "0.01", "--output", directory.toString(), "--compression", "lz4")).isEqualTo(2);
+        assertThat(err()).contains("--compression is one of zstd, snappy, gzip or none, not 'lz4'");
+    }
+
+    private static List<CompressionCodecName> codecs(Path file)
+            throws Exception
+    {
+        try (LocalParquetDataSource source = LocalParquetDataSource.open(file, ParquetReaderOptions.defaultOptions())) {
+            return MetadataReader.readFooter(source, Optional.empty()).getBlocks().stream()
+                    .flatMap(block -> block.columns().stream())
+                    .map(ColumnChunkMetadata::getCodec)
+                    .toList();
+        }
     }
 
     private int run(String... args)

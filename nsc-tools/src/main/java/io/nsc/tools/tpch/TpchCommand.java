@@ -5,11 +5,13 @@ import com.google.common.base.Stopwatch;
 import io.nsc.tools.cli.Arguments;
 import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.UsageException;
+import org.apache.parquet.format.CompressionCodec;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import static io.nsc.tools.NscTool.EXIT_FAILED;
@@ -21,7 +23,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc tpch}: writes TPC-H tables as Parquet files. */
 public final class TpchCommand
 {
-    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...]";
+    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|snappy|gzip|none]";
 
     private TpchCommand() {}
 
@@ -31,7 +33,7 @@ public final class TpchCommand
         Path output;
         TpchGeneratorOptions options;
         try {
-            Arguments arguments = Arguments.parse(args, Set.of("scale", "output", "rows-per-row-group", "rows-per-file", "sort-run-rows", "tables"), Set.of());
+            Arguments arguments = Arguments.parse(args, Set.of("scale", "output", "rows-per-row-group", "rows-per-file", "sort-run-rows", "tables", "compression"), Set.of());
             if (!arguments.positionals().isEmpty()) {
                 throw new UsageException("unexpected argument '%s'".formatted(arguments.positionals().getFirst()));
             }
@@ -41,6 +43,9 @@ public final class TpchCommand
             options = options.withRowsPerRowGroup(toIntExact(arguments.longValue("rows-per-row-group", 1).orElse((long) options.rowsPerRowGroup())));
             options = options.withRowsPerFile(arguments.longValue("rows-per-file", 1).orElse(options.rowsPerFile()));
             options = options.withSortRunRows(toIntExact(arguments.longValue("sort-run-rows", 1).orElse((long) options.sortRunRows())));
+            if (arguments.value("compression").isPresent()) {
+                options = options.withCompression(parseCompression(arguments.value("compression").get()));
+            }
             if (arguments.value("tables").isPresent()) {
                 options = options.withTables(Splitter.on(',').trimResults().omitEmptyStrings().splitToList(arguments.value("tables").get()));
                 TpchParquetGenerator.resolveTables(options.tables());
@@ -63,6 +68,19 @@ public final class TpchCommand
         out.printf("wrote TPC-H scale %s to %s in %.1f s%n", scale, output, stopwatch.elapsed(MILLISECONDS) / 1e3);
         out.println(PeakMemory.describe());
         return EXIT_OK;
+    }
+
+    // the codecs Trino's Parquet writer and reader both support
+    private static CompressionCodec parseCompression(String text)
+            throws UsageException
+    {
+        return switch (text.toLowerCase(Locale.ROOT)) {
+            case "zstd" -> CompressionCodec.ZSTD;
+            case "snappy" -> CompressionCodec.SNAPPY;
+            case "gzip" -> CompressionCodec.GZIP;
+            case "none" -> CompressionCodec.UNCOMPRESSED;
+            default -> throw new UsageException("--compression is one of zstd, snappy, gzip or none, not '%s'".formatted(text));
+        };
     }
 
     private static double parseScale(String text)

@@ -17,6 +17,7 @@ import io.nsc.protocol.proto.FileAttestation;
 import io.nsc.protocol.proto.GetReplicationStatusResponse;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.security.SignedMessages;
+import io.nsc.protocol.stats.CompactFileStats;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 
@@ -296,7 +297,9 @@ public final class ReplicationMonitor
         if (requireSignatures && !SignedMessages.isValidSignature(grants.nodeKey(nodeId), attestation)) {
             return Optional.of("the attestation does not carry the node's signature");
         }
-        ByteString statsHash = ByteString.copyFrom(SignedMessages.sha256(committed.compactStats().toByteArray()));
+        // a node attests the stats in this release's encoding; a file committed by an earlier
+        // release has them in an older one, which wrap() re-encodes the same way
+        ByteString statsHash = ByteString.copyFrom(SignedMessages.sha256(currentEncoding(committed.compactStats())));
         if (attestation.getSizeBytes() != committed.sizeBytes()
                 || attestation.getRowCount() != committed.rowCount()
                 || attestation.getCrc32C() != committed.crc32c()
@@ -304,6 +307,17 @@ public final class ReplicationMonitor
             return Optional.of("size, row count, checksum or statistics differ from the committed file");
         }
         return Optional.empty();
+    }
+
+    private static byte[] currentEncoding(ByteString compactStats)
+    {
+        try {
+            return CompactFileStats.wrap(compactStats.toByteArray()).encoded();
+        }
+        catch (IllegalArgumentException e) {
+            // unreadable stats match no attestation: the copy is refused, as any mismatch is
+            return compactStats.toByteArray();
+        }
     }
 
     public synchronized void copyFailed(String nodeId, FailedCopy failure)

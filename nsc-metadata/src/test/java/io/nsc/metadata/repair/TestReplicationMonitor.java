@@ -19,6 +19,7 @@ import io.nsc.protocol.proto.DamagedReplica;
 import io.nsc.protocol.proto.FailedCopy;
 import io.nsc.protocol.proto.FileAttestation;
 import io.nsc.protocol.security.SignedMessages;
+import io.nsc.protocol.stats.CompactFileStats;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.nsc.metadata.TestingStats.compactStats;
+import static io.nsc.metadata.TestingStats.fixedWidthCompactStats;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -150,6 +152,25 @@ final class TestReplicationMonitor
     }
 
     @Test
+    void testCopiesOfFilesAnEarlierReleaseCommittedAreAccepted()
+    {
+        // the catalog holds the stats in the fixed-width layout of an earlier release; the copying
+        // node attests them as this release encodes them, from the file's footer
+        ByteString earlierStats = fixedWidthCompactStats(10);
+        assertThat(earlierStats.byteAt(4)).isEqualTo((byte) 1);
+        FileEntry file = commit(earlierStats, "node-a");
+        heartbeat("node-a", "node-b", "node-c");
+        monitor.check();
+        assertThat(monitor.tasksFor("node-c")).hasSize(1);
+
+        ByteString currentStats = ByteString.copyFrom(CompactFileStats.wrap(earlierStats.toByteArray()).encoded());
+        assertThat(currentStats).isNotEqualTo(earlierStats).isEqualTo(compactStats(10));
+        monitor.copied("node-c", attestation("node-c", file, currentStats));
+        assertThat(replicaNodes(file)).containsExactly("node-a", "node-c");
+        assertThat(monitor.status().getCopiesFailed()).isZero();
+    }
+
+    @Test
     void testDamagedCopyIsRepairedOnAnotherNodeWhenThereIsOne()
     {
         FileEntry file = commit("node-c", "node-a");
@@ -249,8 +270,13 @@ final class TestReplicationMonitor
 
     private FileEntry commit(String... nodes)
     {
+        return commit(compactStats(10), nodes);
+    }
+
+    private FileEntry commit(ByteString stats, String... nodes)
+    {
         String fileId = "%032x".formatted(++nextFileId);
-        FileEntry file = new FileEntry(fileId, 1000 + nextFileId, 10, 0xCAFE0000 + nextFileId, compactStats(10), List.of(nodes), ByteString.EMPTY);
+        FileEntry file = new FileEntry(fileId, 1000 + nextFileId, 10, 0xCAFE0000 + nextFileId, stats, List.of(nodes), ByteString.EMPTY);
         catalog.allocations().addAllocations(List.of(new Allocation(fileId, Clock.systemUTC().millis(), List.of(nodes))));
         catalog.commits().commit(new CommitRequest(new SchemaTableName("s", "t"), List.of(new TableColumn("c", "bigint")), true, List.of(file), OptionalLong.empty(), Map.of("replication", "2"), false, OptionalLong.empty()));
         return file;
@@ -275,13 +301,18 @@ final class TestReplicationMonitor
 
     private FileAttestation attestation(String nodeId, FileEntry file)
     {
+        return attestation(nodeId, file, file.compactStats());
+    }
+
+    private FileAttestation attestation(String nodeId, FileEntry file, ByteString attestedStats)
+    {
         return sign(nodeId, FileAttestation.newBuilder()
                 .setFileId(file.fileId())
                 .setNodeId(nodeId)
                 .setSizeBytes(file.sizeBytes())
                 .setRowCount(file.rowCount())
                 .setCrc32C(file.crc32c())
-                .setCompactStatsSha256(ByteString.copyFrom(SignedMessages.sha256(file.compactStats().toByteArray())))
+                .setCompactStatsSha256(ByteString.copyFrom(SignedMessages.sha256(attestedStats.toByteArray())))
                 .build());
     }
 

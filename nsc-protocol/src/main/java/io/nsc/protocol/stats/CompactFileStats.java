@@ -20,98 +20,130 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * The metadata service and the coordinator hold one of these per file of a table, so the whole
  * thing is a single {@code byte[]} read with absolute offsets: no object per row group or column
- * chunk.
- * The same bytes travel in {@code DataFile.compact_stats}. Layout (little-endian):
+ * chunk. The same bytes travel in {@code DataFile.compact_stats}.
+ * <p>
+ * Values are stored with frame-of-reference packing: each column keeps a base and a byte width
+ * (0 to 8) per field, and a chunk stores its distance from the base in that many bytes. Within
+ * one file a column's mins lie close together, its ranges (max - min), sizes and null counts are
+ * small, so a chunk typically takes 5 to 10 bytes where fixed-width fields took 25 (the layout
+ * of versions 1 and 2, which {@link #wrap} still reads and re-encodes). Layout (little-endian):
  * <pre>
- * header      magic "NSCS" (4), version (1), column count (int), row group count (int),
+ * header      magic "NSCS" (4), version 3 (1), column count (int), row group count (int),
  *             row count (long), footer offset (long, -1 unknown), footer length (int, -1 unknown)
- * columns     one {@link KeyKind} ordinal byte per column
- * row groups  per row group: row count (long), file offset (long)
- * chunks      column-major (all row groups of column 0, then column 1, ...), 25 bytes each:
- *             min key (long), max key (long), compressed size (int), null count (int, -1 unknown),
- *             flags (byte, bit 0: has min/max)
- * filters     version 2 only: filter count (int), then per filter, ordered by column and then row
- *             group, 17 bytes: row group (int), column (int), {@link FilterValueType} ordinal
- *             (byte), bitset offset in the encoding (int), bitset length (int); then the bitsets,
- *             back to back in that order
+ * columns     per column, 26 bytes: {@link KeyKind} ordinal (1), min/max presence (1: 0 none,
+ *             1 every chunk, 2 a bitmap says which), min base (long), min width (1), range width
+ *             (1), size base (int), size width (1), null base (int: the smallest null count + 1),
+ *             null width (1), position of the column's first chunk (int)
+ * row groups  row count base (long), its width (1), offset base (long), its width (1, at least
+ *             1, so every row group takes a byte); then per row group its row count and offset
+ * chunks      column by column, each: the presence bitmap (one bit per row group) when presence
+ *             is 2, then per row group min - base, max - min, size - base, null count + 1 - base,
+ *             each in its column's width (unsigned); a chunk without min/max stores zeros there
+ * filters     filter count (int), then per filter, ordered by column and then row group, 17
+ *             bytes: row group (int), column (int), {@link FilterValueType} ordinal (1), bitset
+ *             offset in the encoding (int), bitset length (int); then the bitsets back to back
  * </pre>
- * Column-major order keeps one column's chunks adjacent, which is how pruning walks them
- * (a predicate column across many row groups).
+ * Column by column keeps one column's chunks adjacent, which is how pruning walks them (a
+ * predicate column across many row groups).
  * <p>
  * A column at or past {@link #columnCount()} is one the table gained after the file was written
  * (ALTER TABLE ... ADD COLUMN): the file holds only NULLs for it, and the accessors answer so (no
- * key kind, every row NULL, no bytes, no min/max, no filter). The filters are {@link SplitBlockBloomFilter}s of
- * the column chunks whose file carries one; a file without any is encoded as version 1.
+ * key kind, every row NULL, no bytes, no min/max, no filter). The filters are
+ * {@link SplitBlockBloomFilter}s of the column chunks whose file carries one.
  */
 public final class CompactFileStats
 {
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private static final int MAGIC = 'N' | 'S' << 8 | 'C' << 16 | 'S' << 24;
-    private static final byte VERSION_WITHOUT_FILTERS = 1;
-    private static final byte VERSION_WITH_FILTERS = 2;
+    static final int MAGIC = 'N' | 'S' << 8 | 'C' << 16 | 'S' << 24;
+    static final byte VERSION_PACKED = 3;
 
-    private static final int MAGIC_OFFSET = 0;
-    private static final int VERSION_OFFSET = 4;
-    private static final int COLUMN_COUNT_OFFSET = 5;
-    private static final int ROW_GROUP_COUNT_OFFSET = 9;
-    private static final int ROW_COUNT_OFFSET = 13;
-    private static final int FOOTER_OFFSET_OFFSET = 21;
-    private static final int FOOTER_LENGTH_OFFSET = 29;
-    private static final int HEADER_SIZE = 33;
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 4;
+    static final int COLUMN_COUNT_OFFSET = 5;
+    static final int ROW_GROUP_COUNT_OFFSET = 9;
+    static final int ROW_COUNT_OFFSET = 13;
+    static final int FOOTER_OFFSET_OFFSET = 21;
+    static final int FOOTER_LENGTH_OFFSET = 29;
+    static final int HEADER_SIZE = 33;
 
-    private static final int ROW_GROUP_SIZE = 16;
-    private static final int ROW_GROUP_ROW_COUNT = 0;
-    private static final int ROW_GROUP_FILE_OFFSET = 8;
+    private static final int COLUMN_SIZE = 26;
+    private static final int COLUMN_KIND = 0;
+    private static final int COLUMN_PRESENCE = 1;
+    private static final int COLUMN_MIN_BASE = 2;
+    private static final int COLUMN_MIN_WIDTH = 10;
+    private static final int COLUMN_RANGE_WIDTH = 11;
+    private static final int COLUMN_SIZE_BASE = 12;
+    private static final int COLUMN_SIZE_WIDTH = 16;
+    private static final int COLUMN_NULL_BASE = 17;
+    private static final int COLUMN_NULL_WIDTH = 21;
+    private static final int COLUMN_CHUNKS = 22;
 
-    private static final int CHUNK_SIZE = 25;
-    private static final int CHUNK_MIN = 0;
-    private static final int CHUNK_MAX = 8;
-    private static final int CHUNK_COMPRESSED_SIZE = 16;
-    private static final int CHUNK_NULL_COUNT = 20;
-    private static final int CHUNK_FLAGS = 24;
+    private static final byte PRESENCE_NONE = 0;
+    private static final byte PRESENCE_ALL = 1;
+    private static final byte PRESENCE_BITMAP = 2;
 
-    private static final byte FLAG_HAS_MIN_MAX = 1;
+    private static final int ROW_GROUP_HEADER_SIZE = 18;
+    private static final int ROWS_BASE = 0;
+    private static final int ROWS_WIDTH = 8;
+    private static final int OFFSET_BASE = 9;
+    private static final int OFFSET_WIDTH = 17;
 
-    private static final int FILTER_ENTRY_SIZE = 17;
-    private static final int FILTER_ROW_GROUP = 0;
-    private static final int FILTER_COLUMN = 4;
-    private static final int FILTER_VALUE_TYPE = 8;
-    private static final int FILTER_OFFSET = 9;
-    private static final int FILTER_LENGTH = 13;
-    private static final FilterValueType[] FILTER_VALUE_TYPES = FilterValueType.values();
+    static final int FILTER_ENTRY_SIZE = 17;
+    static final int FILTER_ROW_GROUP = 0;
+    static final int FILTER_COLUMN = 4;
+    static final int FILTER_VALUE_TYPE = 8;
+    static final int FILTER_OFFSET = 9;
+    static final int FILTER_LENGTH = 13;
+    static final FilterValueType[] FILTER_VALUE_TYPES = FilterValueType.values();
 
-    private static final KeyKind[] KEY_KINDS = KeyKind.values();
+    static final KeyKind[] KEY_KINDS = KeyKind.values();
 
     private final byte[] encoded;
     // derived from the header, kept so hot accessors need no header reads
     private final int columnCount;
     private final int rowGroupCount;
     private final int rowGroupsStart;
-    private final int chunksStart;
+    private final int rowGroupStride;
+    private final int filtersStart;
     private final int filterCount;
 
-    private CompactFileStats(byte[] encoded)
+    private CompactFileStats(byte[] encoded, int filtersStart)
     {
         this.encoded = encoded;
         this.columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
         this.rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
-        this.rowGroupsStart = HEADER_SIZE + columnCount;
-        this.chunksStart = rowGroupsStart + rowGroupCount * ROW_GROUP_SIZE;
-        this.filterCount = encoded[VERSION_OFFSET] == VERSION_WITH_FILTERS ? (int) INT.get(encoded, filtersStart()) : 0;
+        this.rowGroupsStart = HEADER_SIZE + columnCount * COLUMN_SIZE;
+        this.rowGroupStride = encoded[rowGroupsStart + ROWS_WIDTH] + encoded[rowGroupsStart + OFFSET_WIDTH];
+        this.filtersStart = filtersStart;
+        this.filterCount = (int) INT.get(encoded, filtersStart);
     }
 
     /**
-     * Wraps an encoding produced by {@link Builder#build()} (not copied: the caller hands it over).
+     * Wraps an encoding (not copied: the caller hands it over). Encodings of earlier releases
+     * (versions 1 and 2) are re-encoded in this release's layout, so {@link #encoded()} then
+     * differs from the bytes given, but not in anything they say.
      *
      * @throws IllegalArgumentException when the bytes are not a valid encoding, with what is wrong
      */
     public static CompactFileStats wrap(byte[] encoded)
     {
         requireNonNull(encoded, "encoded is null");
-        validate(encoded);
-        return new CompactFileStats(encoded);
+        if (encoded.length < HEADER_SIZE) {
+            throw invalid("%s bytes is shorter than the %s-byte header", encoded.length, HEADER_SIZE);
+        }
+        if ((int) INT.get(encoded, MAGIC_OFFSET) != MAGIC) {
+            throw invalid("bad magic (not compact stats)");
+        }
+        byte version = encoded[VERSION_OFFSET];
+        if (LegacyCompactFileStats.isLegacyVersion(version)) {
+            return LegacyCompactFileStats.reencode(encoded);
+        }
+        if (version != VERSION_PACKED) {
+            throw invalid("unsupported version %s (this reader knows versions 1 to %s)", version, VERSION_PACKED);
+        }
+        return new CompactFileStats(encoded, PackedValidator.validate(encoded));
     }
 
     /**
@@ -124,7 +156,7 @@ public final class CompactFileStats
     }
 
     /**
-     * Bytes of the encoding, which is all this holds besides a small wrapper.
+     * Bytes of the encoding.
      */
     public int sizeInBytes()
     {
@@ -172,7 +204,7 @@ public final class CompactFileStats
         if (isMissing(column)) {
             return KeyKind.NONE;
         }
-        return KEY_KINDS[encoded[HEADER_SIZE + column]];
+        return KEY_KINDS[encoded[columnPosition(column) + COLUMN_KIND]];
     }
 
     /**
@@ -188,7 +220,9 @@ public final class CompactFileStats
 
     public long rowGroupRowCount(int rowGroup)
     {
-        return (long) LONG.get(encoded, rowGroupPosition(rowGroup) + ROW_GROUP_ROW_COUNT);
+        checkIndex(rowGroup, rowGroupCount);
+        int position = rowGroupsStart + ROW_GROUP_HEADER_SIZE + rowGroup * rowGroupStride;
+        return (long) LONG.get(encoded, rowGroupsStart + ROWS_BASE) + unsigned(position, encoded[rowGroupsStart + ROWS_WIDTH]);
     }
 
     /**
@@ -196,7 +230,9 @@ public final class CompactFileStats
      */
     public long rowGroupOffset(int rowGroup)
     {
-        return (long) LONG.get(encoded, rowGroupPosition(rowGroup) + ROW_GROUP_FILE_OFFSET);
+        checkIndex(rowGroup, rowGroupCount);
+        int position = rowGroupsStart + ROW_GROUP_HEADER_SIZE + rowGroup * rowGroupStride + encoded[rowGroupsStart + ROWS_WIDTH];
+        return (long) LONG.get(encoded, rowGroupsStart + OFFSET_BASE) + unsigned(position, encoded[rowGroupsStart + OFFSET_WIDTH]);
     }
 
     /**
@@ -207,43 +243,55 @@ public final class CompactFileStats
         checkIndex(rowGroup, rowGroupCount);
         long size = 0;
         for (int column = 0; column < columnCount; column++) {
-            size += (int) INT.get(encoded, chunkPosition(rowGroup, column) + CHUNK_COMPRESSED_SIZE);
+            size += compressedSize(rowGroup, column);
         }
         return size;
     }
 
     public long compressedSize(int rowGroup, int column)
     {
+        checkIndex(rowGroup, rowGroupCount);
         if (isMissing(column)) {
-            checkIndex(rowGroup, rowGroupCount);
             return 0;
         }
-        return (int) INT.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_COMPRESSED_SIZE);
+        int descriptor = columnPosition(column);
+        int position = chunkPosition(descriptor, rowGroup) + encoded[descriptor + COLUMN_MIN_WIDTH] + encoded[descriptor + COLUMN_RANGE_WIDTH];
+        return (int) INT.get(encoded, descriptor + COLUMN_SIZE_BASE) + unsigned(position, encoded[descriptor + COLUMN_SIZE_WIDTH]);
     }
 
     public boolean hasMinMax(int rowGroup, int column)
     {
+        checkIndex(rowGroup, rowGroupCount);
         if (isMissing(column)) {
-            checkIndex(rowGroup, rowGroupCount);
             return false;
         }
-        return (encoded[checkedChunkPosition(rowGroup, column) + CHUNK_FLAGS] & FLAG_HAS_MIN_MAX) != 0;
+        return minMaxPresent(columnPosition(column), rowGroup);
     }
 
     /**
-     * The smallest key of the chunk's non-null values; only meaningful when {@link #hasMinMax}.
+     * The smallest key of the chunk's non-null values; 0 unless {@link #hasMinMax}.
      */
     public long min(int rowGroup, int column)
     {
-        return (long) LONG.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_MIN);
+        int descriptor = checkedColumnPosition(rowGroup, column);
+        if (!minMaxPresent(descriptor, rowGroup)) {
+            return 0;
+        }
+        return minAt(descriptor, chunkPosition(descriptor, rowGroup));
     }
 
     /**
-     * The largest key of the chunk's non-null values; only meaningful when {@link #hasMinMax}.
+     * The largest key of the chunk's non-null values; 0 unless {@link #hasMinMax}.
      */
     public long max(int rowGroup, int column)
     {
-        return (long) LONG.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_MAX);
+        int descriptor = checkedColumnPosition(rowGroup, column);
+        if (!minMaxPresent(descriptor, rowGroup)) {
+            return 0;
+        }
+        int position = chunkPosition(descriptor, rowGroup);
+        byte minWidth = encoded[descriptor + COLUMN_MIN_WIDTH];
+        return minAt(descriptor, position) + unsigned(position + minWidth, encoded[descriptor + COLUMN_RANGE_WIDTH]);
     }
 
     /**
@@ -254,7 +302,10 @@ public final class CompactFileStats
         if (isMissing(column)) {
             return rowGroupRowCount(rowGroup);
         }
-        return (int) INT.get(encoded, checkedChunkPosition(rowGroup, column) + CHUNK_NULL_COUNT);
+        int descriptor = checkedColumnPosition(rowGroup, column);
+        int position = chunkPosition(descriptor, rowGroup)
+                + encoded[descriptor + COLUMN_MIN_WIDTH] + encoded[descriptor + COLUMN_RANGE_WIDTH] + encoded[descriptor + COLUMN_SIZE_WIDTH];
+        return (int) INT.get(encoded, descriptor + COLUMN_NULL_BASE) + unsigned(position, encoded[descriptor + COLUMN_NULL_WIDTH]) - 1;
     }
 
     /**
@@ -317,6 +368,15 @@ public final class CompactFileStats
     }
 
     /**
+     * The filter's bitset (a copy).
+     */
+    public byte[] filterBitset(int filter)
+    {
+        int offset = (int) INT.get(encoded, filterEntryPosition(filter) + FILTER_OFFSET);
+        return Arrays.copyOfRange(encoded, offset, offset + filterLength(filter));
+    }
+
+    /**
      * False only when no value of the chunk hashes to {@code hash} (see {@link SplitBlockBloomFilter}).
      */
     public boolean filterMightContain(int filter, long hash)
@@ -325,38 +385,89 @@ public final class CompactFileStats
         return SplitBlockBloomFilter.mightContain(encoded, (int) INT.get(encoded, position + FILTER_OFFSET), (int) INT.get(encoded, position + FILTER_LENGTH), hash);
     }
 
-    private int filtersStart()
+    private boolean minMaxPresent(int descriptor, int rowGroup)
     {
-        return chunksStart + rowGroupCount * columnCount * CHUNK_SIZE;
+        return switch (encoded[descriptor + COLUMN_PRESENCE]) {
+            case PRESENCE_ALL -> true;
+            case PRESENCE_BITMAP -> (encoded[(int) INT.get(encoded, descriptor + COLUMN_CHUNKS) + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
+            default -> false;
+        };
+    }
+
+    private long minAt(int descriptor, int chunkPosition)
+    {
+        return (long) LONG.get(encoded, descriptor + COLUMN_MIN_BASE) + unsigned(chunkPosition, encoded[descriptor + COLUMN_MIN_WIDTH]);
     }
 
     private int filterEntryPosition(int filter)
     {
         checkIndex(filter, filterCount);
-        return filtersStart() + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
+        return filtersStart + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
     }
 
-    private static long filterOrder(int column, int rowGroup)
+    static long filterOrder(int column, int rowGroup)
     {
         return ((long) column << 32) | rowGroup;
     }
 
-    private int rowGroupPosition(int rowGroup)
+    private int columnPosition(int column)
     {
-        checkIndex(rowGroup, rowGroupCount);
-        return rowGroupsStart + rowGroup * ROW_GROUP_SIZE;
+        return HEADER_SIZE + column * COLUMN_SIZE;
     }
 
-    private int checkedChunkPosition(int rowGroup, int column)
+    private int checkedColumnPosition(int rowGroup, int column)
     {
         checkIndex(rowGroup, rowGroupCount);
         checkIndex(column, columnCount);
-        return chunkPosition(rowGroup, column);
+        return columnPosition(column);
     }
 
-    private int chunkPosition(int rowGroup, int column)
+    private int chunkPosition(int descriptor, int rowGroup)
     {
-        return chunksStart + (column * rowGroupCount + rowGroup) * CHUNK_SIZE;
+        int stride = encoded[descriptor + COLUMN_MIN_WIDTH] + encoded[descriptor + COLUMN_RANGE_WIDTH]
+                + encoded[descriptor + COLUMN_SIZE_WIDTH] + encoded[descriptor + COLUMN_NULL_WIDTH];
+        return (int) INT.get(encoded, descriptor + COLUMN_CHUNKS) + bitmapBytes(encoded[descriptor + COLUMN_PRESENCE], rowGroupCount) + rowGroup * stride;
+    }
+
+    private static int bitmapBytes(byte presence, int rowGroupCount)
+    {
+        return presence == PRESENCE_BITMAP ? (rowGroupCount + 7) >>> 3 : 0;
+    }
+
+    private long unsigned(int position, int width)
+    {
+        return readUnsigned(encoded, position, width);
+    }
+
+    private static long readUnsigned(byte[] bytes, int position, int width)
+    {
+        if (width == 0) {
+            return 0;
+        }
+        if (position <= bytes.length - Long.BYTES) {
+            long word = (long) LONG.get(bytes, position);
+            return width == Long.BYTES ? word : word & ((1L << (width * Byte.SIZE)) - 1);
+        }
+        long value = 0;
+        for (int index = width - 1; index >= 0; index--) {
+            value = value << Byte.SIZE | (bytes[position + index] & 0xFF);
+        }
+        return value;
+    }
+
+    private static void writeUnsigned(byte[] bytes, int position, long value, int width)
+    {
+        for (int index = 0; index < width; index++) {
+            bytes[position + index] = (byte) (value >>> (index * Byte.SIZE));
+        }
+    }
+
+    /**
+     * Bytes an unsigned value needs.
+     */
+    private static int width(long unsignedValue)
+    {
+        return (Long.SIZE - Long.numberOfLeadingZeros(unsignedValue) + Byte.SIZE - 1) / Byte.SIZE;
     }
 
     @Override
@@ -377,82 +488,14 @@ public final class CompactFileStats
         return "CompactFileStats{rowGroups=%s, columns=%s, rows=%s, bytes=%s}".formatted(rowGroupCount, columnCount, rowCount(), encoded.length);
     }
 
-    private static long encodedSize(int columnCount, int rowGroupCount)
-    {
-        return HEADER_SIZE + columnCount + (long) rowGroupCount * ROW_GROUP_SIZE + (long) rowGroupCount * columnCount * CHUNK_SIZE;
-    }
-
-    private static void validate(byte[] encoded)
-    {
-        if (encoded.length < HEADER_SIZE) {
-            throw invalid("%s bytes is shorter than the %s-byte header", encoded.length, HEADER_SIZE);
-        }
-        if ((int) INT.get(encoded, MAGIC_OFFSET) != MAGIC) {
-            throw invalid("bad magic (not compact stats)");
-        }
-        byte version = encoded[VERSION_OFFSET];
-        if (version != VERSION_WITHOUT_FILTERS && version != VERSION_WITH_FILTERS) {
-            throw invalid("unsupported version %s (this reader knows versions %s and %s)", version, VERSION_WITHOUT_FILTERS, VERSION_WITH_FILTERS);
-        }
-        int columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
-        int rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
-        if (columnCount < 0 || rowGroupCount < 0) {
-            throw invalid("negative counts (columns %s, row groups %s)", columnCount, rowGroupCount);
-        }
-        long expectedSize = encodedSize(columnCount, rowGroupCount);
-        if (version == VERSION_WITHOUT_FILTERS ? encoded.length != expectedSize : encoded.length < expectedSize + Integer.BYTES) {
-            throw invalid("%s columns and %s row groups need %s bytes, found %s (truncated or corrupt)", columnCount, rowGroupCount, expectedSize, encoded.length);
-        }
-        long footerOffset = (long) LONG.get(encoded, FOOTER_OFFSET_OFFSET);
-        int footerLength = (int) INT.get(encoded, FOOTER_LENGTH_OFFSET);
-        if (footerOffset < -1 || footerLength < -1 || (footerOffset == -1) != (footerLength == -1)) {
-            throw invalid("bad footer position (offset %s, length %s)", footerOffset, footerLength);
-        }
-
-        byte[] kinds = new byte[columnCount];
-        for (int column = 0; column < columnCount; column++) {
-            kinds[column] = encoded[HEADER_SIZE + column];
-            if (kinds[column] < 0 || kinds[column] >= KEY_KINDS.length) {
-                throw invalid("column %s: unknown key kind %s", column, kinds[column]);
-            }
-        }
-
-        int rowGroupsStart = HEADER_SIZE + columnCount;
-        long[] rowGroupRows = new long[rowGroupCount];
-        long totalRows = 0;
-        for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-            int position = rowGroupsStart + rowGroup * ROW_GROUP_SIZE;
-            rowGroupRows[rowGroup] = (long) LONG.get(encoded, position + ROW_GROUP_ROW_COUNT);
-            long offset = (long) LONG.get(encoded, position + ROW_GROUP_FILE_OFFSET);
-            if (rowGroupRows[rowGroup] < 0 || offset < 0) {
-                throw invalid("row group %s: negative row count %s or offset %s", rowGroup, rowGroupRows[rowGroup], offset);
-            }
-            totalRows += rowGroupRows[rowGroup];
-            if (totalRows < 0) {
-                throw invalid("row count overflows");
-            }
-        }
-        long rowCount = (long) LONG.get(encoded, ROW_COUNT_OFFSET);
-        if (rowCount != totalRows) {
-            throw invalid("row count %s differs from the sum over row groups %s", rowCount, totalRows);
-        }
-
-        int position = rowGroupsStart + rowGroupCount * ROW_GROUP_SIZE;
-        for (int column = 0; column < columnCount; column++) {
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                validateChunk(encoded, position, rowGroup, column, KEY_KINDS[kinds[column]], rowGroupRows[rowGroup]);
-                position += CHUNK_SIZE;
-            }
-        }
-        if (version == VERSION_WITH_FILTERS) {
-            validateFilters(encoded, position, columnCount, rowGroupCount);
-        }
-    }
-
-    private static void validateFilters(byte[] encoded, int start, int columnCount, int rowGroupCount)
+    /**
+     * Checks the filter section at {@code start}, which runs to the end of the encoding: entries
+     * in order, inside the table, each bitset where the previous one ends.
+     */
+    static void validateFilters(byte[] encoded, int start, int columnCount, int rowGroupCount, int fewestFilters)
     {
         int count = (int) INT.get(encoded, start);
-        if (count <= 0 || count > (encoded.length - start - Integer.BYTES) / FILTER_ENTRY_SIZE) {
+        if (count < fewestFilters || count > (encoded.length - start - Integer.BYTES) / FILTER_ENTRY_SIZE) {
             throw invalid("filter count %s does not fit the %s bytes left", count, encoded.length - start - Integer.BYTES);
         }
         long previousOrder = -1;
@@ -485,37 +528,202 @@ public final class CompactFileStats
         }
     }
 
-    private static void validateChunk(byte[] encoded, int position, int rowGroup, int column, KeyKind kind, long rowGroupRows)
-    {
-        int compressedSize = (int) INT.get(encoded, position + CHUNK_COMPRESSED_SIZE);
-        int nullCount = (int) INT.get(encoded, position + CHUNK_NULL_COUNT);
-        byte flags = encoded[position + CHUNK_FLAGS];
-        long min = (long) LONG.get(encoded, position + CHUNK_MIN);
-        long max = (long) LONG.get(encoded, position + CHUNK_MAX);
-        if (compressedSize < 0) {
-            throw invalid("row group %s column %s: negative compressed size %s", rowGroup, column, compressedSize);
-        }
-        if (nullCount < -1 || nullCount > rowGroupRows) {
-            throw invalid("row group %s column %s: null count %s outside [-1, %s]", rowGroup, column, nullCount, rowGroupRows);
-        }
-        if ((flags & ~FLAG_HAS_MIN_MAX) != 0) {
-            throw invalid("row group %s column %s: unknown flags %s", rowGroup, column, flags);
-        }
-        boolean hasMinMax = (flags & FLAG_HAS_MIN_MAX) != 0;
-        if (hasMinMax && kind == KeyKind.NONE) {
-            throw invalid("row group %s column %s: min/max present for key kind NONE", rowGroup, column);
-        }
-        if (hasMinMax && min > max) {
-            throw invalid("row group %s column %s: min %s greater than max %s", rowGroup, column, min, max);
-        }
-        if (!hasMinMax && (min != 0 || max != 0)) {
-            throw invalid("row group %s column %s: min/max bytes set without the has-min/max flag", rowGroup, column);
-        }
-    }
-
-    private static IllegalArgumentException invalid(String format, Object... arguments)
+    static IllegalArgumentException invalid(String format, Object... arguments)
     {
         return new IllegalArgumentException("Invalid compact stats: " + format.formatted(arguments));
+    }
+
+    /**
+     * Checks an encoding of version 3 before anything reads it with absolute offsets: every
+     * position and width lies inside the bytes, and what it says is consistent (row counts add
+     * up, min &lt;= max, null counts within their row group). Answers where the filters start.
+     */
+    private static final class PackedValidator
+    {
+        private final byte[] encoded;
+        private final int columnCount;
+        private final int rowGroupCount;
+
+        private PackedValidator(byte[] encoded, int columnCount, int rowGroupCount)
+        {
+            this.encoded = encoded;
+            this.columnCount = columnCount;
+            this.rowGroupCount = rowGroupCount;
+        }
+
+        static int validate(byte[] encoded)
+        {
+            int columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
+            int rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
+            if (columnCount < 0 || rowGroupCount < 0) {
+                throw invalid("negative counts (columns %s, row groups %s)", columnCount, rowGroupCount);
+            }
+            // every column takes a descriptor and every row group at least a byte (its offset), so
+            // counts the bytes cannot hold are refused before anything is allocated or multiplied
+            long fixed = HEADER_SIZE + (long) columnCount * COLUMN_SIZE + ROW_GROUP_HEADER_SIZE + rowGroupCount + Integer.BYTES;
+            if (fixed > encoded.length) {
+                throw invalid("%s columns and %s row groups need at least %s bytes, found %s (truncated or corrupt)", columnCount, rowGroupCount, fixed, encoded.length);
+            }
+            long footerOffset = (long) LONG.get(encoded, FOOTER_OFFSET_OFFSET);
+            int footerLength = (int) INT.get(encoded, FOOTER_LENGTH_OFFSET);
+            if (footerOffset < -1 || footerLength < -1 || (footerOffset == -1) != (footerLength == -1)) {
+                throw invalid("bad footer position (offset %s, length %s)", footerOffset, footerLength);
+            }
+            return new PackedValidator(encoded, columnCount, rowGroupCount).validateBody();
+        }
+
+        private int validateBody()
+        {
+            long[] rowGroupRows = validateRowGroups();
+            long fewestRows = Arrays.stream(rowGroupRows).min().orElse(0);
+            long position = HEADER_SIZE + (long) columnCount * COLUMN_SIZE + ROW_GROUP_HEADER_SIZE
+                    + (long) rowGroupCount * (encoded[rowGroupsStart() + ROWS_WIDTH] + encoded[rowGroupsStart() + OFFSET_WIDTH]);
+            for (int column = 0; column < columnCount; column++) {
+                position = validateColumn(column, position, rowGroupRows, fewestRows);
+            }
+            int filtersStart = (int) position;
+            validateFilters(encoded, filtersStart, columnCount, rowGroupCount, 0);
+            return filtersStart;
+        }
+
+        private int rowGroupsStart()
+        {
+            return HEADER_SIZE + columnCount * COLUMN_SIZE;
+        }
+
+        private long[] validateRowGroups()
+        {
+            int start = rowGroupsStart();
+            long rowsBase = (long) LONG.get(encoded, start + ROWS_BASE);
+            byte rowsWidth = encoded[start + ROWS_WIDTH];
+            long offsetBase = (long) LONG.get(encoded, start + OFFSET_BASE);
+            byte offsetWidth = encoded[start + OFFSET_WIDTH];
+            if (rowsWidth < 0 || rowsWidth > Long.BYTES || offsetWidth < 1 || offsetWidth > Long.BYTES) {
+                throw invalid("row group widths %s and %s outside [0, 8] and [1, 8]", rowsWidth, offsetWidth);
+            }
+            if (rowsBase < 0 || offsetBase < 0) {
+                throw invalid("negative row group bases (rows %s, offset %s)", rowsBase, offsetBase);
+            }
+            long end = start + ROW_GROUP_HEADER_SIZE + (long) rowGroupCount * (rowsWidth + offsetWidth);
+            if (end + Integer.BYTES > encoded.length) {
+                throw invalid("%s row groups need %s bytes, found %s (truncated or corrupt)", rowGroupCount, end + Integer.BYTES, encoded.length);
+            }
+            long[] rows = new long[rowGroupCount];
+            long totalRows = 0;
+            int position = start + ROW_GROUP_HEADER_SIZE;
+            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
+                rows[rowGroup] = addWithin(rowsBase, readUnsigned(encoded, position, rowsWidth), Long.MAX_VALUE, "row group %s: row count", rowGroup);
+                addWithin(offsetBase, readUnsigned(encoded, position + rowsWidth, offsetWidth), Long.MAX_VALUE, "row group %s: offset", rowGroup);
+                totalRows = addWithin(totalRows, rows[rowGroup], Long.MAX_VALUE, "row count of row groups 0 to %s", rowGroup);
+                position += rowsWidth + offsetWidth;
+            }
+            long rowCount = (long) LONG.get(encoded, ROW_COUNT_OFFSET);
+            if (rowCount != totalRows) {
+                throw invalid("row count %s differs from the sum over row groups %s", rowCount, totalRows);
+            }
+            return rows;
+        }
+
+        private long validateColumn(int column, long expectedStart, long[] rowGroupRows, long fewestRows)
+        {
+            int descriptor = HEADER_SIZE + column * COLUMN_SIZE;
+            byte kind = encoded[descriptor + COLUMN_KIND];
+            byte presence = encoded[descriptor + COLUMN_PRESENCE];
+            long minBase = (long) LONG.get(encoded, descriptor + COLUMN_MIN_BASE);
+            byte minWidth = encoded[descriptor + COLUMN_MIN_WIDTH];
+            byte rangeWidth = encoded[descriptor + COLUMN_RANGE_WIDTH];
+            int sizeBase = (int) INT.get(encoded, descriptor + COLUMN_SIZE_BASE);
+            byte sizeWidth = encoded[descriptor + COLUMN_SIZE_WIDTH];
+            int nullBase = (int) INT.get(encoded, descriptor + COLUMN_NULL_BASE);
+            byte nullWidth = encoded[descriptor + COLUMN_NULL_WIDTH];
+            int chunksStart = (int) INT.get(encoded, descriptor + COLUMN_CHUNKS);
+            if (kind < 0 || kind >= KEY_KINDS.length) {
+                throw invalid("column %s: unknown key kind %s", column, kind);
+            }
+            if (presence < PRESENCE_NONE || presence > PRESENCE_BITMAP) {
+                throw invalid("column %s: unknown min/max presence %s", column, presence);
+            }
+            if (presence != PRESENCE_NONE && KEY_KINDS[kind] == KeyKind.NONE) {
+                throw invalid("column %s: min/max present for key kind NONE", column);
+            }
+            if (presence == PRESENCE_NONE && (minBase != 0 || minWidth != 0 || rangeWidth != 0)) {
+                throw invalid("column %s: min/max bytes without min/max", column);
+            }
+            if (minWidth < 0 || minWidth > Long.BYTES || rangeWidth < 0 || rangeWidth > Long.BYTES
+                    || sizeWidth < 0 || sizeWidth > Integer.BYTES || nullWidth < 0 || nullWidth > Integer.BYTES) {
+                throw invalid("column %s: widths %s, %s, %s, %s outside [0, 8], [0, 8], [0, 4], [0, 4]", column, minWidth, rangeWidth, sizeWidth, nullWidth);
+            }
+            if (sizeBase < 0 || nullBase < 0) {
+                throw invalid("column %s: negative size base %s or null base %s", column, sizeBase, nullBase);
+            }
+            if (chunksStart != expectedStart) {
+                throw invalid("column %s: chunks said to start at %s, not where the previous ones end (%s)", column, chunksStart, expectedStart);
+            }
+            int stride = minWidth + rangeWidth + sizeWidth + nullWidth;
+            long end = expectedStart + bitmapBytes(presence, rowGroupCount) + (long) rowGroupCount * stride;
+            if (end + Integer.BYTES > encoded.length) {
+                throw invalid("column %s: %s row groups need %s bytes, found %s (truncated or corrupt)", column, rowGroupCount, end + Integer.BYTES, encoded.length);
+            }
+            if (presence == PRESENCE_BITMAP) {
+                validateBitmapPadding(column, chunksStart);
+            }
+            if (stride == 0) {
+                // every chunk of the column is alike: one check stands for all
+                validateChunk(column, -1, presence == PRESENCE_NONE ? 0 : 1, minBase, 0, sizeBase, nullBase - 1L, fewestRows);
+                return end;
+            }
+            int position = chunksStart + bitmapBytes(presence, rowGroupCount);
+            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
+                boolean present = switch (presence) {
+                    case PRESENCE_ALL -> true;
+                    case PRESENCE_BITMAP -> (encoded[chunksStart + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
+                    default -> false;
+                };
+                long minOffset = readUnsigned(encoded, position, minWidth);
+                long range = readUnsigned(encoded, position + minWidth, rangeWidth);
+                if (!present && (minOffset != 0 || range != 0)) {
+                    throw invalid("row group %s column %s: min/max bytes set without min/max", rowGroup, column);
+                }
+                long min = addWithin(minBase, minOffset, Long.MAX_VALUE, "row group %s column %s: min", rowGroup, column);
+                long size = sizeBase + readUnsigned(encoded, position + minWidth + rangeWidth, sizeWidth);
+                long nullCount = nullBase + readUnsigned(encoded, position + minWidth + rangeWidth + sizeWidth, nullWidth) - 1;
+                validateChunk(column, rowGroup, present ? 1 : 0, min, range, size, nullCount, rowGroupRows[rowGroup]);
+                position += stride;
+            }
+            return end;
+        }
+
+        private void validateChunk(int column, int rowGroup, int present, long min, long range, long size, long nullCount, long rows)
+        {
+            if (present == 1) {
+                addWithin(min, range, Long.MAX_VALUE, "row group %s column %s: max", rowGroup, column);
+            }
+            if (size > Integer.MAX_VALUE) {
+                throw invalid("row group %s column %s: compressed size %s exceeds %s", rowGroup, column, size, Integer.MAX_VALUE);
+            }
+            if (nullCount < -1 || nullCount > rows) {
+                throw invalid("row group %s column %s: null count %s outside [-1, %s]", rowGroup, column, nullCount, rows);
+            }
+        }
+
+        private void validateBitmapPadding(int column, int bitmapStart)
+        {
+            int bitsInLastByte = rowGroupCount & 7;
+            if (bitsInLastByte != 0 && (encoded[bitmapStart + (rowGroupCount >>> 3)] & 0xFF) >>> bitsInLastByte != 0) {
+                throw invalid("column %s: presence bits set past the last row group", column);
+            }
+        }
+
+        /**
+         * {@code base + unsigned}, refused when the sum passes {@code limit} (or Long's range).
+         */
+        private static long addWithin(long base, long unsigned, long limit, String what, Object... arguments)
+        {
+            if (Long.compareUnsigned(unsigned, limit - base) > 0) {
+                throw invalid(what.formatted(arguments) + " overflows");
+            }
+            return base + unsigned;
+        }
     }
 
     /**
@@ -537,7 +745,7 @@ public final class CompactFileStats
         private final KeyKind[] kinds;
         private long[] rowGroupRows = new long[INITIAL_ROW_GROUPS];
         private long[] rowGroupOffsets = new long[INITIAL_ROW_GROUPS];
-        // chunks in the order added (row-major); build() lays them out column-major
+        // chunks in the order added (row group by row group); build() lays them out column by column
         private long[] mins;
         private long[] maxs;
         private int[] compressedSizes;
@@ -639,7 +847,7 @@ public final class CompactFileStats
             hasMinMax[chunkCount] = minKey.isPresent();
             compressedSizes[chunkCount] = (int) compressedSize;
             // a null count past the int range only happens in row groups of over 2^31 rows; forgetting it is safe
-            nullCounts[chunkCount] = nullCount > Integer.MAX_VALUE ? -1 : (int) nullCount;
+            nullCounts[chunkCount] = nullCount >= Integer.MAX_VALUE ? -1 : (int) nullCount;
             chunkCount++;
             return this;
         }
@@ -668,50 +876,134 @@ public final class CompactFileStats
         public CompactFileStats build()
         {
             checkRowGroupComplete();
-            long size = encodedSize(kinds.length, rowGroupCount);
-            if (!filters.isEmpty()) {
-                size += Integer.BYTES + (long) filters.size() * FILTER_ENTRY_SIZE + filters.stream().mapToLong(filter -> filter.bitset().length).sum();
-            }
-            if (size > Integer.MAX_VALUE - 16) {
-                throw new IllegalStateException("compact stats of %s row groups and %s columns are too large".formatted(rowGroupCount, kinds.length));
-            }
-            byte[] encoded = new byte[(int) size];
             long rowCount = 0;
             for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
                 rowCount = Math.addExact(rowCount, rowGroupRows[rowGroup]);
             }
+            ColumnPacking[] columns = new ColumnPacking[kinds.length];
+            for (int column = 0; column < kinds.length; column++) {
+                columns[column] = packColumn(column);
+            }
+            Packing rows = Packing.of(rowGroupRows, rowGroupCount, 0);
+            Packing offsets = Packing.of(rowGroupOffsets, rowGroupCount, 1);
+
+            long size = HEADER_SIZE + (long) kinds.length * COLUMN_SIZE + ROW_GROUP_HEADER_SIZE + (long) rowGroupCount * (rows.width() + offsets.width());
+            for (ColumnPacking column : columns) {
+                size += column.bytes(rowGroupCount);
+            }
+            size += Integer.BYTES + (long) filters.size() * FILTER_ENTRY_SIZE + filters.stream().mapToLong(filter -> filter.bitset().length).sum();
+            if (size > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("compact stats of %s row groups and %s columns are too large".formatted(rowGroupCount, kinds.length));
+            }
+            byte[] encoded = new byte[(int) size];
             INT.set(encoded, MAGIC_OFFSET, MAGIC);
-            encoded[VERSION_OFFSET] = filters.isEmpty() ? VERSION_WITHOUT_FILTERS : VERSION_WITH_FILTERS;
+            encoded[VERSION_OFFSET] = VERSION_PACKED;
             INT.set(encoded, COLUMN_COUNT_OFFSET, kinds.length);
             INT.set(encoded, ROW_GROUP_COUNT_OFFSET, rowGroupCount);
             LONG.set(encoded, ROW_COUNT_OFFSET, rowCount);
             LONG.set(encoded, FOOTER_OFFSET_OFFSET, footerOffset);
             INT.set(encoded, FOOTER_LENGTH_OFFSET, footerLength);
 
-            int position = HEADER_SIZE;
-            for (KeyKind kind : kinds) {
-                encoded[position++] = (byte) kind.ordinal();
+            int position = writeRowGroups(encoded, HEADER_SIZE + kinds.length * COLUMN_SIZE, rows, offsets);
+            for (int column = 0; column < kinds.length; column++) {
+                position = writeColumn(encoded, column, columns[column], position);
+            }
+            writeFilters(encoded, position);
+            return new CompactFileStats(encoded, position);
+        }
+
+        private ColumnPacking packColumn(int column)
+        {
+            int present = 0;
+            long minBase = Long.MAX_VALUE;
+            int sizeBase = Integer.MAX_VALUE;
+            int nullBase = Integer.MAX_VALUE;
+            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
+                int chunk = rowGroup * kinds.length + column;
+                if (hasMinMax[chunk]) {
+                    present++;
+                    minBase = Math.min(minBase, mins[chunk]);
+                }
+                sizeBase = Math.min(sizeBase, compressedSizes[chunk]);
+                nullBase = Math.min(nullBase, nullCounts[chunk] + 1);
+            }
+            long largestMinOffset = 0;
+            long largestRange = 0;
+            long largestSize = 0;
+            long largestNulls = 0;
+            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
+                int chunk = rowGroup * kinds.length + column;
+                if (hasMinMax[chunk]) {
+                    largestMinOffset = unsignedMax(largestMinOffset, mins[chunk] - minBase);
+                    largestRange = unsignedMax(largestRange, maxs[chunk] - mins[chunk]);
+                }
+                largestSize = Math.max(largestSize, compressedSizes[chunk] - sizeBase);
+                largestNulls = Math.max(largestNulls, nullCounts[chunk] + 1 - nullBase);
+            }
+            byte presence = present == 0 ? PRESENCE_NONE : present == rowGroupCount ? PRESENCE_ALL : PRESENCE_BITMAP;
+            return new ColumnPacking(
+                    presence,
+                    present == 0 ? 0 : minBase,
+                    width(largestMinOffset),
+                    width(largestRange),
+                    rowGroupCount == 0 ? 0 : sizeBase,
+                    width(largestSize),
+                    rowGroupCount == 0 ? 0 : nullBase,
+                    width(largestNulls));
+        }
+
+        private int writeRowGroups(byte[] encoded, int start, Packing rows, Packing offsets)
+        {
+            LONG.set(encoded, start + ROWS_BASE, rows.base());
+            encoded[start + ROWS_WIDTH] = (byte) rows.width();
+            LONG.set(encoded, start + OFFSET_BASE, offsets.base());
+            encoded[start + OFFSET_WIDTH] = (byte) offsets.width();
+            int position = start + ROW_GROUP_HEADER_SIZE;
+            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
+                writeUnsigned(encoded, position, rowGroupRows[rowGroup] - rows.base(), rows.width());
+                position += rows.width();
+                writeUnsigned(encoded, position, rowGroupOffsets[rowGroup] - offsets.base(), offsets.width());
+                position += offsets.width();
+            }
+            return position;
+        }
+
+        private int writeColumn(byte[] encoded, int column, ColumnPacking packing, int start)
+        {
+            int descriptor = HEADER_SIZE + column * COLUMN_SIZE;
+            encoded[descriptor + COLUMN_KIND] = (byte) kinds[column].ordinal();
+            encoded[descriptor + COLUMN_PRESENCE] = packing.presence();
+            LONG.set(encoded, descriptor + COLUMN_MIN_BASE, packing.minBase());
+            encoded[descriptor + COLUMN_MIN_WIDTH] = (byte) packing.minWidth();
+            encoded[descriptor + COLUMN_RANGE_WIDTH] = (byte) packing.rangeWidth();
+            INT.set(encoded, descriptor + COLUMN_SIZE_BASE, packing.sizeBase());
+            encoded[descriptor + COLUMN_SIZE_WIDTH] = (byte) packing.sizeWidth();
+            INT.set(encoded, descriptor + COLUMN_NULL_BASE, packing.nullBase());
+            encoded[descriptor + COLUMN_NULL_WIDTH] = (byte) packing.nullWidth();
+            INT.set(encoded, descriptor + COLUMN_CHUNKS, start);
+
+            int position = start;
+            if (packing.presence() == PRESENCE_BITMAP) {
+                for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
+                    if (hasMinMax[rowGroup * kinds.length + column]) {
+                        encoded[start + (rowGroup >>> 3)] |= (byte) (1 << (rowGroup & 7));
+                    }
+                }
+                position += bitmapBytes(PRESENCE_BITMAP, rowGroupCount);
             }
             for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                LONG.set(encoded, position + ROW_GROUP_ROW_COUNT, rowGroupRows[rowGroup]);
-                LONG.set(encoded, position + ROW_GROUP_FILE_OFFSET, rowGroupOffsets[rowGroup]);
-                position += ROW_GROUP_SIZE;
-            }
-            for (int column = 0; column < kinds.length; column++) {
-                for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                    int chunk = rowGroup * kinds.length + column;
-                    LONG.set(encoded, position + CHUNK_MIN, mins[chunk]);
-                    LONG.set(encoded, position + CHUNK_MAX, maxs[chunk]);
-                    INT.set(encoded, position + CHUNK_COMPRESSED_SIZE, compressedSizes[chunk]);
-                    INT.set(encoded, position + CHUNK_NULL_COUNT, nullCounts[chunk]);
-                    encoded[position + CHUNK_FLAGS] = hasMinMax[chunk] ? FLAG_HAS_MIN_MAX : 0;
-                    position += CHUNK_SIZE;
+                int chunk = rowGroup * kinds.length + column;
+                if (hasMinMax[chunk]) {
+                    writeUnsigned(encoded, position, mins[chunk] - packing.minBase(), packing.minWidth());
+                    writeUnsigned(encoded, position + packing.minWidth(), maxs[chunk] - mins[chunk], packing.rangeWidth());
                 }
+                position += packing.minWidth() + packing.rangeWidth();
+                writeUnsigned(encoded, position, compressedSizes[chunk] - packing.sizeBase(), packing.sizeWidth());
+                position += packing.sizeWidth();
+                writeUnsigned(encoded, position, nullCounts[chunk] + 1L - packing.nullBase(), packing.nullWidth());
+                position += packing.nullWidth();
             }
-            if (!filters.isEmpty()) {
-                writeFilters(encoded, position);
-            }
-            return new CompactFileStats(encoded);
+            return position;
         }
 
         private void writeFilters(byte[] encoded, int start)
@@ -752,6 +1044,32 @@ public final class CompactFileStats
             compressedSizes = Arrays.copyOf(compressedSizes, capacity);
             nullCounts = Arrays.copyOf(nullCounts, capacity);
             hasMinMax = Arrays.copyOf(hasMinMax, capacity);
+        }
+
+        private static long unsignedMax(long left, long right)
+        {
+            return Long.compareUnsigned(left, right) >= 0 ? left : right;
+        }
+    }
+
+    private record Packing(long base, int width)
+    {
+        static Packing of(long[] values, int count, int minimumWidth)
+        {
+            long base = count == 0 ? 0 : Arrays.stream(values, 0, count).min().orElseThrow();
+            long largest = 0;
+            for (int index = 0; index < count; index++) {
+                largest = Math.max(largest, values[index] - base);
+            }
+            return new Packing(base, Math.max(minimumWidth, CompactFileStats.width(largest)));
+        }
+    }
+
+    private record ColumnPacking(byte presence, long minBase, int minWidth, int rangeWidth, int sizeBase, int sizeWidth, int nullBase, int nullWidth)
+    {
+        long bytes(int rowGroupCount)
+        {
+            return bitmapBytes(presence, rowGroupCount) + (long) rowGroupCount * (minWidth + rangeWidth + sizeWidth + nullWidth);
         }
     }
 }

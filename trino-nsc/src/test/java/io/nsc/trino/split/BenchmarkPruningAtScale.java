@@ -92,20 +92,24 @@ public final class BenchmarkPruningAtScale
         return StatsPredicates.toPruningPredicate(TupleDomain.withColumnDomains(Map.of(column, domain)));
     }
 
-    /** Files whose c0 ascends across the table (a date a writer sorted by) and whose other columns are random. */
+    /** Files whose c0 ascends across the table (a date a writer sorted by) and whose other columns and chunk sizes are random. */
     private static List<FileEntry> table(int fileCount, int rowGroups, int columns)
     {
         Random random = new Random(1);
+        // chunk sizes vary as real ones do (the packed stats would store equal sizes in 0 bytes);
+        // their own generator keeps the values, and so what is pruned, as before
+        Random sizes = new Random(2);
+        long chunkBytes = ROW_GROUP_BYTES / columns;
         List<FileEntry> files = new ArrayList<>(fileCount);
         for (int file = 0; file < fileCount; file++) {
             CompactFileStats.Builder stats = CompactFileStats.builder(Collections.nCopies(columns, KeyKind.EXACT));
             for (int rowGroup = 0; rowGroup < rowGroups; rowGroup++) {
                 stats.addRowGroup(ROW_GROUP_ROWS, 4 + rowGroup * ROW_GROUP_BYTES);
                 long first = ((long) file * rowGroups + rowGroup) * 1000;
-                stats.addColumnChunk(ROW_GROUP_BYTES / columns, OptionalLong.of(first), OptionalLong.of(first + 999), 0);
+                stats.addColumnChunk(chunkBytes / 2 + sizes.nextLong(chunkBytes), OptionalLong.of(first), OptionalLong.of(first + 999), 0);
                 for (int column = 1; column < columns; column++) {
                     long min = random.nextInt(1_000_000);
-                    stats.addColumnChunk(ROW_GROUP_BYTES / columns, OptionalLong.of(min), OptionalLong.of(min + random.nextInt(1_000_000)), 0);
+                    stats.addColumnChunk(chunkBytes / 2 + sizes.nextLong(chunkBytes), OptionalLong.of(min), OptionalLong.of(min + random.nextInt(1_000_000)), 0);
                 }
             }
             long footer = 4 + rowGroups * ROW_GROUP_BYTES;

@@ -18,6 +18,7 @@ import datetime
 import decimal
 import json
 import math
+import random
 import struct
 import uuid
 from pathlib import Path
@@ -339,6 +340,15 @@ def main():
     keys = list(range(1000))
     write(pa.table({"k": pa.array(keys, pa.int64()), "s": pa.array(["row-%04d" % k for k in keys])}),
           "sorted_ints.parquet", row_group_size=100)
+
+    # page indexes (column and offset indexes) over small pages: a sorted bigint, the same values
+    # shuffled and a string, 2 row groups of 10,000 rows, no dictionary so every page holds values
+    ids = list(range(20000))
+    shuffled = random.Random(7).sample(ids, len(ids))
+    write(pa.table({"id": pa.array(ids, pa.int64()), "shuffled": pa.array(shuffled, pa.int64()),
+                    "name": pa.array(["name-%05d" % i for i in ids])}),
+          "page_index.parquet", row_group_size=10000, use_dictionary=False, data_page_size=4096,
+          write_page_index=True, compression="zstd")
 
     print("wrote %d files with pyarrow %s into %s" % (len(list(OUT.glob("*.parquet"))), pa.__version__, OUT))
 

@@ -10,11 +10,17 @@ import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.BlockMetadata;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.metadata.PrunedBlockMetadata;
+import io.trino.parquet.predicate.TupleDomainParquetPredicate;
 import io.trino.parquet.reader.ParquetReader;
 import io.trino.parquet.reader.RowGroupInfo;
 import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.type.DecimalType;
+import io.trino.spi.type.VarcharType;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.io.ColumnIO;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.schema.MessageType;
@@ -25,6 +31,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +44,15 @@ import static io.trino.parquet.ParquetTypeUtils.constructField;
 import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
 import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
 import static io.trino.parquet.ParquetTypeUtils.lookupColumnByName;
+import static io.trino.parquet.predicate.PredicateUtils.buildPredicate;
+import static io.trino.parquet.reader.TrinoColumnIndexStore.getColumnIndexStore;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.DateType.DATE;
+import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.IntegerType.INTEGER;
+import static io.trino.spi.type.RealType.REAL;
+import static io.trino.spi.type.SmallintType.SMALLINT;
+import static io.trino.spi.type.TinyintType.TINYINT;
 import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
@@ -81,6 +97,28 @@ public final class ParquetScanReader
             ParquetMetadata footer,
             List<Integer> rowGroups,
             List<FileColumn> columns,
+            ParquetReaderOptions options,
+            AggregatedMemoryContext memoryContext,
+            Function<RuntimeException, RuntimeException> badData)
+            throws IOException
+    {
+        return create(dataSource, footer, rowGroups, columns, TupleDomain.all(), options, memoryContext, badData);
+    }
+
+    /**
+     * A reader that also skips the pages a row group's Parquet page index (column and offset
+     * indexes) shows cannot match {@code pagePredicate}, where the file has one and
+     * {@code options} allow it. Pages hold fewer rows then, so the caller still filters every row;
+     * and no page is skipped when row positions are asked for, which count the rows read.
+     *
+     * @param pagePredicate over the positions in {@code columns}; positions past them are ignored
+     */
+    public static ParquetScanReader create(
+            ParquetDataSource dataSource,
+            ParquetMetadata footer,
+            List<Integer> rowGroups,
+            List<FileColumn> columns,
+            TupleDomain<Integer> pagePredicate,
             ParquetReaderOptions options,
             AggregatedMemoryContext memoryContext,
             Function<RuntimeException, RuntimeException> badData)
@@ -134,12 +172,19 @@ public final class ParquetScanReader
             parquetColumns.add(new Column(fileColumnName, field));
         }
 
+        TupleDomain<ColumnDescriptor> pageDomain = pageIndexDomain(pagePredicate, columns, decodedChannels, decodings, fileFields, descriptorsByPath);
         ImmutableList.Builder<RowGroupInfo> rowGroupInfos = ImmutableList.builder();
         for (int rowGroup : rowGroups) {
             BlockMetadata block = blocks.get(rowGroup);
             PrunedBlockMetadata prunedBlock = PrunedBlockMetadata.createPrunedColumnsMetadata(block, dataSource.getId(), descriptorsByPath);
-            rowGroupInfos.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), Optional.empty()));
+            Optional<ColumnIndexStore> pageIndex = pageDomain.isAll()
+                    ? Optional.empty()
+                    : getColumnIndexStore(dataSource, block, descriptorsByPath, pageDomain, options);
+            rowGroupInfos.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), pageIndex));
         }
+        Optional<TupleDomainParquetPredicate> pagePredicateOfFile = pageDomain.isAll()
+                ? Optional.empty()
+                : Optional.of(buildPredicate(requestedSchema, pageDomain, descriptorsByPath, DateTimeZone.UTC));
 
         ParquetReader reader = new ParquetReader(
                 Optional.ofNullable(footer.getFileMetaData().getCreatedBy()),
@@ -151,9 +196,52 @@ public final class ParquetScanReader
                 memoryContext,
                 options,
                 exception -> exception instanceof RuntimeException runtime ? badData.apply(runtime) : badData.apply(new RuntimeException(exception.getMessage(), exception)),
-                Optional.empty(),
+                pagePredicateOfFile,
                 Optional.empty());
         return new ParquetScanReader(Optional.of(reader), Collections.emptyIterator(), decodings.stream().map(ColumnDecoding::conversion).collect(toImmutableList()), decodedChannels, types, badData);
+    }
+
+    /**
+     * The predicate's domains on the columns whose page index trino-parquet reads as the table
+     * reads them: decoded without a conversion, of a type whose Parquet statistics it compares.
+     * All (no page skipped) when row positions are asked for.
+     */
+    private static TupleDomain<ColumnDescriptor> pageIndexDomain(
+            TupleDomain<Integer> predicate,
+            List<FileColumn> columns,
+            int[] decodedChannels,
+            List<ColumnDecoding> decodings,
+            List<Type> fileFields,
+            Map<List<String>, ColumnDescriptor> descriptorsByPath)
+    {
+        if (predicate.isNone() || predicate.isAll() || columns.stream().anyMatch(FileColumn::isRowPosition)) {
+            return TupleDomain.all();
+        }
+        Map<ColumnDescriptor, Domain> domains = new HashMap<>();
+        predicate.getDomains().orElseThrow().forEach((position, domain) -> {
+            if (position < 0 || position >= columns.size() || decodedChannels[position] < 0) {
+                return;
+            }
+            int decoded = decodedChannels[position];
+            ColumnDecoding decoding = decodings.get(decoded);
+            if (decoding.conversion().isPresent() || !hasComparablePageStatistics(decoding.readType()) || !domain.getType().equals(decoding.readType())) {
+                return;
+            }
+            String name = fileFields.get(decoded).getName();
+            descriptorsByPath.values().stream()
+                    .filter(descriptor -> descriptor.getPath().length == 1 && descriptor.getPath()[0].equalsIgnoreCase(name))
+                    .findFirst()
+                    .ifPresent(descriptor -> domains.put(descriptor, domain));
+        });
+        return domains.isEmpty() ? TupleDomain.all() : TupleDomain.withColumnDomains(domains);
+    }
+
+    private static boolean hasComparablePageStatistics(io.trino.spi.type.Type type)
+    {
+        return type.equals(BIGINT) || type.equals(INTEGER) || type.equals(SMALLINT) || type.equals(TINYINT)
+                || type.equals(DATE) || type.equals(DOUBLE) || type.equals(REAL)
+                || type instanceof VarcharType
+                || (type instanceof DecimalType decimal && decimal.isShort());
     }
 
     /**

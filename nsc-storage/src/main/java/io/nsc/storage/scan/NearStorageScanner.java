@@ -49,7 +49,8 @@ public final class NearStorageScanner
     private final int maxBatchBytes;
     private final ScanLimits limits;
     private final BoundedMetadataCache<FileId, ParsedFooter> footers;
-    private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
+    // page indexes skip pages a scan's predicate cannot match, in files whose writer wrote them
+    private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().build();
     private final Counters counters = new Counters(
             new AtomicLong(),
             new CounterStat(),

@@ -276,6 +276,7 @@ final class ScanCall
                 footer,
                 request.getRowGroupsList(),
                 columns,
+                predicate,
                 readerOptions,
                 readerMemory,
                 this::badData);

@@ -77,6 +77,7 @@ import static io.nsc.storage.server.StorageTesting.metrics;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
+import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.nio.charset.StandardCharsets.UTF_8;
@@ -507,6 +508,32 @@ final class TestStorageServer
         try (StorageServer second = StorageServer.start(properties("test-node-2", List.of(disk1), ImmutableMap.of()))) {
             assertThat(second.nodeId()).isEqualTo("test-node-2");
         }
+    }
+
+    @Test
+    void testScanSkipsPagesThePageIndexRulesOut()
+            throws Exception
+    {
+        // ids 0..19,999 sorted in 2 row groups of small pages, with page indexes (pyarrow's)
+        byte[] data = fixture("page_index.parquet");
+        String id = randomFileId();
+        upload(channel, id, "page_index.parquet", data, data.length, 1000);
+        ScanColumn rowId = ScanColumn.newBuilder().setOrdinal(0).setType("bigint").setOutput(true).build();
+        TupleDomain<Integer> fewIds = TupleDomain.withColumnDomains(Map.of(0, Domain.create(ValueSet.ofRanges(Range.range(BIGINT, 12_340L, true, 12_345L, true)), false)));
+        ScanRequest request = ScanRequest.newBuilder()
+                .setFileId(id)
+                .addAllRowGroups(List.of(0, 1))
+                .addColumns(rowId)
+                .setPredicate(TupleDomainCodec.encode(fewIds, List.of(BIGINT)))
+                .setCompression(PageCompression.PAGE_COMPRESSION_ZSTD)
+                .build();
+
+        ScanResult result = scan(request);
+        assertThat(result.rows()).isEqualTo(6);
+        // the pages around the six ids (about 500 rows each), not the 20,000 rows of both row groups
+        assertThat(result.summary().getRowsScanned()).isPositive().isLessThan(2_000);
+        // without a predicate on the column every row is read
+        assertThat(scan(request.toBuilder().clearPredicate().build()).summary().getRowsScanned()).isEqualTo(20_000);
     }
 
     @Test

@@ -2,6 +2,7 @@
 # Runs one of a module's benchmark classes (its test sources; trino-nsc unless NSC_BENCHMARK_MODULE
 # names another) in one JVM, after building the module if the class is missing, and prints a
 # results header first: what ran, when, on what. The benchmarks' run.sh scripts call it.
+# NSC_BENCHMARK_JVM_OPTS adds JVM options (a profiler agent, say).
 #
 #   benchmarks/java-benchmark.sh <class> <heap> <how it was called> <defaults> [benchmark args...]
 set -euo pipefail
@@ -20,5 +21,6 @@ classpath=$module/target/benchmark-classpath.txt
 (cd "$HOME_DIR" && ./mvnw -B -q -o $repo dependency:build-classpath -pl "$module_name" -Dmdep.includeScope=test -Dmdep.outputFile="$classpath")
 echo "# $called (defaults: $defaults)"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(java -version 2>&1 | head -1)"
-java "-Xmx$heap" -Djdk.attach.allowAttachSelf=true -XX:+EnableDynamicAgentLoading \
+# shellcheck disable=SC2086 # NSC_BENCHMARK_JVM_OPTS is a list of options
+java "-Xmx$heap" -Djdk.attach.allowAttachSelf=true -XX:+EnableDynamicAgentLoading ${NSC_BENCHMARK_JVM_OPTS:-} \
     -cp "$module/target/classes:$module/target/test-classes:$(cat "$classpath")" "$class" "$@"

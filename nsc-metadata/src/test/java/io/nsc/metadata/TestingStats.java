@@ -3,10 +3,8 @@ package io.nsc.metadata;
 import com.google.protobuf.ByteString;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
+import io.nsc.protocol.stats.LegacyEncoding;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -40,22 +38,6 @@ public final class TestingStats
      */
     public static ByteString fixedWidthCompactStats(long rowCount)
     {
-        ByteBuffer encoded = ByteBuffer.allocate(33 + 1 + 16 + 25).order(ByteOrder.LITTLE_ENDIAN)
-                .put("NSCS".getBytes(StandardCharsets.US_ASCII))
-                .put((byte) 1)
-                .putInt(1)
-                .putInt(1)
-                .putLong(rowCount)
-                .putLong(104)
-                .putInt(20)
-                .put((byte) KeyKind.EXACT.ordinal())
-                .putLong(rowCount)
-                .putLong(4)
-                .putLong(1)
-                .putLong(rowCount + 1)
-                .putInt(100)
-                .putInt(0)
-                .put((byte) 1);
-        return ByteString.copyFrom(encoded.array());
+        return ByteString.copyFrom(LegacyEncoding.encode(CompactFileStats.wrap(compactStats(rowCount).toByteArray())));
     }
 }

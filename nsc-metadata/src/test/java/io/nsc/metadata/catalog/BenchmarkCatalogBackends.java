@@ -16,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import java.util.logging.Level;
 import java.util.stream.Stream;
 
 import static java.util.Comparator.reverseOrder;
@@ -35,10 +34,8 @@ public final class BenchmarkCatalogBackends
     private static final int LISTED_FILES = 10_000;
     private static final int FILES_PER_LISTED_COMMIT = 1000;
     private static final int WARM_UP_COMMITS = 1000;
-    // held: java.util.logging keeps loggers weakly, and a collected one forgets its level
-    private static final List<java.util.logging.Logger> QUIET_LOGGERS = Stream.of("io.nsc", "com.zaxxer")
-            .map(java.util.logging.Logger::getLogger)
-            .toList();
+    // held: see BenchmarkCatalogCommits.quietLoggers
+    private static final List<java.util.logging.Logger> QUIET_LOGGERS = BenchmarkCatalogCommits.quietLoggers("io.nsc", "com.zaxxer");
 
     private BenchmarkCatalogBackends() {}
 
@@ -49,7 +46,6 @@ public final class BenchmarkCatalogBackends
         int commits = Integer.parseInt(BenchmarkCatalogCommits.option(args, "--commits", "2000"));
         int listings = Integer.parseInt(BenchmarkCatalogCommits.option(args, "--listings", "100"));
         Files.createDirectories(parent);
-        QUIET_LOGGERS.forEach(logger -> logger.setLevel(Level.WARNING));
 
         System.out.printf("catalog backends: %s commits of one file per measurement, %s whole listings of a table of %s files%n", commits, listings, LISTED_FILES);
         System.out.printf("H2 in %s; PostgreSQL %s%n", parent.toAbsolutePath(), "in a fresh durable server under /tmp (fsync on)");

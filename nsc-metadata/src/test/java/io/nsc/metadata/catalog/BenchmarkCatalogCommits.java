@@ -91,6 +91,17 @@ public final class BenchmarkCatalogCommits
         }
     }
 
+    /**
+     * Sets these loggers to WARNING and answers them: java.util.logging keeps loggers weakly and a
+     * collected one forgets its level, so the caller holds them (in a static field).
+     */
+    static List<java.util.logging.Logger> quietLoggers(String... names)
+    {
+        List<java.util.logging.Logger> loggers = Stream.of(names).map(java.util.logging.Logger::getLogger).toList();
+        loggers.forEach(logger -> logger.setLevel(Level.WARNING));
+        return loggers;
+    }
+
     static String option(String[] args, String name, String defaultValue)
     {
         int index = Arrays.asList(args).indexOf(name);

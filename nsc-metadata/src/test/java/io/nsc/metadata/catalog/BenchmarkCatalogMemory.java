@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
-import java.util.logging.Level;
 import java.util.stream.Stream;
 
 /**
@@ -35,10 +34,8 @@ public final class BenchmarkCatalogMemory
     private static final int FILES_PER_COMMIT = 1000;
     private static final List<String> NODES = List.of("node-a", "node-b");
     private static final SchemaTableName TABLE = new SchemaTableName("bench", "chunks");
-    // held: java.util.logging keeps loggers weakly, and a collected one forgets its level
-    private static final List<java.util.logging.Logger> QUIET_LOGGERS = Stream.of("io.nsc", "org.h2")
-            .map(java.util.logging.Logger::getLogger)
-            .toList();
+    // held: see BenchmarkCatalogCommits.quietLoggers
+    private static final List<java.util.logging.Logger> QUIET_LOGGERS = BenchmarkCatalogCommits.quietLoggers("io.nsc", "org.h2");
 
     private BenchmarkCatalogMemory() {}
 
@@ -50,7 +47,6 @@ public final class BenchmarkCatalogMemory
         int rowGroups = Integer.parseInt(BenchmarkCatalogCommits.option(args, "--row-groups", "100"));
         int columns = Integer.parseInt(BenchmarkCatalogCommits.option(args, "--columns", "10"));
         int listings = Integer.parseInt(BenchmarkCatalogCommits.option(args, "--listings", "3"));
-        QUIET_LOGGERS.forEach(logger -> logger.setLevel(Level.WARNING));
         long chunks = (long) fileCount * rowGroups * columns;
         System.out.printf("table: %,d files x %,d row groups x %,d columns = %,d column chunks%n", fileCount, rowGroups, columns, chunks);
 

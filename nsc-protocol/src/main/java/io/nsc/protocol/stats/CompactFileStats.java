@@ -33,7 +33,8 @@ import static java.util.Objects.requireNonNull;
  * columns     per column, 26 bytes: {@link KeyKind} ordinal (1), min/max presence (1: 0 none,
  *             1 every chunk, 2 a bitmap says which), min base (long), min width (1), range width
  *             (1), size base (int), size width (1), null base (int: the smallest null count + 1),
- *             null width (1), position of the column's first chunk (int)
+ *             null width (1), position of the column's chunks (int: derivable from the widths
+ *             of the columns before it, stored so a reader finds a column without summing them)
  * row groups  row count base (long), its width (1), offset base (long), its width (1, at least
  *             1, so every row group takes a byte); then per row group its row count and offset
  * chunks      column by column, each: the presence bitmap (one bit per row group) when presence
@@ -243,7 +244,7 @@ public final class CompactFileStats
         checkIndex(rowGroup, rowGroupCount);
         long size = 0;
         for (int column = 0; column < columnCount; column++) {
-            size += compressedSize(rowGroup, column);
+            size += sizeAt(columnPosition(column), rowGroup);
         }
         return size;
     }
@@ -254,9 +255,7 @@ public final class CompactFileStats
         if (isMissing(column)) {
             return 0;
         }
-        int descriptor = columnPosition(column);
-        int position = chunkPosition(descriptor, rowGroup) + encoded[descriptor + COLUMN_MIN_WIDTH] + encoded[descriptor + COLUMN_RANGE_WIDTH];
-        return (int) INT.get(encoded, descriptor + COLUMN_SIZE_BASE) + unsigned(position, encoded[descriptor + COLUMN_SIZE_WIDTH]);
+        return sizeAt(columnPosition(column), rowGroup);
     }
 
     public boolean hasMinMax(int rowGroup, int column)
@@ -387,11 +386,22 @@ public final class CompactFileStats
 
     private boolean minMaxPresent(int descriptor, int rowGroup)
     {
-        return switch (encoded[descriptor + COLUMN_PRESENCE]) {
+        return minMaxPresent(encoded, encoded[descriptor + COLUMN_PRESENCE], (int) INT.get(encoded, descriptor + COLUMN_CHUNKS), rowGroup);
+    }
+
+    private static boolean minMaxPresent(byte[] encoded, byte presence, int bitmapStart, int rowGroup)
+    {
+        return switch (presence) {
             case PRESENCE_ALL -> true;
-            case PRESENCE_BITMAP -> (encoded[(int) INT.get(encoded, descriptor + COLUMN_CHUNKS) + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
+            case PRESENCE_BITMAP -> (encoded[bitmapStart + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
             default -> false;
         };
+    }
+
+    private long sizeAt(int descriptor, int rowGroup)
+    {
+        int position = chunkPosition(descriptor, rowGroup) + encoded[descriptor + COLUMN_MIN_WIDTH] + encoded[descriptor + COLUMN_RANGE_WIDTH];
+        return (int) INT.get(encoded, descriptor + COLUMN_SIZE_BASE) + unsigned(position, encoded[descriptor + COLUMN_SIZE_WIDTH]);
     }
 
     private long minAt(int descriptor, int chunkPosition)
@@ -669,16 +679,12 @@ public final class CompactFileStats
             }
             if (stride == 0) {
                 // every chunk of the column is alike: one check stands for all
-                validateChunk(column, -1, presence == PRESENCE_NONE ? 0 : 1, minBase, 0, sizeBase, nullBase - 1L, fewestRows);
+                validateChunk(column, -1, presence != PRESENCE_NONE, minBase, 0, sizeBase, nullBase - 1L, fewestRows);
                 return end;
             }
             int position = chunksStart + bitmapBytes(presence, rowGroupCount);
             for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                boolean present = switch (presence) {
-                    case PRESENCE_ALL -> true;
-                    case PRESENCE_BITMAP -> (encoded[chunksStart + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
-                    default -> false;
-                };
+                boolean present = minMaxPresent(encoded, presence, chunksStart, rowGroup);
                 long minOffset = readUnsigned(encoded, position, minWidth);
                 long range = readUnsigned(encoded, position + minWidth, rangeWidth);
                 if (!present && (minOffset != 0 || range != 0)) {
@@ -687,15 +693,15 @@ public final class CompactFileStats
                 long min = addWithin(minBase, minOffset, Long.MAX_VALUE, "row group %s column %s: min", rowGroup, column);
                 long size = sizeBase + readUnsigned(encoded, position + minWidth + rangeWidth, sizeWidth);
                 long nullCount = nullBase + readUnsigned(encoded, position + minWidth + rangeWidth + sizeWidth, nullWidth) - 1;
-                validateChunk(column, rowGroup, present ? 1 : 0, min, range, size, nullCount, rowGroupRows[rowGroup]);
+                validateChunk(column, rowGroup, present, min, range, size, nullCount, rowGroupRows[rowGroup]);
                 position += stride;
             }
             return end;
         }
 
-        private void validateChunk(int column, int rowGroup, int present, long min, long range, long size, long nullCount, long rows)
+        private void validateChunk(int column, int rowGroup, boolean present, long min, long range, long size, long nullCount, long rows)
         {
-            if (present == 1) {
+            if (present) {
                 addWithin(min, range, Long.MAX_VALUE, "row group %s column %s: max", rowGroup, column);
             }
             if (size > Integer.MAX_VALUE) {

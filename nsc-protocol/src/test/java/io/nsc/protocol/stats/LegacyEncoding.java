@@ -6,16 +6,17 @@ import java.nio.ByteOrder;
 
 /**
  * Writes stats the way releases before packing did (versions 1 and 2, fixed-width fields), so
- * tests can hand {@link CompactFileStats#wrap} what an earlier release's catalog holds.
+ * tests can hand {@link CompactFileStats#wrap} (and the metadata service's tests, its catalog) what
+ * an earlier release's catalog holds.
  */
-final class LegacyEncoding
+public final class LegacyEncoding
 {
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private LegacyEncoding() {}
 
-    static byte[] encode(CompactFileStats stats)
+    public static byte[] encode(CompactFileStats stats)
     {
         int columns = stats.columnCount();
         int rowGroups = stats.rowGroupCount();

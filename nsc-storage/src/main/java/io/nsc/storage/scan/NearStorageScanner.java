@@ -50,7 +50,7 @@ public final class NearStorageScanner
     private final ScanLimits limits;
     private final BoundedMetadataCache<FileId, ParsedFooter> footers;
     // page indexes skip pages a scan's predicate cannot match, in files whose writer wrote them
-    private final ParquetReaderOptions readerOptions = ParquetReaderOptions.builder().build();
+    private final ParquetReaderOptions readerOptions = ParquetReaderOptions.defaultOptions();
     private final Counters counters = new Counters(
             new AtomicLong(),
             new CounterStat(),

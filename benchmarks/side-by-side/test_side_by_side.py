@@ -423,5 +423,59 @@ class ReportTest(unittest.TestCase):
         self.assertIn("./nsc bench --sweep", page)
 
 
+    def _render(self, environment, runs=None):
+        with tempfile.TemporaryDirectory() as directory:
+            self._through_csv(directory, runs or _canned_runs())
+            with open(os.path.join(directory, "environment.json"), "w") as file:
+                json.dump(environment, file)
+            summary = report.render(directory)
+            with open(os.path.join(directory, "summary.txt")) as file:
+                self.assertEqual(summary + "\n", file.read())
+            with open(os.path.join(directory, "report.html")) as file:
+                return summary, file.read()
+
+    SPLIT = {"scale": 1, "cpus": 2, "cpu_model": "Intel(R) Xeon(R) Processor", "command": "./nsc bench --testbed split",
+             "nsc_commit": "0123456789abcdef", "nsc_tree_dirty": True, "testbed": "split",
+             "cpu_sets_requested": {"storage": "1", "trino": "0"}, "cpu_placement": "taskset (affinity mask at process start)",
+             "cpu_sets_applied": {"metadata": "1", "storage-1": "1", "s3proxy": "1", "trino": "0"},
+             "load_average_at_start": [0.1, 0.2, 0.3], "load_average_at_end": [1.5, 1.2, 0.9]}
+
+    def test_a_split_run_says_where_each_side_ran(self):
+        # rows as run.py writes them now: a testbed column
+        summary, page = self._render(self.SPLIT, [dict(r, testbed="split") for r in _canned_runs()])
+        for text in ("testbed: split: storage side on CPUs 1, Trino on CPUs 0; placed by taskset (affinity mask at process start)",
+                     "CPUs as applied (Cpus_allowed_list): metadata 1, storage-1 1, s3proxy 1, trino 0",
+                     "load average (1, 5, 15 min) at start 0.10 0.20 0.30, at end 1.50 1.20 0.90",
+                     "nsc 0123456789ab (uncommitted changes)", "(Intel(R) Xeon(R) Processor)", "command: ./nsc bench --testbed split"):
+            self.assertIn(text, summary)
+            self.assertIn(text, page.replace("&#x27;", "'"))
+        self.assertNotIn("LOADED", summary)
+        self.assertIn("nsc vs hive: 4.00x over 2 queries", summary)  # the testbed column does not disturb the figures
+        self.assertIn("<h1>nsc side by side with Trino on S3: split testbed</h1>", page)
+        self.assertIn("Split testbed: the storage side runs on CPUs 1 and Trino on CPUs 0", page)
+        self.assertNotIn("all processes share", page)
+        self.assertIn('{"metadata": "1", "storage-1": "1", "s3proxy": "1", "trino": "0"}', page.replace("&quot;", '"'))
+
+    def test_a_run_started_on_a_loaded_machine_is_labelled(self):
+        summary, _ = self._render(dict(self.SPLIT, load_average_at_start=[1.4, 0.8, 0.5]))
+        self.assertIn("LOADED MACHINE at start", summary)
+
+    def test_results_from_before_the_split_testbed_still_render_as_shared(self):
+        summary, page = self._render({"scale": 1, "cpus": 2, "command": "./nsc bench --sweep", "rates": ["1gbit"]})
+        self.assertIn("testbed: shared (not recorded", summary)
+        self.assertNotIn("load average", summary)
+        self.assertIn("<h1>nsc side by side with Trino on S3: shared testbed</h1>", page)
+        self.assertIn("Shared testbed: all processes share the machine's 2 CPUs", page)
+
+    def test_the_committed_sf1_results_still_render(self):
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "sf1")
+        with tempfile.TemporaryDirectory() as directory:
+            for name in ("runs.csv", "concurrency.csv", "link.csv", "environment.json"):
+                shutil.copy(os.path.join(source, name), directory)
+            summary = report.render(directory)
+        self.assertIn("testbed: shared (not recorded", summary)
+        self.assertIn("== 1gbit ==", summary)
+
+
 if __name__ == "__main__":
     unittest.main()

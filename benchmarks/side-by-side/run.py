@@ -17,6 +17,13 @@ of every process on each side (/proc), and nsc's connector counters; every answe
 with the reference path's, and a mismatch is a failure, not a figure. Then the concurrent
 streams. Raw CSVs, environment.json and the HTML report go to --out (report.py renders them).
 
+Two testbeds. shared (the default): every process on every CPU, so CPU the storage side spends is
+taken from Trino. split: the storage side and Trino on disjoint CPU sets (--storage-cpus,
+--trino-cpus; on 2 CPUs storage 1, Trino 0), as storage nodes with CPUs of their own; placed by a
+cgroup v2 cpuset where the machine offers one, else by taskset, before each service's first
+thread, and read back from /proc/<pid>/status (Cpus_allowed_list) into the results. both: the
+whole run on each, into DIR/shared and DIR/split.
+
 Linux and root only (ip netns, tc). Standard library only.
 """
 import argparse

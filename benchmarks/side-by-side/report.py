@@ -261,6 +261,11 @@ def testbed_lines(environment):
     applied = environment.get("cpu_sets_applied")
     if applied:
         lines.append("CPUs as applied (Cpus_allowed_list): " + ", ".join(f"{name} {value}" for name, value in applied.items()))
+    # read again before the stop: a thread started later on another set would show here
+    at_end = environment.get("cpu_sets_at_end") or {}
+    moved = {name: value for name, value in at_end.items() if value and applied and value != applied.get(name)}
+    if moved:
+        lines.append("CPUs CHANGED by the end of the run: " + ", ".join(f"{name} {value}" for name, value in moved.items()))
     if "load_average_at_start" in environment:
         lines.append(f"load average (1, 5, 15 min) at start {_load(environment.get('load_average_at_start'))}, "
                      f"at end {_load(environment.get('load_average_at_end'))}"

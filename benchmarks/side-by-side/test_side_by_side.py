@@ -456,6 +456,12 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("all processes share", page)
         self.assertIn('{"metadata": "1", "storage-1": "1", "s3proxy": "1", "trino": "0"}', page.replace("&quot;", '"'))
 
+    def test_a_set_that_changed_during_the_run_is_called_out(self):
+        summary, _ = self._render(dict(self.SPLIT, cpu_sets_at_end={"metadata": "1", "storage-1": "0-1", "s3proxy": "1", "trino": "0"}))
+        self.assertIn("CPUs CHANGED by the end of the run: storage-1 0-1", summary)
+        summary, _ = self._render(dict(self.SPLIT, cpu_sets_at_end=self.SPLIT["cpu_sets_applied"]))
+        self.assertNotIn("CHANGED", summary)
+
     def test_a_run_started_on_a_loaded_machine_is_labelled(self):
         summary, _ = self._render(dict(self.SPLIT, load_average_at_start=[1.4, 0.8, 0.5]))
         self.assertIn("LOADED MACHINE at start", summary)

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 import compare
 import cpusets
@@ -173,6 +174,37 @@ class OptionTest(unittest.TestCase):
         self.assertIn("CPU 4 is not available", self._error(["--testbed", "split", "--trino-cpus", "4"]))
         self.assertIn("at least 2 CPUs", self._error(["--testbed", "split"], available=(0,)))
         self.assertIn("add --testbed split", self._error(["--storage-cpus", "1"]))
+
+
+class BothTestbedsTest(unittest.TestCase):
+    def _main(self, argv, results):
+        calls = []
+
+        def run_testbed(args, settings, mode, out):
+            calls.append((mode, out))
+            return results[len(calls) - 1]
+        with mock.patch.object(run, "run_testbed", run_testbed), mock.patch.object(run.os, "geteuid", return_value=0), \
+                mock.patch.object(run.cpusets, "available_cpus", return_value=(0, 1)), mock.patch.object(run.signal, "signal"):
+            try:
+                run.main(argv + _ARGS)
+                code = 0
+            except SystemExit as exit_:
+                code = exit_.code
+        return calls, code
+
+    def test_both_runs_shared_then_split_into_subfolders(self):
+        calls, code = self._main(["--testbed", "both", "--out", "/tmp/results"], [(True, False), (True, False)])
+        self.assertEqual([("shared", "/tmp/results/shared"), ("split", "/tmp/results/split")], calls)
+        self.assertEqual(0, code)
+
+    def test_one_testbed_writes_into_out_itself(self):
+        calls, _ = self._main(["--testbed", "split", "--out", "/tmp/results"], [(True, False)])
+        self.assertEqual([("split", "/tmp/results")], calls)
+
+    def test_an_interrupted_first_testbed_ends_the_run(self):
+        calls, code = self._main(["--testbed", "both", "--out", "/tmp/results"], [(False, False), (True, False)])
+        self.assertEqual([("shared", "/tmp/results/shared")], calls)
+        self.assertEqual(1, code)
 
 
 class CgroupDetectionTest(unittest.TestCase):

@@ -12,6 +12,7 @@ import secrets
 import shutil
 import subprocess
 
+from cpusets import Shared
 from testbed import Service, https_get, run, tcp_open, wait_until
 
 STORAGE_NODES = 3
@@ -30,9 +31,10 @@ class Ports:
 
 
 class Cluster:
-    def __init__(self, settings, link, directory):
+    def __init__(self, settings, link, directory, placement=None):
         self.settings = settings
         self.link = link
+        self.placement = placement or Shared()
         self.dir = directory
         self.tls_dir = os.path.join(directory, "tls")
         self.ports = Ports(settings.port_base, settings.trino_port)
@@ -108,6 +110,9 @@ class Cluster:
         log = os.path.join(self.dir, name, "log", "launcher.log")
         if side == "storage":
             command = self.link.in_ns(command)
+        # outermost, so the CPU set is in place before `ip netns exec` (which mounts a /sys of its
+        # own, hiding the cgroup file systems) and inherited by the service's every thread
+        command = self.placement.prefix("storage" if side == "storage" else "trino") + command
         service = Service(name, command, env, log, side)
         self.services[name] = service
         return service

@@ -24,6 +24,9 @@ import svg
 PATH_ORDER = ["nsc", "hive", "iceberg"]
 BASELINES = ["hive", "iceberg"]
 TARGET_RATE = "1gbit"
+# a 1-minute load average at the start above this per CPU: something else was running, and the
+# run's figures are labelled as taken on a loaded machine (DESIGN.md, Measuring)
+LOADED_PER_CPU = 0.25
 SUMMED = ["link_rx_bytes", "link_tx_bytes", "physical_input_bytes", "storage_cpu_s", "trino_process_cpu_s", "trino_cpu_s",
           "storage_rows_scanned", "storage_scan_cpu_s", "storage_bytes_read_from_disk", "peak_memory_bytes"]
 
@@ -228,6 +231,48 @@ def _bytes(value):
     return "-" if value is None else f"{value / 1e6:,.1f} MB"
 
 
+def testbed_mode(environment):
+    """shared or split; results from before the split testbed recorded none and were shared."""
+    return environment.get("testbed", "shared")
+
+
+def _load(values):
+    return " ".join(f"{value:.2f}" for value in values) if values else "?"
+
+
+def loaded_at_start(environment):
+    load = environment.get("load_average_at_start")
+    cpus = environment.get("cpus") or 1
+    return bool(load) and load[0] >= LOADED_PER_CPU * cpus
+
+
+def testbed_lines(environment):
+    """The testbed: its mode, each side's CPUs as requested and as the kernel had them
+    (Cpus_allowed_list of each service), how they were placed, and the load average around the run."""
+    mode = testbed_mode(environment)
+    if "testbed" not in environment:
+        lines = ["testbed: shared (not recorded: results from before the split testbed, when every process shared every CPU)"]
+    elif mode == "split":
+        requested = environment.get("cpu_sets_requested") or {}
+        lines = [f"testbed: split: storage side on CPUs {requested.get('storage', '?')}, Trino on CPUs {requested.get('trino', '?')}; "
+                 f"placed by {environment.get('cpu_placement') or '?'}"]
+    else:
+        lines = ["testbed: shared: every process on every CPU"]
+    applied = environment.get("cpu_sets_applied")
+    if applied:
+        lines.append("CPUs as applied (Cpus_allowed_list): " + ", ".join(f"{name} {value}" for name, value in applied.items()))
+    # read again before the stop: a thread started later on another set would show here
+    at_end = environment.get("cpu_sets_at_end") or {}
+    moved = {name: value for name, value in at_end.items() if value and applied and value != applied.get(name)}
+    if moved:
+        lines.append("CPUs CHANGED by the end of the run: " + ", ".join(f"{name} {value}" for name, value in moved.items()))
+    if "load_average_at_start" in environment:
+        lines.append(f"load average (1, 5, 15 min) at start {_load(environment.get('load_average_at_start'))}, "
+                     f"at end {_load(environment.get('load_average_at_end'))}"
+                     + ("; LOADED MACHINE at start: rerun quiet before quoting these figures" if loaded_at_start(environment) else ""))
+    return lines
+
+
 def summary_text(rows, concurrency, calibration, environment):
     lines = [f"nsc side by side: TPC-H scale {environment.get('scale', '?')}, {environment.get('cpus', '?')} CPUs "
              f"({environment.get('cpu_model', '?')}), {environment.get('memory_gib', '?')} GiB; "
@@ -235,6 +280,7 @@ def summary_text(rows, concurrency, calibration, environment):
     lines.append(f"command: {environment.get('command', '?')}")
     lines.append(f"nsc {environment.get('nsc_commit', '?')[:12]}{' (uncommitted changes)' if environment.get('nsc_tree_dirty') else ''}, "
                  f"Trino 476, {environment.get('s3proxy', 's3proxy')}, {environment.get('java_runtime', '')}")
+    lines += testbed_lines(environment)
     if environment.get("duration_s") is not None:
         lines.append(f"started {environment.get('started')}, took {environment['duration_s'] / 60:.1f} min"
                      + ("" if environment.get("finished", True) else " (INTERRUPTED: partial results)"))
@@ -378,6 +424,18 @@ def charts(rows, concurrency):
     return parts
 
 
+def _cpu_item(environment):
+    """The testbed's CPUs, as a sentence of the Testbed list."""
+    if testbed_mode(environment) == "split":
+        requested = environment.get("cpu_sets_requested") or {}
+        return (f"Split testbed: the storage side runs on CPUs {_h(requested.get('storage', '?'))} and Trino on CPUs "
+                f"{_h(requested.get('trino', '?'))} of the machine's {_h(environment.get('cpus', '?'))} "
+                f"({_h(environment.get('cpu_placement') or '?')}), as storage nodes with CPUs of their own would; "
+                "the sets as applied, read back from each process, are in the summary. CPU is reported per side.")
+    return (f"Shared testbed: all processes share the machine's {_h(environment.get('cpus', '?'))} CPUs: storage-side work competes "
+            "with Trino's, which penalises the path that does more work next to the data (nsc's scans) in wall time; CPU is reported per side.")
+
+
 def render_html(directory, rows, runs, concurrency, calibration, environment, notes, summary):
     out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>nsc side by side</title><style>",
            "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#111;line-height:1.4}",
@@ -385,7 +443,7 @@ def render_html(directory, rows, runs, concurrency, calibration, environment, no
            "th{background:#f3f4f6}td:first-child,th:first-child{text-align:left}tr.fail td{background:#fee2e2}",
            "pre{background:#f8fafc;padding:0.8em;overflow-x:auto;font-size:12px}svg{display:block;margin:1em 0 0.3em}figure{margin:1em 0 2em}figcaption{font-size:12px;color:#374151;max-width:760px}",
            ".met{color:#15803d;font-weight:bold}.missed{color:#b91c1c;font-weight:bold}</style></head><body>",
-           "<h1>nsc side by side with Trino on S3</h1>"]
+           f"<h1>nsc side by side with Trino on S3: {_h(testbed_mode(environment))} testbed</h1>"]
     out.append(f"<p>TPC-H scale {_h(environment.get('scale', '?'))}; link rates {_h(', '.join(environment.get('rates', [])))}; "
                f"{_h(environment.get('repeat', '?'))} warm runs per query and path (median reported) after one cold run. "
                f"Command: <code>{_h(environment.get('command', '?'))}</code></p>")
@@ -401,8 +459,7 @@ def render_html(directory, rows, runs, concurrency, calibration, environment, no
         "as Iceberg tables over the same objects (add_files_from_table)"
         + (", Hive and Iceberg tables analyzed" if environment.get("analyze", True) else "") + ".",
         ("TLS on both: nsc's mutual TLS, S3 over HTTPS." if environment.get("tls", True) else "No TLS on either side."),
-        f"All processes share the machine's {_h(environment.get('cpus', '?'))} CPUs: storage-side work competes with Trino's, "
-        "which penalises the path that does more work next to the data (nsc's scans) in wall time; CPU is reported per side.",
+        _cpu_item(environment),
         "Cold: the path's data files evicted from the page cache (posix_fadvise) just before its run; the JVMs stay up and warm "
         "(a warm-up pass ran every query once on every path first).",
     ]:

@@ -17,6 +17,13 @@ of every process on each side (/proc), and nsc's connector counters; every answe
 with the reference path's, and a mismatch is a failure, not a figure. Then the concurrent
 streams. Raw CSVs, environment.json and the HTML report go to --out (report.py renders them).
 
+Two testbeds. shared (the default): every process on every CPU, so CPU the storage side spends is
+taken from Trino. split: the storage side and Trino on disjoint CPU sets (--storage-cpus,
+--trino-cpus; on 2 CPUs storage 1, Trino 0), as storage nodes with CPUs of their own; placed by a
+cgroup v2 cpuset where the machine offers one, else by taskset, before each service's first
+thread, and read back from /proc/<pid>/status (Cpus_allowed_list) into the results. both: the
+whole run on each, into DIR/shared and DIR/split.
+
 Linux and root only (ip netns, tc). Standard library only.
 """
 import argparse
@@ -31,6 +38,7 @@ import threading
 import time
 
 import compare
+import cpusets
 import data
 import profile_summary
 import report
@@ -52,7 +60,7 @@ def log(message):
     print(f"bench: {message}", flush=True)
 
 
-def parse_args(argv):
+def parse_args(argv, available_cpus=None):
     parser = argparse.ArgumentParser(prog="./nsc bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0, help="TPC-H scale factor (default 1; 10 as an option)")
     rates = parser.add_mutually_exclusive_group()
@@ -71,6 +79,14 @@ def parse_args(argv):
     parser.add_argument("--profile", default=None, help="after the runs, record JFR of Trino and each path's storage side over these queries "
                                                           "(comma-separated names, like 'unsorted 1%%,q01') at 1gbit, or the first rate")
     parser.add_argument("--profile-seconds", type=float, default=30.0, help="how long each profiled query runs on each path (default 30)")
+    parser.add_argument("--testbed", choices=["shared", "split", "both"], default="shared",
+                        help="shared: every process on every CPU (the default); split: the storage side (nsc's metadata service and "
+                             "storage nodes, s3proxy) and Trino on disjoint CPU sets, as storage nodes are machines of their own; "
+                             "both: the whole run in each, one after the other, into the subfolders shared/ and split/ of --out")
+    parser.add_argument("--storage-cpus", help="split testbed: the storage side's CPUs, like 1 or 2-3 (default: the upper half of "
+                                                 "the CPUs, or those --trino-cpus leaves)")
+    parser.add_argument("--trino-cpus", help="split testbed: Trino's CPUs, like 0 or 0-1 (default: the lower half, or those "
+                                               "--storage-cpus leaves); disjoint from the storage side's")
     parser.add_argument("--keep", action="store_true", help="keep the data copies (nsc's replicas, the S3 objects) after the run")
     parser.add_argument("--trino-heap", default=os.environ.get("NSC_BENCH_TRINO_HEAP", "4G"))
     parser.add_argument("--trino-server", default=os.environ.get("NSC_BENCH_TRINO_SERVER"), help=argparse.SUPPRESS)
@@ -95,6 +111,15 @@ def parse_args(argv):
         parser.error(f"--workloads: unknown {unknown}; one or more of {workloads.WORKLOADS}")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    args.testbed_list = ["shared", "split"] if args.testbed == "both" else [args.testbed]
+    args.cpu_sets = {}
+    if "split" in args.testbed_list:
+        try:
+            args.cpu_sets = cpusets.choose_cpu_sets(args.storage_cpus, args.trino_cpus, available_cpus or cpusets.available_cpus())
+        except ValueError as error:
+            parser.error(str(error))
+    elif args.storage_cpus or args.trino_cpus:
+        parser.error("--storage-cpus and --trino-cpus choose the split testbed's CPU sets: add --testbed split or --testbed both")
     for name in ("trino_server", "plugins", "s3proxy_jar"):
         if not getattr(args, name):
             parser.error("run through ./nsc bench, which downloads the Trino server, its hive and iceberg plugins and s3proxy "
@@ -164,7 +189,34 @@ def other_activity(exclude=(), seconds=3.0):
     return [text for _, text in sorted(busy, reverse=True)[:10]]
 
 
-def machine_facts(args, settings):
+def load_average():
+    return [round(value, 2) for value in os.getloadavg()]
+
+
+def testbed_facts(args, mode):
+    """What the results say of the testbed before it is built: the mode, the CPU sets asked for,
+    and the load average before anything of the run's own (the sets as applied come later,
+    read back from the processes: testbed_facts_at_end)."""
+    return {
+        "testbed": mode,
+        "cpu_sets_requested": ({side: cpusets.format_cpu_list(cpus) for side, cpus in args.cpu_sets.items()} if mode == "split" else {}),
+        "load_average_at_start": load_average(),
+    }
+
+
+def testbed_facts_at_end(bench):
+    """The testbed as it was: how the CPU sets were placed, each service's Cpus_allowed_list read
+    back after the start and before the stop, and the load average at the end."""
+    return {
+        "load_average_at_end": load_average(),
+        "cpu_placement": bench.placement.method if bench.placement else "",
+        "cpu_sets_applied": bench.cpu_sets_applied,
+        "cpu_sets_at_end": bench.cpu_sets_at_end,
+    }
+
+
+def machine_facts(args, settings, mode):
+    at_start = testbed_facts(args, mode)  # first: the load average before the run's own work
     cpuinfo = _read("/proc/cpuinfo")
     model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if line.startswith("model name")), platform.processor())
     memory = next((line.split()[1] for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")), "0")
@@ -185,6 +237,7 @@ def machine_facts(args, settings):
         "trino": "476 (io.trino:trino-server:476, plugins trino-hive-476.zip and trino-iceberg-476.zip)",
         "s3proxy": os.path.basename(settings.s3proxy_jar),
         "command": os.environ.get("NSC_BENCH_COMMAND") or " ".join([sys.argv[0]] + sys.argv[1:]),
+        **at_start,
         "scale": args.scale,
         "rates": args.rate_list,
         "repeat": args.repeat,
@@ -199,9 +252,12 @@ def machine_facts(args, settings):
 # --- the benchmark ---------------------------------------------------------------------------
 
 class Bench:
-    def __init__(self, args, settings):
+    def __init__(self, args, settings, mode, out):
         self.args = args
         self.settings = settings
+        self.mode = mode
+        self.out = out
+        self.placement = None
         subnet = settings.subnet
         self.link = Link(settings.netns, "nscb0", "nscb1", f"{subnet}.1", f"{subnet}.2")
         self.cluster = None
@@ -214,6 +270,8 @@ class Bench:
         self.profiles = []
         self.references = {}
         self.steps = []
+        self.cpu_sets_applied = {}
+        self.cpu_sets_at_end = {}
 
     def step(self, name, started):
         seconds = round(time.monotonic() - started, 1)
@@ -231,11 +289,13 @@ class Bench:
         subprocess.run(["rm", "-rf", self.settings.run_dir], check=True)
         os.makedirs(self.settings.run_dir)
         self.link.create()
-        self.cluster = Cluster(self.settings, self.link, self.settings.run_dir)
+        self.placement = cpusets.create_placement(self.mode, self.args.cpu_sets if self.mode == "split" else {}, log)
+        self.cluster = Cluster(self.settings, self.link, self.settings.run_dir, self.placement)
         self.cluster.prepare_tls()
         self.cluster.start_storage_side()
         self.cluster.start_trino()
         self._write_pids()
+        self.cpu_sets_applied = self.check_cpu_sets()
         self.trino = Trino(f"http://127.0.0.1:{self.settings.trino_port}")
         self.meter = CpuMeter(list(self.cluster.services.values()))
         self.step("start the testbed", started)
@@ -255,6 +315,24 @@ class Bench:
         os.sync()
         self.histogram = data.shipdate_histogram(self.trino)
         self.total_rows = sum(count for _, count in self.histogram)
+
+    def read_cpu_sets(self):
+        """Each service's Cpus_allowed_list as the kernel has it now (all its threads)."""
+        if self.cluster is None:
+            return {}
+        return cpusets.applied_cpu_sets({service.name: service.pid for service in self.cluster.services.values()})
+
+    def check_cpu_sets(self):
+        """The sets as applied; on the split testbed a service off its side's set ends the run,
+        for its figures would be the shared testbed's under the split's name."""
+        applied = self.read_cpu_sets()
+        log("CPUs as applied (Cpus_allowed_list): " + ", ".join(f"{name} {value}" for name, value in applied.items()))
+        if self.mode == "split":
+            sides = {service.name: "storage" if service.side == "storage" else "trino" for service in self.cluster.services.values()}
+            problems = cpusets.check_applied(applied, sides, self.placement.cpu_sets)
+            if problems:
+                raise RuntimeError("the split testbed is not split: " + "; ".join(problems))
+        return applied
 
     def _write_pids(self):
         with open(os.path.join(self.settings.run_dir, "pids"), "w") as file:
@@ -295,6 +373,7 @@ class Bench:
         rx_after, tx_after = self.link.counters()
         cpu = CpuMeter.delta(cpu_before, self.meter.snapshot())
         record = {
+            "testbed": self.mode,
             "rate": rate_label(rate) if rate else "unshaped", "rate_bits": rate or 0,
             "workload": query.workload, "query": query.name, "column": query.column,
             "selectivity": "" if query.selectivity is None else query.selectivity,
@@ -409,7 +488,7 @@ class Bench:
             cpu = CpuMeter.delta(cpu_before, self.meter.snapshot())
             self.stream_records += results
             ok = [r for r in results if r["status"] == "ok"]
-            record = {"rate": rate_label(rate), "rate_bits": rate, "path": path, "streams": len(streams),
+            record = {"testbed": self.mode, "rate": rate_label(rate), "rate_bits": rate, "path": path, "streams": len(streams),
                       "queries": len(results), "ok": len(ok), "failed": len(results) - len(ok),
                       "makespan_s": round(makespan, 3),
                       "queries_per_hour": round(len(ok) / makespan * 3600, 1) if len(ok) == len(results) else "",
@@ -434,7 +513,7 @@ class Bench:
         the run directory; the summaries go to the results."""
         names = [name.strip() for name in self.args.profile.split(",") if name.strip()]
         by_name = {query.name: query for query in queries}
-        summaries = os.path.join(self.args.out, "profiles")
+        summaries = os.path.join(self.out, "profiles")
         recordings = os.path.join(self.settings.run_dir, "profiles")
         os.makedirs(summaries, exist_ok=True)
         os.makedirs(recordings, exist_ok=True)
@@ -464,7 +543,7 @@ class Bench:
                                    f"process {service.name}\n\n")
                         file.write(profile_summary.summarize(recording).replace(recording, os.path.basename(recording)))
                     self.profiles.append({"query": name, "path": path, "process": service.name, "runs": attempt,
-                                          "summary": os.path.relpath(summary, self.args.out)})
+                                          "summary": os.path.relpath(summary, self.out)})
                 log(f"profiled {name} on {path}: {attempt} runs")
 
     def run_all(self):
@@ -494,11 +573,19 @@ class Bench:
             self.step("JFR profiles", started)
 
     def teardown(self):
-        if self.cluster is not None:
-            self.cluster.stop()
-            if not self.args.keep:
-                self.cluster.remove_data()
-        self.link.remove()
+        # each step even when one before it failed: nothing the run made outlives it
+        try:
+            if self.cluster is not None:
+                self.cpu_sets_at_end = self.read_cpu_sets()
+                self.cluster.stop()
+                if not self.args.keep:
+                    self.cluster.remove_data()
+        finally:
+            try:
+                if self.placement is not None:
+                    self.placement.remove()  # after the processes in its cgroups are gone
+            finally:
+                self.link.remove()
 
 
 def write_results(bench, out, facts, sampler, started_wall, finished):
@@ -513,6 +600,7 @@ def write_results(bench, out, facts, sampler, started_wall, finished):
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started_wall)),
         "duration_s": round(time.time() - started_wall, 1),
         "finished": finished,
+        **testbed_facts_at_end(bench),
         "steps": bench.steps,
         "load_average_1m": {"mean": round(sum(loads) / len(loads), 2), "max": max(loads)} if loads else {},
         "machine_busy_fraction": {"mean": round(sum(busy) / len(busy), 3), "max": max(busy)} if busy else {},
@@ -540,8 +628,27 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGHUP, interrupted)
 
-    facts = machine_facts(args, settings)
-    bench = Bench(args, settings)
+    failed = False
+    for mode in args.testbed_list:
+        # both testbeds: one subfolder each, so each keeps the files report.py renders
+        out = args.out if len(args.testbed_list) == 1 else os.path.join(args.out, mode)
+        finished, failures = run_testbed(args, settings, mode, out)
+        failed = failed or failures or not finished
+        if not finished:
+            break  # interrupted or broken: the next testbed would not run either
+    if failed:
+        sys.exit(1)
+
+
+def run_testbed(args, settings, mode, out):
+    """The whole selected workload on one testbed, built for it and removed after it (each
+    testbed starts its JVMs afresh: a JVM sizes its thread pools by the CPUs it starts on).
+    Returns (finished, failures)."""
+    log(f"testbed {mode}" + (f": storage side on CPUs {cpusets.format_cpu_list(args.cpu_sets['storage'])}, "
+                             f"Trino on CPUs {cpusets.format_cpu_list(args.cpu_sets['trino'])}" if mode == "split" else
+                             ": every process on every CPU"))
+    facts = machine_facts(args, settings, mode)
+    bench = Bench(args, settings, mode, out)
     sampler = LoadSampler()
     sampler.start()
     started_wall = time.time()
@@ -555,13 +662,12 @@ def main(argv=None):
     finally:
         bench.teardown()
         sampler.stop()
-        write_results(bench, args.out, facts, sampler, started_wall, finished)
-    summary = report.render(args.out)
+        write_results(bench, out, facts, sampler, started_wall, finished)
+    summary = report.render(out)
     print(summary, flush=True)
-    log(f"results: {args.out} (report.html, runs.csv, concurrency.csv, streams.csv, link.csv, environment.json, summary.txt)")
+    log(f"results: {out} (report.html, runs.csv, concurrency.csv, streams.csv, link.csv, environment.json, summary.txt)")
     failures = [r for r in bench.records + bench.stream_records if r["status"] != "ok"]
-    if failures or not finished:
-        sys.exit(1)
+    return finished, bool(failures)
 
 
 if __name__ == "__main__":

@@ -5,15 +5,24 @@ answers, the summary and the report made from canned runs, and the small parsers
 
 Standard library only; no cluster, no root, a second or two.
 """
+import contextlib
+import io
 import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+import time
 import unittest
+from unittest import mock
 
 import compare
+import cpusets
 import report
+import run
 import workloads
-from testbed import parse_rate, rate_label, tbf_burst_bytes
+from testbed import Service, parse_rate, rate_label, tbf_burst_bytes
 
 
 class CompareTest(unittest.TestCase):
@@ -93,6 +102,274 @@ class TestbedTest(unittest.TestCase):
     def test_burst_holds_gso_segments_and_two_milliseconds(self):
         self.assertEqual(256 * 1024, tbf_burst_bytes(parse_rate("250mbit")))
         self.assertEqual(1_000_000, tbf_burst_bytes(parse_rate("4gbit")))
+
+
+class CpuListTest(unittest.TestCase):
+    def test_lists_parse_to_cpus_and_format_as_the_kernel_does(self):
+        self.assertEqual((1,), cpusets.parse_cpu_list("1"))
+        self.assertEqual((0, 2, 3, 5), cpusets.parse_cpu_list("0,2-3,5"))
+        self.assertEqual("0-2,5", cpusets.format_cpu_list((5, 0, 1, 2)))
+        self.assertEqual("1", cpusets.format_cpu_list([1]))
+        for text in ("0-2,5", "3", "0,2"):
+            self.assertEqual(text, cpusets.format_cpu_list(cpusets.parse_cpu_list(text)))
+
+    def test_malformed_lists_are_refused(self):
+        for text in ("", "a", "1-", "3-1", "0;1", "-1"):
+            with self.assertRaises(ValueError, msg=text):
+                cpusets.parse_cpu_list(text)
+
+
+class CpuSetChoiceTest(unittest.TestCase):
+    def test_two_cpus_put_trino_on_0_and_the_storage_side_on_1(self):
+        self.assertEqual({"storage": (1,), "trino": (0,)}, cpusets.choose_cpu_sets(None, None, (0, 1)))
+
+    def test_more_cpus_are_halved(self):
+        self.assertEqual({"storage": (2, 3), "trino": (0, 1)}, cpusets.choose_cpu_sets(None, None, (0, 1, 2, 3)))
+
+    def test_one_side_named_the_other_gets_the_rest(self):
+        self.assertEqual({"storage": (3,), "trino": (0, 1, 2)}, cpusets.choose_cpu_sets("3", None, (0, 1, 2, 3)))
+        self.assertEqual({"storage": (1, 2, 3), "trino": (0,)}, cpusets.choose_cpu_sets(None, "0", (0, 1, 2, 3)))
+
+    def test_overlapping_sets_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "disjoint; both have CPU 1"):
+            cpusets.choose_cpu_sets("1", "0-1", (0, 1))
+
+    def test_a_cpu_that_is_not_available_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "--storage-cpus: CPU 7 is not available here .*CPUs 0-1"):
+            cpusets.choose_cpu_sets("7", "0", (0, 1))
+
+    def test_one_cpu_cannot_be_split(self):
+        with self.assertRaisesRegex(ValueError, "at least 2 CPUs"):
+            cpusets.choose_cpu_sets(None, None, (0,))
+        with self.assertRaisesRegex(ValueError, "leaves no CPU for the storage side"):
+            cpusets.choose_cpu_sets(None, "0-1", (0, 1))
+
+
+_ARGS = ["--trino-server", "server", "--plugins", "hive,iceberg", "--s3proxy-jar", "s3proxy.jar"]
+
+
+class OptionTest(unittest.TestCase):
+    def _error(self, argv, available=(0, 1)):
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit):
+            run.parse_args(argv + _ARGS, available)
+        return stderr.getvalue()
+
+    def test_the_default_is_the_shared_testbed_as_before(self):
+        args = run.parse_args(_ARGS, (0, 1))
+        self.assertEqual(["shared"], args.testbed_list)
+        self.assertEqual({}, args.cpu_sets)
+
+    def test_split_and_both(self):
+        args = run.parse_args(["--testbed", "split"] + _ARGS, (0, 1))
+        self.assertEqual(["split"], args.testbed_list)
+        self.assertEqual({"storage": (1,), "trino": (0,)}, args.cpu_sets)
+        args = run.parse_args(["--testbed", "both", "--storage-cpus", "0", "--trino-cpus", "1"] + _ARGS, (0, 1))
+        self.assertEqual(["shared", "split"], args.testbed_list)
+        self.assertEqual({"storage": (0,), "trino": (1,)}, args.cpu_sets)
+
+    def test_bad_choices_are_usage_errors(self):
+        self.assertIn("invalid choice: 'apart'", self._error(["--testbed", "apart"]))
+        self.assertIn("disjoint", self._error(["--testbed", "split", "--storage-cpus", "1", "--trino-cpus", "1"]))
+        self.assertIn("CPU 4 is not available", self._error(["--testbed", "split", "--trino-cpus", "4"]))
+        self.assertIn("at least 2 CPUs", self._error(["--testbed", "split"], available=(0,)))
+        self.assertIn("add --testbed split", self._error(["--storage-cpus", "1"]))
+
+
+class BothTestbedsTest(unittest.TestCase):
+    def _main(self, argv, results):
+        calls = []
+
+        def run_testbed(args, settings, mode, out):
+            calls.append((mode, out))
+            return results[len(calls) - 1]
+        with mock.patch.object(run, "run_testbed", run_testbed), mock.patch.object(run.os, "geteuid", return_value=0), \
+                mock.patch.object(run.cpusets, "available_cpus", return_value=(0, 1)), mock.patch.object(run.signal, "signal"):
+            try:
+                run.main(argv + _ARGS)
+                code = 0
+            except SystemExit as exit_:
+                code = exit_.code
+        return calls, code
+
+    def test_both_runs_shared_then_split_into_subfolders(self):
+        calls, code = self._main(["--testbed", "both", "--out", "/tmp/results"], [(True, False), (True, False)])
+        self.assertEqual([("shared", "/tmp/results/shared"), ("split", "/tmp/results/split")], calls)
+        self.assertEqual(0, code)
+
+    def test_one_testbed_writes_into_out_itself(self):
+        calls, _ = self._main(["--testbed", "split", "--out", "/tmp/results"], [(True, False)])
+        self.assertEqual([("split", "/tmp/results")], calls)
+
+    def test_an_interrupted_first_testbed_ends_the_run(self):
+        calls, code = self._main(["--testbed", "both", "--out", "/tmp/results"], [(False, False), (True, False)])
+        self.assertEqual([("shared", "/tmp/results/shared")], calls)
+        self.assertEqual(1, code)
+
+
+class CgroupDetectionTest(unittest.TestCase):
+    # a hybrid machine (this one): cpuset on the v1 hierarchy, a cgroup2 beside it without it
+    HYBRID = ("31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+              "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+              "41 31 0:38 / {unified} rw,relatime - cgroup2 cgroup2 rw\n")
+
+    def test_cgroup2_mounts_are_found_by_type(self):
+        self.assertEqual(["/sys/fs/cgroup/unified"], cpusets.cgroup2_mounts(self.HYBRID.format(unified="/sys/fs/cgroup/unified")))
+        self.assertEqual(["/sys/fs/cgroup"], cpusets.cgroup2_mounts("25 1 0:22 / /sys/fs/cgroup rw shared:9 - cgroup2 cgroup2 rw,nsdelegate"))
+
+    def test_a_cgroup2_without_the_cpuset_controller_is_not_used(self):
+        with tempfile.TemporaryDirectory() as root:
+            mountinfo = self.HYBRID.format(unified=root)
+            with open(os.path.join(root, "cgroup.controllers"), "w") as file:
+                file.write("hugetlb\n")
+            self.assertIsNone(cpusets.cgroup2_cpuset_root(mountinfo))
+            with open(os.path.join(root, "cgroup.controllers"), "w") as file:
+                file.write("cpuset cpu io memory pids\n")
+            self.assertEqual(root, cpusets.cgroup2_cpuset_root(mountinfo))
+
+
+class PlacementTest(unittest.TestCase):
+    SETS = {"storage": (1,), "trino": (0,)}
+
+    def test_the_shared_testbed_places_nothing(self):
+        placement = cpusets.placement("shared", {})
+        self.assertEqual([], placement.prefix("storage"))
+        self.assertEqual("shared", placement.mode)
+
+    def test_taskset_prefixes_each_side_with_its_list(self):
+        placement = cpusets.placement("split", {"storage": (2, 3), "trino": (0, 1)}, cgroup_root=None)
+        self.assertEqual(["taskset", "-a", "-c", "2-3"], placement.prefix("storage"))
+        self.assertEqual(["taskset", "-a", "-c", "0-1"], placement.prefix("trino"))
+
+    @unittest.skipUnless(shutil.which("taskset"), "no taskset")
+    def test_a_taskset_prefixed_process_and_its_threads_run_on_the_set(self):
+        cpu = cpusets.available_cpus()[-1]
+        placement = cpusets.Taskset({"storage": (cpu,), "trino": (cpu,)})
+        # a thread started after the exec, as a JVM starts its threads
+        program = ("import os, threading; t = threading.Thread(target=lambda: print(sorted(os.sched_getaffinity(0)))); "
+                   "t.start(); t.join()")
+        output = subprocess.run(placement.prefix("storage") + [sys.executable, "-c", program], capture_output=True, text=True, check=True)
+        self.assertEqual(f"[{cpu}]", output.stdout.strip())
+
+    def test_cgroup_writes_enable_cpuset_then_set_each_side(self):
+        placement = cpusets.CgroupCpusets(self.SETS, "/cg")
+        self.assertEqual([("/cg/cgroup.subtree_control", "+cpuset"), ("/cg/nsc-bench/cgroup.subtree_control", "+cpuset"),
+                          ("/cg/nsc-bench/storage/cpuset.cpus", "1"), ("/cg/nsc-bench/trino/cpuset.cpus", "0")], placement.writes())
+
+    def test_the_cgroup_prefix_moves_the_process_in_and_execs_the_command_in_its_place(self):
+        with tempfile.TemporaryDirectory() as root:
+            placement = cpusets.CgroupCpusets(self.SETS, root)
+            os.makedirs(placement.side_directory("trino"))
+            procs = os.path.join(placement.side_directory("trino"), "cgroup.procs")
+            output = subprocess.run(placement.prefix("trino") + ["sh", "-c", "echo $$"], capture_output=True, text=True, check=True)
+            with open(procs) as file:
+                # the pid that joined the cgroup is the command's own: it was exec'd, not forked
+                self.assertEqual(output.stdout.strip(), file.read().strip())
+
+    def test_cgroups_are_created_and_removed(self):
+        with tempfile.TemporaryDirectory() as root:
+            placement = cpusets.CgroupCpusets(self.SETS, root)
+            placement.create()
+            with open(os.path.join(root, "nsc-bench", "storage", "cpuset.cpus")) as file:
+                self.assertEqual("1", file.read())
+            with open(os.path.join(root, "nsc-bench", "cgroup.subtree_control")) as file:
+                self.assertEqual("+cpuset", file.read())
+            # a cgroup's interface files are the kernel's: rmdir removes a cgroup holding them;
+            # here they are plain files, so they go first
+            for directory, _, files in os.walk(placement.parent):
+                for name in files:
+                    os.remove(os.path.join(directory, name))
+            placement.remove(timeout=1)
+            self.assertEqual(["cgroup.subtree_control"], os.listdir(root))
+
+    def test_a_cgroup_that_cannot_be_made_falls_back_to_taskset(self):
+        messages = []
+        placement = cpusets.create_placement("split", self.SETS, messages.append, cgroup_root="/nonexistent/cgroup")
+        self.assertIsInstance(placement, cpusets.Taskset)
+        self.assertIn("taskset instead", messages[0])
+
+
+class AppliedCpuSetTest(unittest.TestCase):
+    def _fake_proc(self, root, pid, lists):
+        for tid, value in enumerate(lists, start=pid):
+            os.makedirs(os.path.join(root, str(pid), "task", str(tid)))
+            with open(os.path.join(root, str(pid), "task", str(tid), "status"), "w") as file:
+                file.write(f"Name:\tjava\nCpus_allowed:\t2\nCpus_allowed_list:\t{value}\nMems_allowed_list:\t0\n")
+
+    def test_every_thread_is_read_and_disagreement_shows(self):
+        with tempfile.TemporaryDirectory() as proc:
+            self._fake_proc(proc, 100, ["1", "1", "1"])
+            self._fake_proc(proc, 200, ["0", "0-1"])
+            applied = cpusets.applied_cpu_sets({"storage-1": 100, "trino": 200, "gone": 300}, proc)
+        self.assertEqual({"storage-1": "1", "trino": "0 (1 threads); 0-1 (1 threads)", "gone": ""}, applied)
+
+    def test_this_process_reads_back_its_own_affinity(self):
+        self.assertEqual(cpusets.format_cpu_list(os.sched_getaffinity(0)), cpusets.applied_cpu_sets({"me": os.getpid()})["me"])
+
+    def test_a_process_off_its_sides_set_is_a_problem(self):
+        sets = {"storage": (1,), "trino": (0,)}
+        sides = {"storage-1": "storage", "trino": "trino"}
+        self.assertEqual([], cpusets.check_applied({"storage-1": "1", "trino": "0"}, sides, sets))
+        self.assertEqual(["trino runs on CPUs '0-1', not its side's 0"], cpusets.check_applied({"storage-1": "1", "trino": "0-1"}, sides, sets))
+
+
+class _FakeCluster:
+    def __init__(self, services):
+        self.services = {service.name: service for service in services}
+
+
+@unittest.skipUnless(shutil.which("taskset") and len(cpusets.available_cpus()) >= 2, "needs taskset and 2 CPUs")
+class SplitBenchTest(unittest.TestCase):
+    """Bench's check of the sets as applied, on live processes started as the cluster starts its
+    services (the placement's prefix in front of the command), no root or testbed needed."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp()
+        self.services = []
+        available = cpusets.available_cpus()
+        self.args = run.parse_args(["--testbed", "split", "--trino-cpus", str(available[0]), "--storage-cpus", str(available[1])] + _ARGS)
+        self.bench = run.Bench(self.args, run.Settings(self.args), "split", self.directory)
+        self.bench.placement = cpusets.Taskset(self.args.cpu_sets)
+
+    def tearDown(self):
+        for service in self.services:
+            service.stop(timeout=5)
+        shutil.rmtree(self.directory)
+
+    def _start(self, name, side, placed=True):
+        prefix = self.bench.placement.prefix("storage" if side == "storage" else "trino") if placed else []
+        service = Service(name, prefix + ["sleep", "30"], dict(os.environ), os.path.join(self.directory, name, "log"), side)
+        self.services.append(service)
+        return service
+
+    def _wait_for_exec(self):
+        # the pid is sleep's once taskset has exec'd it
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not all(cpusets._read(f"/proc/{s.pid}/comm").strip() == "sleep" for s in self.services):
+            time.sleep(0.01)
+
+    def test_placed_services_are_on_disjoint_sets_and_recorded_so(self):
+        self.bench.cluster = _FakeCluster([self._start("storage-1", "storage"), self._start("trino", "compute")])
+        self._wait_for_exec()
+        applied = self.bench.check_cpu_sets()
+        storage, trino = (cpusets.format_cpu_list(self.args.cpu_sets[side]) for side in ("storage", "trino"))
+        self.assertEqual({"storage-1": storage, "trino": trino}, applied)
+        self.bench.cpu_sets_applied = applied
+        self.bench.cpu_sets_at_end = self.bench.read_cpu_sets()
+        facts = {**run.testbed_facts(self.args, "split"), **run.testbed_facts_at_end(self.bench)}
+        self.assertEqual("split", facts["testbed"])
+        self.assertEqual({"storage": storage, "trino": trino}, facts["cpu_sets_requested"])
+        self.assertEqual(applied, facts["cpu_sets_applied"])
+        self.assertEqual(applied, facts["cpu_sets_at_end"])
+        self.assertEqual("taskset (affinity mask at process start)", facts["cpu_placement"])
+        self.assertEqual(3, len(facts["load_average_at_start"]))
+        self.assertEqual(3, len(facts["load_average_at_end"]))
+
+    def test_a_service_left_on_every_cpu_ends_a_split_run(self):
+        self.bench.cluster = _FakeCluster([self._start("storage-1", "storage"), self._start("trino", "compute", placed=False)])
+        self._wait_for_exec()
+        with self.assertRaisesRegex(RuntimeError, "the split testbed is not split: trino runs on CPUs"):
+            self.bench.check_cpu_sets()
 
 
 def _run(query, path, run, wall, workload="tpch", status="ok", rate="1gbit", **extra):
@@ -176,6 +453,66 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("<script", page)
         self.assertNotIn("http://", page.replace('xmlns="http://www.w3.org/2000/svg"', ""))
         self.assertIn("./nsc bench --sweep", page)
+
+
+    def _render(self, environment, runs=None):
+        with tempfile.TemporaryDirectory() as directory:
+            self._through_csv(directory, runs or _canned_runs())
+            with open(os.path.join(directory, "environment.json"), "w") as file:
+                json.dump(environment, file)
+            summary = report.render(directory)
+            with open(os.path.join(directory, "summary.txt")) as file:
+                self.assertEqual(summary + "\n", file.read())
+            with open(os.path.join(directory, "report.html")) as file:
+                return summary, file.read()
+
+    SPLIT = {"scale": 1, "cpus": 2, "cpu_model": "Intel(R) Xeon(R) Processor", "command": "./nsc bench --testbed split",
+             "nsc_commit": "0123456789abcdef", "nsc_tree_dirty": True, "testbed": "split",
+             "cpu_sets_requested": {"storage": "1", "trino": "0"}, "cpu_placement": "taskset (affinity mask at process start)",
+             "cpu_sets_applied": {"metadata": "1", "storage-1": "1", "s3proxy": "1", "trino": "0"},
+             "load_average_at_start": [0.1, 0.2, 0.3], "load_average_at_end": [1.5, 1.2, 0.9]}
+
+    def test_a_split_run_says_where_each_side_ran(self):
+        # rows as run.py writes them now: a testbed column
+        summary, page = self._render(self.SPLIT, [dict(r, testbed="split") for r in _canned_runs()])
+        for text in ("testbed: split: storage side on CPUs 1, Trino on CPUs 0; placed by taskset (affinity mask at process start)",
+                     "CPUs as applied (Cpus_allowed_list): metadata 1, storage-1 1, s3proxy 1, trino 0",
+                     "load average (1, 5, 15 min) at start 0.10 0.20 0.30, at end 1.50 1.20 0.90",
+                     "nsc 0123456789ab (uncommitted changes)", "(Intel(R) Xeon(R) Processor)", "command: ./nsc bench --testbed split"):
+            self.assertIn(text, summary)
+            self.assertIn(text, page.replace("&#x27;", "'"))
+        self.assertNotIn("LOADED", summary)
+        self.assertIn("nsc vs hive: 4.00x over 2 queries", summary)  # the testbed column does not disturb the figures
+        self.assertIn("<h1>nsc side by side with Trino on S3: split testbed</h1>", page)
+        self.assertIn("Split testbed: the storage side runs on CPUs 1 and Trino on CPUs 0", page)
+        self.assertNotIn("all processes share", page)
+        self.assertIn('{"metadata": "1", "storage-1": "1", "s3proxy": "1", "trino": "0"}', page.replace("&quot;", '"'))
+
+    def test_a_set_that_changed_during_the_run_is_called_out(self):
+        summary, _ = self._render(dict(self.SPLIT, cpu_sets_at_end={"metadata": "1", "storage-1": "0-1", "s3proxy": "1", "trino": "0"}))
+        self.assertIn("CPUs CHANGED by the end of the run: storage-1 0-1", summary)
+        summary, _ = self._render(dict(self.SPLIT, cpu_sets_at_end=self.SPLIT["cpu_sets_applied"]))
+        self.assertNotIn("CHANGED", summary)
+
+    def test_a_run_started_on_a_loaded_machine_is_labelled(self):
+        summary, _ = self._render(dict(self.SPLIT, load_average_at_start=[1.4, 0.8, 0.5]))
+        self.assertIn("LOADED MACHINE at start", summary)
+
+    def test_results_from_before_the_split_testbed_still_render_as_shared(self):
+        summary, page = self._render({"scale": 1, "cpus": 2, "command": "./nsc bench --sweep", "rates": ["1gbit"]})
+        self.assertIn("testbed: shared (not recorded", summary)
+        self.assertNotIn("load average", summary)
+        self.assertIn("<h1>nsc side by side with Trino on S3: shared testbed</h1>", page)
+        self.assertIn("Shared testbed: all processes share the machine's 2 CPUs", page)
+
+    def test_the_committed_sf1_results_still_render(self):
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "sf1")
+        with tempfile.TemporaryDirectory() as directory:
+            for name in ("runs.csv", "concurrency.csv", "link.csv", "environment.json"):
+                shutil.copy(os.path.join(source, name), directory)
+            summary = report.render(directory)
+        self.assertIn("testbed: shared (not recorded", summary)
+        self.assertIn("== 1gbit ==", summary)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@ package io.nsc.storage.server;
 
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
+import io.nsc.protocol.host.HostCpus;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
@@ -31,6 +32,7 @@ public final class NodeStatistics
     private final Scrubber scrubber;
     private final ReplicaCopier copier;
     private final Optional<MembershipClient> membership;
+    private final HostCpus hostCpus = HostCpus.current();
 
     @Inject
     public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity, Scrubber scrubber, ReplicaCopier copier, Optional<MembershipClient> membership)
@@ -68,6 +70,8 @@ public final class NodeStatistics
                 .setScanBytesSent(scanner.getBytesSent().getTotalCount())
                 .setScanCpuNanos(scanner.getCpuNanos().getTotalCount())
                 .setAvailableProcessors(Runtime.getRuntime().availableProcessors())
+                .setHost(hostCpus.host())
+                .setCpus(hostCpus.cpuList())
                 .setFilesQuarantined(store.getFilesQuarantined().getTotalCount())
                 .setCorruptReads(reader.getCorruptReads().getTotalCount())
                 .setCorruptScans(scanner.getCorruptScans().getTotalCount())

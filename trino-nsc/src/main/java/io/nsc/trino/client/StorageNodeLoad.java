@@ -5,6 +5,7 @@ import com.google.common.cache.LoadingCache;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
 import io.grpc.StatusRuntimeException;
+import io.nsc.protocol.host.HostCpus;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.trino.cache.EvictableCacheBuilder;
@@ -21,10 +22,13 @@ public class StorageNodeLoad
 {
     private static final long STATS_DEADLINE_MILLIS = 2_000;
 
-    /** Active scans against the node's processors; unknown load counts as saturated. */
-    public record Load(long activeScans, int processors)
+    /**
+     * Active scans against the node's processors, and whether the node's CPUs are this process's
+     * too (the same machine, CPU sets that meet). Unknown load counts as saturated and shared.
+     */
+    public record Load(long activeScans, int processors, boolean sharesCpus)
     {
-        public static final Load UNKNOWN = new Load(1, 0);
+        public static final Load UNKNOWN = new Load(1, 0, true);
 
         public boolean saturated()
         {
@@ -34,6 +38,7 @@ public class StorageNodeLoad
 
     private final StorageClients clients;
     private final LoadingCache<String, Load> loads;
+    private final HostCpus self = HostCpus.current();
 
     @Inject
     public StorageNodeLoad(StorageClients clients)
@@ -61,7 +66,8 @@ public class StorageNodeLoad
             GetNodeStatsResponse stats = clients.blockingStub(address)
                     .withDeadlineAfter(STATS_DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
                     .getNodeStats(GetNodeStatsRequest.getDefaultInstance());
-            return new Load(stats.getScansActive(), stats.getAvailableProcessors());
+            HostCpus node = stats.getHost().isEmpty() ? HostCpus.UNKNOWN : new HostCpus(stats.getHost(), HostCpus.parseCpuList(stats.getCpus()));
+            return new Load(stats.getScansActive(), stats.getAvailableProcessors(), node.sharesCpusWith(self));
         }
         catch (StatusRuntimeException e) {
             // a node that does not answer will not scan fast either

@@ -12,6 +12,7 @@ import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanSortKey;
 import io.nsc.trino.NscConfig;
+import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
 import io.nsc.trino.delete.RowIdPageSource;
@@ -47,15 +48,17 @@ import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
+import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.lang.Math.min;
 import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Reads a split the way the coordinator chose: a storage-side scan, or raw byte ranges decoded
- * here. A raw split of a table whose predicate the connector enforces is filtered here with the
- * same row filter the storage node uses.
+ * Reads a split the way the coordinator chose, or in {@code auto} the way this worker's
+ * measurements of the scan's earlier splits favour ({@link AdaptiveScanModes}): a storage-side
+ * scan, or raw byte ranges decoded here. A raw split of a table whose predicate the connector
+ * enforces is filtered here with the same row filter the storage node uses.
  */
 public class NscPageSourceProvider
         implements ConnectorPageSourceProvider
@@ -66,10 +69,12 @@ public class NscPageSourceProvider
     private final long storageTimeoutMillis;
     private final NscConfig config;
     private final ScanFanOut fanOut;
+    private final AdaptiveScanModes adaptiveModes;
 
     @Inject
-    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, NscConfig config)
+    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, AdaptiveScanModes adaptiveModes, NscConfig config)
     {
+        this.adaptiveModes = requireNonNull(adaptiveModes, "adaptiveModes is null");
         this.storageClients = requireNonNull(storageClients, "storageClients is null");
         this.fanOut = requireNonNull(fanOut, "fanOut is null");
         this.footerCache = requireNonNull(footerCache, "footerCache is null");
@@ -95,13 +100,38 @@ public class NscPageSourceProvider
         NscSplit nscSplit = (NscSplit) split;
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
         OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
-        TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
+        if (!adapts(session, handle, columns, rowIdChannel)) {
+            return read(nscSplit.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel);
+        }
+        AdaptiveScanModes.Choice choice = adaptiveModes.start(new AdaptiveScanModes.ScanKey(session.getQueryId(), handle, columns), nscSplit.mode());
+        return new MeasuredPageSource(read(choice.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel), choice, nscSplit.rowCount());
+    }
 
-        if (nscSplit.mode() == ScanMode.FILTER && rowIdChannel.isEmpty()) {
+    /**
+     * Whether {@code auto} may read this split either way: both return the same rows when the
+     * connector enforces the whole predicate (a raw read filters here as a storage node would).
+     */
+    private static boolean adapts(ConnectorSession session, NscTableHandle handle, List<ColumnHandle> columns, OptionalInt rowIdChannel)
+    {
+        return getPushdown(session) == PushdownMode.AUTO
+                && rowIdChannel.isEmpty()
+                && !columns.isEmpty()
+                && (handle.constraintEnforced() || handle.constraint().isAll());
+    }
+
+    private ConnectorPageSource read(ScanMode mode, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
+    {
+        TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
+        if (mode == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
             return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic));
         }
+        return rawRead(nscSplit, handle, columns, predicate, rowIdChannel);
+    }
+
+    private ConnectorPageSource rawRead(NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate, OptionalInt rowIdChannel)
+    {
         ScanColumns scanColumns = ScanColumns.create(columns, predicate, handle);
         if (columns.isEmpty() && !scanColumns.filters()) {
             return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));

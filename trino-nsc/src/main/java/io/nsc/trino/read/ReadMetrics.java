@@ -17,6 +17,8 @@ public final class ReadMetrics
     public static final String AGGREGATION_PAGES_MERGED = "aggregation_pages_merged";
     /** Row groups whose part of a pushed-down aggregation the compact stats answered. */
     public static final String AGGREGATION_ROW_GROUPS_FROM_STATS = "aggregation_row_groups_from_stats";
+    /** Splits the worker read in the other mode than the coordinator chose, from what earlier splits measured ({@code auto}). */
+    public static final String SPLITS_MODE_CHANGED = "splits_mode_changed_by_worker";
     /** Splits scanned by a storage node. */
     public static final String SPLITS_FILTER = "filter_splits_scanned";
     /** Bytes that crossed the network from storage nodes: Parquet ranges or compressed pages. */

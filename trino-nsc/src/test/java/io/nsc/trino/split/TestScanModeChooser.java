@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.within;
 
 final class TestScanModeChooser
 {
-    private static final Load IDLE = new Load(0, 16);
-    private static final Load SATURATED = new Load(16, 16);
+    private static final Load IDLE = new Load(0, 16, false);
+    private static final Load SATURATED = new Load(16, 16, false);
 
     @Test
     void testChoosesTheModeThatSendsFewerBytesAndNeverMoreWhenTheNodeIsSaturated()

@@ -26,7 +26,6 @@ Standard library only; talks to 127.0.0.1 only.
 import argparse
 import json
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -35,6 +34,7 @@ import time
 import urllib.error
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import machine  # noqa: E402
 from trino_client import request, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -70,31 +70,8 @@ def parse_args():
 
 # --- the machine ------------------------------------------------------------------------------
 
-def machine_facts():
-    def read(path):
-        try:
-            with open(path) as file:
-                return file.read()
-        except OSError:
-            return ""
-    cpu_model = next((line.split(":", 1)[1].strip() for line in read("/proc/cpuinfo").splitlines()
-                      if line.startswith("model name")), platform.processor())
-    cpus = next((line.split(":", 1)[1].strip() for line in read("/proc/self/status").splitlines()
-                 if line.startswith("Cpus_allowed_list")), "?")
-    commit = subprocess.run(["git", "-C", HOME, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", HOME, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    return {
-        "commit": commit + (" (uncommitted changes)" if dirty else ""),
-        "cpu_model": cpu_model,
-        "cpus": f"{os.cpu_count()} (this process may run on {cpus})",
-        "memory": next((line.split(":", 1)[1].strip() for line in read("/proc/meminfo").splitlines()
-                        if line.startswith("MemTotal")), "?"),
-    }
-
-
 def load_average():
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    return machine.load_average()
 
 
 # --- the Trino server -------------------------------------------------------------------------
@@ -293,7 +270,6 @@ def main():
     pid = trino_pid(args.var)
     if not alive(pid):
         raise SystemExit(f"load: Trino (pid {pid}) does not run")
-    facts = machine_facts()
     load_start = load_average()
     sizes_at_start = log_sizes(args.var)
     sql = WORKLOADS[args.workload]
@@ -313,7 +289,6 @@ def main():
     monitor.join(30)
     oom = oom_in_logs(args.var, sizes_at_start)
     survived = alive(pid) and answers(args.server) and not oom
-    load_end = load_average()
 
     for number, record in enumerate(records, 1):
         record["client"] = number
@@ -329,11 +304,8 @@ def main():
     finished = [float(r["elapsed_s"]) for r in records if r.get("state") == "FINISHED" and r.get("elapsed_s") != ""]
     queued = [float(r["queued_s"]) for r in records if r.get("queued_s") not in ("", None)]
 
-    lines = [
-        f"# python3 benchmarks/load/run.py {' '.join(sys.argv[1:])}",
-        f"# {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}, commit {facts['commit']}",
-        f"# CPU: {facts['cpu_model']}, {facts['cpus']}; memory {facts['memory']}",
-        f"# load average at start {load_start}, at end {load_end}",
+    lines = machine.header_lines("python3 benchmarks/load/run.py " + " ".join(sys.argv[1:]), load_start) + [
+        f"# {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}",
         f"workload: {args.workload} on {args.catalog}.{args.schema}, {args.clients} clients at once, "
         f"session '{args.session or '(defaults)'}'",
         "Trino settings: " + "; ".join(trino_settings(args.var)),

@@ -26,12 +26,12 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import machine  # noqa: E402
 from trino_client import data_size_bytes, duration_seconds, request, run_query, stages, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -136,6 +136,7 @@ def main():
     parser.add_argument("--reference", help="JSON file of the tpch catalog's answers (default: <out>-reference.json)")
     parser.add_argument("--out", required=True, help="prefix of the raw CSV and the summary")
     args = parser.parse_args()
+    load_at_start = machine.load_average()
     args.reference = args.reference or args.out + "-reference.json"
     modes = [mode for mode in args.modes.split(",") if mode]
     queries = [(name, sql) for name, sql in tpch_queries(args.scale) if not args.queries or name in args.queries.split(",")]
@@ -168,8 +169,7 @@ def main():
         print(f"reference answers in {args.reference}; no mode to run")
         return
     write_csv(args.out + ".csv", records)
-    lines = [f"machine: {platform.node()} {platform.machine()} ({os.cpu_count()} cpus), load average {os.getloadavg()[0]:.1f} at the end",
-             f"command: python3 benchmarks/tpch-scale/run.py {' '.join(sys.argv[1:])}",
+    lines = machine.header_lines("python3 benchmarks/tpch-scale/run.py " + " ".join(sys.argv[1:]), load_at_start) + [
              f"TPC-H scale {args.scale:g}: each query in each mode compared with tpch.{tpch_schema(args.scale)}",
              f"{'query':6} " + " ".join(f"{mode + ' cold s':>13} {mode + ' warm s':>13}" for mode in modes) + "  equal"]
     totals = {mode: [0.0, 0.0] for mode in modes}

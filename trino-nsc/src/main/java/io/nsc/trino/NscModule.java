@@ -6,7 +6,6 @@ import com.google.inject.Scopes;
 import io.nsc.protocol.security.TlsModule;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.client.StorageClients;
-import io.nsc.trino.client.StorageCpuSharing;
 import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.delete.NscNodePartitioningProvider;
 import io.nsc.trino.metadata.NscMetadataFactory;
@@ -52,7 +51,6 @@ public class NscModule
         binder.bind(NscMetadataClient.class).in(Scopes.SINGLETON);
         binder.bind(StorageClients.class).in(Scopes.SINGLETON);
         binder.bind(StorageNodeLoad.class).in(Scopes.SINGLETON);
-        binder.bind(StorageCpuSharing.class).in(Scopes.SINGLETON);
         binder.bind(AdaptiveScanModes.class).in(Scopes.SINGLETON);
         binder.bind(TableFilesCache.class).in(Scopes.SINGLETON);
         binder.bind(NscMetadataFactory.class).in(Scopes.SINGLETON);

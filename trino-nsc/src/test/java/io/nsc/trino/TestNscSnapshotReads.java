@@ -1,9 +1,6 @@
 package io.nsc.trino;
 
 import io.nsc.trino.client.NscMetadataClient;
-import io.nsc.trino.client.StorageClients;
-import io.nsc.trino.client.StorageCpuSharing;
-import io.nsc.trino.client.StorageNodeLoad;
 import io.trino.Session;
 import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.NscMetadataFactory;
@@ -107,8 +104,7 @@ final class TestNscSnapshotReads
         NscConfig config = new NscConfig().setMetadataAddress(cluster.metadataAddress());
         NscMetadataClient client = new NscMetadataClient(config, cluster.clientSecurity());
         try {
-            NscMetadataFactory metadataFactory = new NscMetadataFactory(client, TESTING_TYPE_MANAGER, new TableFilesCache(client, config),
-                    new StorageCpuSharing(client, new StorageNodeLoad(new StorageClients(cluster.clientSecurity()))));
+            NscMetadataFactory metadataFactory = new NscMetadataFactory(client, TESTING_TYPE_MANAGER, new TableFilesCache(client, config));
             NscMetadata transaction = metadataFactory.create();
             NscTableHandle first = tableHandle(transaction, table);
             assertUpdate("INSERT INTO %s VALUES 1000".formatted(name(table)), 1);

@@ -19,7 +19,6 @@ import io.nsc.parquet.topn.TopNRows;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
-import io.nsc.trino.client.StorageCpuSharing;
 import io.nsc.trino.delete.MetadataOnlyDelete;
 import io.nsc.trino.delete.NscDeleteFragment;
 import io.nsc.trino.delete.NscDeletePartitioningHandle;
@@ -124,13 +123,11 @@ public class NscMetadata
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
-    private final StorageCpuSharing storageCpuSharing;
     private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
 
-    public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, StorageCpuSharing storageCpuSharing)
+    public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache)
     {
         this.client = requireNonNull(client, "client is null");
-        this.storageCpuSharing = requireNonNull(storageCpuSharing, "storageCpuSharing is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
     }
@@ -422,9 +419,6 @@ public class NscMetadata
         if (!fewGroups(handle, groupBy, getAggregationPushdownMaxGroups(session))) {
             return Optional.empty();
         }
-        if (getPushdown(session) == PushdownMode.AUTO && !aggregationPays(pushed.build())) {
-            return Optional.empty();
-        }
         Map<ColumnHandle, ColumnHandle> groupingColumns = groupBy.stream().collect(toImmutableMap(column -> column, column -> column));
         return Optional.of(new AggregationApplicationResult<>(
                 handle.withAggregation(new NscAggregation(groupBy, pushed.build())),
@@ -432,23 +426,6 @@ public class NscMetadata
                 newAssignments.build(),
                 groupingColumns,
                 false));
-    }
-
-    /**
-     * Whether {@code auto} has storage nodes aggregate. Where they have CPUs of their own, their
-     * work is Trino's saved. Where they share Trino's (one machine), a pushed sum or average is
-     * computed by nsc's scan engine on the same cores Trino's own operators would use, and was
-     * measured slower there (TPC-H scale 10 on one machine: Q1 42.6 s pushed, 15.7 s raw;
-     * benchmarks/tpch-scale/results/sf10-raw-filter.txt); counts, minima and maxima stay pushed:
-     * cheap per row, and often answered by the compact stats without a scan.
-     */
-    private boolean aggregationPays(List<NscAggregateColumnHandle> aggregates)
-    {
-        boolean cheap = aggregates.stream().allMatch(aggregate -> switch (aggregate.kind()) {
-            case COUNT_ALL, COUNT, MIN, MAX -> true;
-            default -> false;
-        });
-        return cheap || !storageCpuSharing.storageSharesCpus();
     }
 
     private static Optional<NscAggregateColumnHandle> toAggregateColumn(String name, AggregateFunction function, Map<String, ColumnHandle> assignments)

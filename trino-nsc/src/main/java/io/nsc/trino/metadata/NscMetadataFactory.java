@@ -2,7 +2,6 @@ package io.nsc.trino.metadata;
 
 import com.google.inject.Inject;
 import io.nsc.trino.client.NscMetadataClient;
-import io.nsc.trino.client.StorageCpuSharing;
 import io.trino.spi.type.TypeManager;
 
 import static java.util.Objects.requireNonNull;
@@ -13,12 +12,10 @@ public class NscMetadataFactory
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
-    private final StorageCpuSharing storageCpuSharing;
 
     @Inject
-    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, StorageCpuSharing storageCpuSharing)
+    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache)
     {
-        this.storageCpuSharing = requireNonNull(storageCpuSharing, "storageCpuSharing is null");
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
@@ -26,6 +23,6 @@ public class NscMetadataFactory
 
     public NscMetadata create()
     {
-        return new NscMetadata(client, typeManager, tableFilesCache, storageCpuSharing);
+        return new NscMetadata(client, typeManager, tableFilesCache);
     }
 }

@@ -14,19 +14,25 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * {@code auto}'s second opinion, on the worker: the coordinator chose each split's mode from
- * estimated bytes before anything ran; here the splits of one query's scan of one table measure
- * what each mode really costs on this worker, and later splits go the way that was cheaper.
+ * estimated bytes before anything ran; here splits measure what each mode really costs on this
+ * worker, and later splits go the way that was cheaper.
  * <p>
- * The measure is a split's elapsed time per row from the page source's creation to its end.
- * It holds everything a mode changes: the link's rate (raw reads move more bytes), the storage
+ * The measure is a split's elapsed time per row from the page source's creation to its end. It
+ * holds everything a mode changes: the link's rate (raw reads move more bytes), the storage
  * node's CPU and queue (a scan waits for it; where the node shares this machine's CPUs it also
  * takes them from Trino), and this worker's decoding and filtering (a raw read does it here).
- * Splits of both modes run side by side in the same query, so they see the same load.
+ * Splits of both modes run side by side, so they see the same load.
  * <p>
- * The first splits of a scan alternate between the coordinator's choice and the other mode, so
- * that each has {@link #EXPLORED_SPLITS} measured splits; until both do, the coordinator's choice
- * holds. Then every split takes the cheaper mode, except every {@link #REEXPLORE_EVERY}th, which
- * takes the other, so a change (a node busier, a cache warmer) is seen within the query.
+ * Evidence is kept per scan shape (a table handle, which holds the predicate, projection, limit
+ * and aggregation, with the columns read) across queries, so that a query asked again (a
+ * dashboard) starts from what the last one measured, and per query, so that a query adapts to
+ * what its own splits measure. Without evidence the first splits alternate between the
+ * coordinator's choice and the other mode until each has {@link #EXPLORED_SPLITS} measured splits;
+ * meanwhile the coordinator's choice holds. With evidence every split takes the cheaper mode,
+ * except every {@link #REEXPLORE_EVERY}th, which takes the other, so a change (a node busier, a
+ * link slower) is seen. A storage scan is not tried for a split the coordinator gave a raw read
+ * when the node shares this worker's CPUs: it would save no bytes (the coordinator's estimate)
+ * and could only take CPU time from Trino.
  */
 public class AdaptiveScanModes
 {
@@ -34,21 +40,20 @@ public class AdaptiveScanModes
     static final int REEXPLORE_EVERY = 16;
     private static final long MAX_SCANS = 10_000;
 
-    /**
-     * One query's scan of one table as the engine asks for it: the splits that compare with each other.
-     * The table handle carries the predicate, projection, limit and aggregation.
-     */
-    public record ScanKey(String queryId, Object table, Object columns)
+    /** The splits that compare with each other: a table handle and the columns the engine reads. */
+    public record ScanShape(Object table, Object columns)
     {
-        public ScanKey
+        public ScanShape
         {
-            requireNonNull(queryId, "queryId is null");
             requireNonNull(table, "table is null");
             requireNonNull(columns, "columns is null");
         }
     }
 
-    private final Cache<ScanKey, ScanEvidence> scans;
+    private record QueryScan(String queryId, ScanShape shape) {}
+
+    private final Cache<QueryScan, ScanEvidence> queries;
+    private final Cache<ScanShape, ScanEvidence> shapes;
     private final Ticker ticker;
 
     @Inject
@@ -60,29 +65,45 @@ public class AdaptiveScanModes
     AdaptiveScanModes(Ticker ticker)
     {
         this.ticker = requireNonNull(ticker, "ticker is null");
-        // a query's scans are forgotten after a while (a longer query measures its modes again)
-        this.scans = EvictableCacheBuilder.newBuilder()
-                .expireAfterWrite(30, TimeUnit.MINUTES)
-                .maximumSize(MAX_SCANS)
-                .build();
+        // a longer query, or a shape not asked for a while, measures its modes again
+        this.queries = EvictableCacheBuilder.newBuilder().expireAfterWrite(30, TimeUnit.MINUTES).maximumSize(MAX_SCANS).build();
+        this.shapes = EvictableCacheBuilder.newBuilder().expireAfterWrite(30, TimeUnit.MINUTES).maximumSize(MAX_SCANS).build();
     }
 
-    /** The mode for the scan's next split, whose coordinator chose {@code planned}; the split starts now. */
-    public Choice start(ScanKey scan, ScanMode planned)
+    /**
+     * The mode for a split of {@code shape} in query {@code queryId}, whose coordinator chose
+     * {@code planned}, read from a storage node that shares this worker's CPUs or not; the split starts now.
+     */
+    public Choice start(String queryId, ScanShape shape, ScanMode planned, boolean nodeSharesCpus)
     {
+        requireNonNull(queryId, "queryId is null");
         requireNonNull(planned, "planned is null");
         if (planned != ScanMode.RAW && planned != ScanMode.FILTER) {
             throw new IllegalArgumentException("not a mode of a split: " + planned);
         }
-        ScanEvidence evidence = evidence(scan);
-        ScanMode mode = evidence.choose(planned);
-        return new Choice(evidence, mode, mode != planned, ticker.read());
+        ScanEvidence query = evidence(queries, new QueryScan(queryId, shape));
+        ScanEvidence history = evidence(shapes, shape);
+        ScanMode mode;
+        if (query.measuredBoth()) {
+            mode = query.decide();
+        }
+        else if (history.measuredBoth()) {
+            mode = history.decide();
+        }
+        else if (planned == ScanMode.RAW && nodeSharesCpus) {
+            mode = ScanMode.RAW;
+        }
+        else {
+            mode = query.explore(planned);
+        }
+        query.started(mode);
+        return new Choice(query, history, mode, mode != planned, ticker.read());
     }
 
-    private ScanEvidence evidence(ScanKey scan)
+    private static <K> ScanEvidence evidence(Cache<K, ScanEvidence> cache, K key)
     {
         try {
-            return scans.get(scan, ScanEvidence::new);
+            return cache.get(key, ScanEvidence::new);
         }
         catch (ExecutionException | UncheckedExecutionException e) {
             throw new IllegalStateException(e);
@@ -92,15 +113,17 @@ public class AdaptiveScanModes
     /** A split under way: finished with its rows once its page source ends (an abandoned split is not counted). */
     public final class Choice
     {
-        private final ScanEvidence evidence;
+        private final ScanEvidence query;
+        private final ScanEvidence history;
         private final ScanMode mode;
         private final boolean changed;
         private final long startNanos;
         private boolean recorded;
 
-        private Choice(ScanEvidence evidence, ScanMode mode, boolean changed, long startNanos)
+        private Choice(ScanEvidence query, ScanEvidence history, ScanMode mode, boolean changed, long startNanos)
         {
-            this.evidence = evidence;
+            this.query = query;
+            this.history = history;
             this.mode = mode;
             this.changed = changed;
             this.startNanos = startNanos;
@@ -111,7 +134,7 @@ public class AdaptiveScanModes
             return mode;
         }
 
-        /** Whether this worker's measurements overruled the coordinator's choice. */
+        /** Whether this worker overruled the coordinator's choice. */
         public boolean changed()
         {
             return changed;
@@ -123,63 +146,73 @@ public class AdaptiveScanModes
                 return;
             }
             recorded = true;
-            evidence.record(mode, rows, ticker.read() - startNanos);
+            long elapsed = ticker.read() - startNanos;
+            query.record(mode, rows, elapsed);
+            history.record(mode, rows, elapsed);
         }
     }
 
-    /** What one scan's splits measured, per mode. */
+    /** What splits measured, per mode. */
     static final class ScanEvidence
     {
+        // past this many splits of a mode its measures are halved, so newer ones weigh more
+        private static final long DECAY_AFTER = 64;
+
         private final long[] started = new long[2];
         private final long[] measured = new long[2];
         private final long[] rows = new long[2];
         private final long[] nanos = new long[2];
         private long decided;
 
-        synchronized ScanMode choose(ScanMode planned)
+        synchronized boolean measuredBoth()
+        {
+            return measured[0] >= EXPLORED_SPLITS && measured[1] >= EXPLORED_SPLITS;
+        }
+
+        /** The cheaper mode, or every so often the other. */
+        synchronized ScanMode decide()
+        {
+            ScanMode cheaper = nanosPerRow(ScanMode.FILTER) < nanosPerRow(ScanMode.RAW) ? ScanMode.FILTER : ScanMode.RAW;
+            decided++;
+            return decided % REEXPLORE_EVERY == 0 ? other(cheaper) : cheaper;
+        }
+
+        /** Alternates, the coordinator's choice first, until each mode has its explored splits under way; then the coordinator's choice. */
+        synchronized ScanMode explore(ScanMode planned)
         {
             ScanMode other = other(planned);
-            ScanMode mode;
-            if (measured[index(planned)] >= EXPLORED_SPLITS && measured[index(other)] >= EXPLORED_SPLITS) {
-                ScanMode cheaper = cheaper();
-                decided++;
-                mode = decided % REEXPLORE_EVERY == 0 ? other(cheaper) : cheaper;
+            if (started[index(planned)] >= EXPLORED_SPLITS) {
+                return started[index(other)] >= EXPLORED_SPLITS ? planned : other;
             }
-            else if (started[index(planned)] >= EXPLORED_SPLITS && started[index(other)] >= EXPLORED_SPLITS) {
-                // both modes have splits under way: wait for their measures
-                mode = planned;
+            if (started[index(other)] >= EXPLORED_SPLITS) {
+                return planned;
             }
-            else if (started[index(planned)] >= EXPLORED_SPLITS) {
-                mode = other;
-            }
-            else if (started[index(other)] >= EXPLORED_SPLITS) {
-                mode = planned;
-            }
-            else {
-                // alternate, the coordinator's choice first
-                mode = started[index(planned)] <= started[index(other)] ? planned : other;
-            }
+            return started[index(planned)] <= started[index(other)] ? planned : other;
+        }
+
+        synchronized void started(ScanMode mode)
+        {
             started[index(mode)]++;
-            return mode;
         }
 
         synchronized void record(ScanMode mode, long splitRows, long elapsedNanos)
         {
-            measured[index(mode)]++;
+            int index = index(mode);
+            if (measured[index] >= DECAY_AFTER) {
+                measured[index] /= 2;
+                rows[index] /= 2;
+                nanos[index] /= 2;
+            }
+            measured[index]++;
             // a split of no rows still took its round trips: count it as one row
-            rows[index(mode)] += Math.max(1, splitRows);
-            nanos[index(mode)] += Math.max(0, elapsedNanos);
+            rows[index] += Math.max(1, splitRows);
+            nanos[index] += Math.max(0, elapsedNanos);
         }
 
         synchronized double nanosPerRow(ScanMode mode)
         {
             int index = index(mode);
             return rows[index] == 0 ? Double.NaN : (double) nanos[index] / rows[index];
-        }
-
-        private ScanMode cheaper()
-        {
-            return nanosPerRow(ScanMode.FILTER) < nanosPerRow(ScanMode.RAW) ? ScanMode.FILTER : ScanMode.RAW;
         }
 
         private static ScanMode other(ScanMode mode)

@@ -14,6 +14,7 @@ import io.nsc.protocol.proto.ScanSortKey;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.StorageClients;
+import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
 import io.nsc.trino.delete.RowIdPageSource;
 import io.nsc.trino.metadata.NscAggregateColumnHandle;
@@ -70,10 +71,12 @@ public class NscPageSourceProvider
     private final NscConfig config;
     private final ScanFanOut fanOut;
     private final AdaptiveScanModes adaptiveModes;
+    private final StorageNodeLoad nodeLoad;
 
     @Inject
-    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, AdaptiveScanModes adaptiveModes, NscConfig config)
+    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, AdaptiveScanModes adaptiveModes, StorageNodeLoad nodeLoad, NscConfig config)
     {
+        this.nodeLoad = requireNonNull(nodeLoad, "nodeLoad is null");
         this.adaptiveModes = requireNonNull(adaptiveModes, "adaptiveModes is null");
         this.storageClients = requireNonNull(storageClients, "storageClients is null");
         this.fanOut = requireNonNull(fanOut, "fanOut is null");
@@ -103,7 +106,8 @@ public class NscPageSourceProvider
         if (!adapts(session, handle, columns, rowIdChannel)) {
             return read(nscSplit.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel);
         }
-        AdaptiveScanModes.Choice choice = adaptiveModes.start(new AdaptiveScanModes.ScanKey(session.getQueryId(), handle, columns), nscSplit.mode());
+        boolean nodeSharesCpus = nodeLoad.get(nscSplit.addresses().getFirst().toString()).sharesCpus();
+        AdaptiveScanModes.Choice choice = adaptiveModes.start(session.getQueryId(), new AdaptiveScanModes.ScanShape(handle, columns), nscSplit.mode(), nodeSharesCpus);
         return new MeasuredPageSource(read(choice.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel), choice, nscSplit.rowCount());
     }
 

@@ -2,7 +2,7 @@ package io.nsc.trino.read;
 
 import com.google.common.base.Ticker;
 import io.nsc.trino.read.AdaptiveScanModes.Choice;
-import io.nsc.trino.read.AdaptiveScanModes.ScanKey;
+import io.nsc.trino.read.AdaptiveScanModes.ScanShape;
 import io.nsc.trino.split.ScanMode;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 final class TestAdaptiveScanModes
 {
-    private static final ScanKey SCAN = new ScanKey("query_1", "lineitem", List.of("l_orderkey"));
+    private static final ScanShape LINEITEM = new ScanShape("lineitem", List.of("l_orderkey"));
 
     private final AtomicLong now = new AtomicLong();
     private final AdaptiveScanModes modes = new AdaptiveScanModes(new Ticker()
@@ -36,20 +36,31 @@ final class TestAdaptiveScanModes
     {
         List<ScanMode> started = new ArrayList<>();
         for (int split = 0; split < 2 * EXPLORED_SPLITS + 3; split++) {
-            started.add(modes.start(SCAN, FILTER).mode());
+            started.add(modes.start("q1", LINEITEM, FILTER, true).mode());
         }
         // both explored, nothing measured yet: the coordinator's choice holds
         assertThat(started).containsExactly(FILTER, RAW, FILTER, RAW, FILTER, FILTER, FILTER);
     }
 
     @Test
+    void testNoScanIsTriedOnSharedCpusWhereTheCoordinatorSawNoSaving()
+    {
+        for (int split = 0; split < 8; split++) {
+            assertThat(modes.start("q1", LINEITEM, RAW, true).mode()).isEqualTo(RAW);
+        }
+        // storage nodes with CPUs of their own: offloading may pay even without saving bytes
+        assertThat(List.of(modes.start("q2", LINEITEM, RAW, false).mode(), modes.start("q2", LINEITEM, RAW, false).mode()))
+                .containsExactly(RAW, FILTER);
+    }
+
+    @Test
     void testTheCheaperModeWinsOnceBothAreMeasured()
     {
         // raw reads take 1 ms per 1,000 rows, storage scans 5 ms: pushdown does not pay here
-        explore(FILTER, 5_000_000, 1_000_000);
+        explore("q1", FILTER, 5_000_000, 1_000_000);
         List<Choice> next = new ArrayList<>();
         for (int split = 0; split < REEXPLORE_EVERY; split++) {
-            next.add(modes.start(SCAN, FILTER));
+            next.add(modes.start("q1", LINEITEM, FILTER, true));
         }
         assertThat(next.subList(0, REEXPLORE_EVERY - 1)).allSatisfy(choice -> {
             assertThat(choice.mode()).isEqualTo(RAW);
@@ -64,45 +75,67 @@ final class TestAdaptiveScanModes
     void testTheReverse()
     {
         // the coordinator chose raw reads, but storage scans come back faster (a slow link)
-        explore(RAW, 1_000_000, 8_000_000);
-        assertThat(modes.start(SCAN, RAW).mode()).isEqualTo(FILTER);
-        assertThat(modes.start(SCAN, FILTER).mode()).isEqualTo(FILTER);
+        explore("q1", RAW, 1_000_000, 8_000_000);
+        assertThat(modes.start("q1", LINEITEM, RAW, false).mode()).isEqualTo(FILTER);
+        assertThat(modes.start("q1", LINEITEM, FILTER, false).mode()).isEqualTo(FILTER);
     }
 
     @Test
-    void testEachScanOfEachQueryLearnsOnItsOwn()
+    void testTheSameScanAskedAgainStartsFromWhatTheLastQueryMeasured()
     {
-        explore(FILTER, 5_000_000, 1_000_000);
-        assertThat(modes.start(SCAN, FILTER).mode()).isEqualTo(RAW);
-        assertThat(modes.start(new ScanKey("query_2", "lineitem", List.of("l_orderkey")), FILTER).mode()).isEqualTo(FILTER);
-        assertThat(modes.start(new ScanKey("query_1", "orders", List.of("o_orderkey")), FILTER).mode()).isEqualTo(FILTER);
+        explore("q1", FILTER, 5_000_000, 1_000_000);
+        assertThat(modes.start("q2", LINEITEM, FILTER, true).mode()).isEqualTo(RAW);
+        // another scan explores on its own
+        ScanShape orders = new ScanShape("orders", List.of("o_orderkey"));
+        assertThat(List.of(modes.start("q2", orders, FILTER, true).mode(), modes.start("q2", orders, FILTER, true).mode()))
+                .containsExactly(FILTER, RAW);
+    }
+
+    @Test
+    void testAQuerysOwnMeasuresOutweighTheHistory()
+    {
+        // earlier queries found raw reads cheaper ...
+        explore("q1", FILTER, 5_000_000, 1_000_000);
+        // ... in this one storage scans are (the link got slower): the re-measured scans turn it
+        List<ScanMode> chosen = new ArrayList<>();
+        for (int split = 0; split < 3 * REEXPLORE_EVERY; split++) {
+            Choice choice = modes.start("q2", LINEITEM, FILTER, true);
+            chosen.add(choice.mode());
+            finish(choice, choice.mode() == FILTER ? 200_000 : 1_000_000);
+        }
+        assertThat(chosen.getFirst()).isEqualTo(RAW);
+        assertThat(chosen.subList(2 * REEXPLORE_EVERY + 1, 3 * REEXPLORE_EVERY - 1)).containsOnly(FILTER);
     }
 
     @Test
     void testAnAbandonedSplitMeasuresNothingAndASplitCountsOnce()
     {
-        Choice abandoned = modes.start(SCAN, FILTER);
-        Choice other = modes.start(SCAN, FILTER);
+        Choice abandoned = modes.start("q1", LINEITEM, FILTER, true);
+        Choice other = modes.start("q1", LINEITEM, FILTER, true);
         now.addAndGet(1_000_000_000);
         other.finished(1000);
         other.finished(1000);
         // one raw split measured, the filter split never finished: still exploring
-        Choice third = modes.start(SCAN, FILTER);
-        Choice fourth = modes.start(SCAN, FILTER);
-        assertThat(List.of(third.mode(), fourth.mode())).containsExactly(FILTER, RAW);
-        assertThat(abandoned.mode()).isEqualTo(FILTER);
-        assertThatThrownBy(() -> modes.start(SCAN, null)).isInstanceOf(NullPointerException.class);
+        Choice third = modes.start("q1", LINEITEM, FILTER, true);
+        Choice fourth = modes.start("q1", LINEITEM, FILTER, true);
+        assertThat(List.of(abandoned.mode(), third.mode(), fourth.mode())).containsExactly(FILTER, FILTER, RAW);
+        assertThatThrownBy(() -> modes.start("q1", LINEITEM, null, true)).isInstanceOf(NullPointerException.class);
     }
 
-    /** Explores both modes of {@link #SCAN}, each split 1,000 rows taking the given time. */
-    private void explore(ScanMode planned, long filterNanos, long rawNanos)
+    /** Explores both modes of {@link #LINEITEM} in a query, each split 1,000 rows taking the given time. */
+    private void explore(String queryId, ScanMode planned, long filterNanos, long rawNanos)
     {
         for (int split = 0; split < 2 * EXPLORED_SPLITS; split++) {
-            Choice choice = modes.start(SCAN, planned);
-            long start = now.get();
-            now.addAndGet(choice.mode() == FILTER ? filterNanos : rawNanos);
-            choice.finished(1000);
-            now.set(start);
+            Choice choice = modes.start(queryId, LINEITEM, planned, false);
+            finish(choice, choice.mode() == FILTER ? filterNanos : rawNanos);
         }
+    }
+
+    private void finish(Choice choice, long nanos)
+    {
+        long start = now.get();
+        now.addAndGet(nanos);
+        choice.finished(1000);
+        now.set(start);
     }
 }

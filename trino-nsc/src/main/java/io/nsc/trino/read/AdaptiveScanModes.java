@@ -17,10 +17,11 @@ import static java.util.Objects.requireNonNull;
  * estimated bytes before anything ran; here splits measure what each mode really costs on this
  * worker, and later splits go the way that was cheaper.
  * <p>
- * The measure is a split's elapsed time per row from the page source's creation to its end. It
- * holds everything a mode changes: the link's rate (raw reads move more bytes), the storage
- * node's CPU and queue (a scan waits for it; where the node shares this machine's CPUs it also
- * takes them from Trino), and this worker's decoding and filtering (a raw read does it here).
+ * The measure is a split's cost per row: its elapsed time from the page source's creation to its
+ * end, which holds the link's rate (raw reads move more bytes), the storage node's queue and
+ * CPU (a scan waits for it) and this worker's decoding and filtering (a raw read does it here);
+ * plus, where the storage node shares this worker's CPUs, the CPU time its scan took, which
+ * Trino's other drivers lost meanwhile and which a split's elapsed time alone does not show.
  * Splits of both modes run side by side, so they see the same load.
  * <p>
  * Evidence is kept per scan shape (a table handle, which holds the predicate, projection, limit
@@ -97,7 +98,7 @@ public class AdaptiveScanModes
             mode = query.explore(planned);
         }
         query.started(mode);
-        return new Choice(query, history, mode, mode != planned, ticker.read());
+        return new Choice(query, history, mode, mode != planned, nodeSharesCpus, ticker.read());
     }
 
     private static <K> ScanEvidence evidence(Cache<K, ScanEvidence> cache, K key)
@@ -117,11 +118,13 @@ public class AdaptiveScanModes
         private final ScanEvidence history;
         private final ScanMode mode;
         private final boolean changed;
+        private final boolean nodeSharesCpus;
         private final long startNanos;
         private boolean recorded;
 
-        private Choice(ScanEvidence query, ScanEvidence history, ScanMode mode, boolean changed, long startNanos)
+        private Choice(ScanEvidence query, ScanEvidence history, ScanMode mode, boolean changed, boolean nodeSharesCpus, long startNanos)
         {
+            this.nodeSharesCpus = nodeSharesCpus;
             this.query = query;
             this.history = history;
             this.mode = mode;
@@ -134,21 +137,31 @@ public class AdaptiveScanModes
             return mode;
         }
 
+        /** Whether the storage node's CPUs are this worker's too. */
+        public boolean nodeSharesCpus()
+        {
+            return nodeSharesCpus;
+        }
+
         /** Whether this worker overruled the coordinator's choice. */
         public boolean changed()
         {
             return changed;
         }
 
-        public synchronized void finished(long rows)
+        /**
+         * The split ended after {@code rows} rows; {@code sharedCpuNanos} is the CPU time its storage
+         * scan took on CPUs this worker shares (0 for a raw read or a node with CPUs of its own).
+         */
+        public synchronized void finished(long rows, long sharedCpuNanos)
         {
             if (recorded) {
                 return;
             }
             recorded = true;
-            long elapsed = ticker.read() - startNanos;
-            query.record(mode, rows, elapsed);
-            history.record(mode, rows, elapsed);
+            long cost = ticker.read() - startNanos + Math.max(0, sharedCpuNanos);
+            query.record(mode, rows, cost);
+            history.record(mode, rows, cost);
         }
     }
 

@@ -45,9 +45,14 @@ final class MeasuredPageSource
     {
         boolean finished = delegate.isFinished();
         if (finished) {
-            choice.finished(rows);
+            choice.finished(rows, choice.nodeSharesCpus() ? storageCpuNanos() : 0);
         }
         return finished;
+    }
+
+    private long storageCpuNanos()
+    {
+        return delegate.getMetrics().getMetrics().get(ReadMetrics.STORAGE_CPU_NANOS) instanceof LongCount count ? count.getTotal() : 0;
     }
 
     @Override

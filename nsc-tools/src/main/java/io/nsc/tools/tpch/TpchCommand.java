@@ -5,13 +5,13 @@ import com.google.common.base.Stopwatch;
 import io.nsc.tools.cli.Arguments;
 import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.UsageException;
+import io.nsc.parquet.ParquetWriteCodec;
 import org.apache.parquet.format.CompressionCodec;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 import static io.nsc.tools.NscTool.EXIT_FAILED;
@@ -70,17 +70,16 @@ public final class TpchCommand
         return EXIT_OK;
     }
 
-    // the codecs Trino's Parquet writer and reader both support
+    // the codecs Trino's Parquet writer and reader both support, as the connector writes them
     private static CompressionCodec parseCompression(String text)
             throws UsageException
     {
-        return switch (text.toLowerCase(Locale.ROOT)) {
-            case "zstd" -> CompressionCodec.ZSTD;
-            case "snappy" -> CompressionCodec.SNAPPY;
-            case "gzip" -> CompressionCodec.GZIP;
-            case "none" -> CompressionCodec.UNCOMPRESSED;
-            default -> throw new UsageException("--compression is one of zstd, snappy, gzip or none, not '%s'".formatted(text));
-        };
+        try {
+            return ParquetWriteCodec.parse(text).parquetCodec();
+        }
+        catch (IllegalArgumentException e) {
+            throw new UsageException("--compression: " + e.getMessage());
+        }
     }
 
     private static double parseScale(String text)

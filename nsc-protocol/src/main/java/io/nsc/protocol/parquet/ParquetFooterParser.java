@@ -1,5 +1,6 @@
 package io.nsc.protocol.parquet;
 
+import com.google.common.collect.Sets;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import org.apache.parquet.format.ColumnChunk;
@@ -21,7 +22,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +43,15 @@ import static java.util.Objects.requireNonNull;
  */
 public final class ParquetFooterParser
 {
-    // trino-parquet 476 refuses these at decode time; refusing them at load keeps a table readable
-    private static final Set<CompressionCodec> UNREADABLE_CODECS = EnumSet.of(CompressionCodec.BROTLI, CompressionCodec.LZ4_RAW);
+    /**
+     * The codecs trino-parquet 476's reader decodes (ParquetCompressionUtils), LZ4 in Hadoop's
+     * framing only. It refuses the others (LZ4_RAW, BROTLI, and any codec Parquet adds later) when
+     * it meets their first page; refusing them at load keeps a table readable. nsc-parquet's
+     * TestTrinoParquetCodecs holds this list to the reader's.
+     */
+    public static final Set<CompressionCodec> DECODABLE_CODECS = Sets.immutableEnumSet(
+            CompressionCodec.UNCOMPRESSED, CompressionCodec.SNAPPY, CompressionCodec.GZIP, CompressionCodec.LZO, CompressionCodec.LZ4, CompressionCodec.ZSTD);
+    private static final String DECODABLE_CODEC_NAMES = "UNCOMPRESSED, SNAPPY, GZIP, LZO, ZSTD and LZ4 in Hadoop's framing";
     private static final String TRINO_WRITER = "parquet-mr-trino";
 
     private static final byte[] MAGIC = "PAR1".getBytes(US_ASCII);
@@ -349,8 +356,9 @@ public final class ParquetFooterParser
         if (metadata.getCodec() == CompressionCodec.LZ4 && createdBy.startsWith(TRINO_WRITER)) {
             throw invalidFile(displayName, "column %s: LZ4 pages written by Trino's Parquet writer are not Hadoop-framed, so the Trino 476 Parquet reader nsc serves through cannot decode them; rewrite the file with another codec".formatted(name));
         }
-        if (UNREADABLE_CODECS.contains(metadata.getCodec())) {
-            throw invalidFile(displayName, "column %s: compression codec %s cannot be decoded by the Trino 476 Parquet reader nsc serves through; rewrite the file with SNAPPY, GZIP, ZSTD, LZ4 (Hadoop) or no compression".formatted(name, metadata.getCodec()));
+        if (!DECODABLE_CODECS.contains(metadata.getCodec())) {
+            throw invalidFile(displayName, "column %s: compression codec %s cannot be decoded by the Trino 476 Parquet reader nsc serves through, which decodes %s; rewrite the file with one of those"
+                    .formatted(name, metadata.getCodec(), DECODABLE_CODEC_NAMES));
         }
         long compressedSize = metadata.getTotal_compressed_size();
         if (compressedSize > Integer.MAX_VALUE) {

@@ -148,7 +148,25 @@ public final class ParquetFooterParser
         }
     }
 
-    private record Footer(FileMetaData metadata, long start, int length) {}
+    /**
+     * A footer as Parquet Java decodes it (mutable: a copy of the caller's own), where it starts and
+     * its length in bytes.
+     */
+    public record Footer(FileMetaData metadata, long start, int length) {}
+
+    /**
+     * Reads a local file's footer with the checks {@link #parse} makes of a file's framing (magic,
+     * footer bounds and size, its Thrift structure) but none of what it describes: for tools that
+     * rewrite a file before they parse it.
+     */
+    public static Footer readFooter(Path file)
+            throws InvalidParquetFileException, IOException
+    {
+        requireNonNull(file, "file is null");
+        try (FileChannel channel = FileChannel.open(file, READ)) {
+            return readFooter((position, buffer, offset, length) -> readFully(channel, position, buffer, offset, length), channel.size(), String.valueOf(file.getFileName()), ParquetLimits.DEFAULT);
+        }
+    }
 
     private static Footer readFooter(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
             throws IOException, InvalidParquetFileException
@@ -376,7 +394,7 @@ public final class ParquetFooterParser
      * Where the chunk's first page starts. Offset 0 means "no such page" (Arrow writes a data page
      * offset of 0 for the empty chunks of a 0-row row group), as a real page cannot start on the magic.
      */
-    static long chunkStart(ColumnMetaData metadata)
+    public static long chunkStart(ColumnMetaData metadata)
     {
         long start = metadata.getData_page_offset();
         if (metadata.isSetDictionary_page_offset() && metadata.getDictionary_page_offset() > 0

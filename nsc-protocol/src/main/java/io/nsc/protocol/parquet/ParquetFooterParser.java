@@ -53,6 +53,12 @@ public final class ParquetFooterParser
             CompressionCodec.UNCOMPRESSED, CompressionCodec.SNAPPY, CompressionCodec.GZIP, CompressionCodec.LZO, CompressionCodec.LZ4, CompressionCodec.ZSTD);
     private static final String DECODABLE_CODEC_NAMES = "UNCOMPRESSED, SNAPPY, GZIP, LZO, ZSTD and LZ4 in Hadoop's framing";
     private static final String TRINO_WRITER = "parquet-mr-trino";
+    /**
+     * A file key that marks the LZ4 pages of a file Trino's writer wrote as given Hadoop's framing
+     * since (by nsc's loader or TPC-H generator), so that they decode like any other LZ4 pages.
+     */
+    public static final String HADOOP_LZ4_FRAMING_KEY = "nsc.lz4-framing";
+    public static final String HADOOP_LZ4_FRAMING = "hadoop";
 
     private static final byte[] MAGIC = "PAR1".getBytes(US_ASCII);
     private static final byte[] ENCRYPTED_MAGIC = "PARE".getBytes(US_ASCII);
@@ -249,9 +255,10 @@ public final class ParquetFooterParser
                 .footer(footer.start(), footer.length());
         List<RowGroup> rowGroups = metadata.isSetRow_groups() ? metadata.getRow_groups() : List.of();
         String createdBy = metadata.isSetCreated_by() ? metadata.getCreated_by() : "";
+        boolean bareLz4Blocks = writesBareLz4Blocks(metadata);
         long rowCount = 0;
         for (int rowGroup = 0; rowGroup < rowGroups.size(); rowGroup++) {
-            addRowGroup(builder, rowGroup, rowGroups.get(rowGroup), columns, typeDefinedOrder, footer.start(), createdBy, displayName);
+            addRowGroup(builder, rowGroup, rowGroups.get(rowGroup), columns, typeDefinedOrder, footer.start(), bareLz4Blocks, displayName);
             try {
                 rowCount = Math.addExact(rowCount, rowGroups.get(rowGroup).getNum_rows());
             }
@@ -314,7 +321,20 @@ public final class ParquetFooterParser
         return result;
     }
 
-    private static void addRowGroup(CompactFileStats.Builder builder, int index, RowGroup rowGroup, List<ParquetColumn> columns, boolean[] typeDefinedOrder, long dataEnd, String createdBy, String displayName)
+    /**
+     * Whether the file's LZ4 pages, if any, are bare LZ4 blocks: Trino's writer writes them so, and
+     * Trino's reader decodes LZ4 in Hadoop's framing only, unless nsc has framed them since.
+     */
+    public static boolean writesBareLz4Blocks(FileMetaData metadata)
+    {
+        if (!metadata.isSetCreated_by() || !metadata.getCreated_by().startsWith(TRINO_WRITER)) {
+            return false;
+        }
+        return metadata.getKey_value_metadata() == null || metadata.getKey_value_metadata().stream()
+                .noneMatch(entry -> entry.getKey().equals(HADOOP_LZ4_FRAMING_KEY) && HADOOP_LZ4_FRAMING.equals(entry.getValue()));
+    }
+
+    private static void addRowGroup(CompactFileStats.Builder builder, int index, RowGroup rowGroup, List<ParquetColumn> columns, boolean[] typeDefinedOrder, long dataEnd, boolean bareLz4Blocks, String displayName)
             throws InvalidParquetFileException
     {
         long rowCount = rowGroup.getNum_rows();
@@ -328,7 +348,7 @@ public final class ParquetFooterParser
         List<ColumnMetaData> chunkMetadata = new ArrayList<>(chunks.size());
         long rowGroupOffset = Long.MAX_VALUE;
         for (int column = 0; column < columns.size(); column++) {
-            ColumnMetaData metadata = chunkMetadata(chunks.get(column), index, columns.get(column), dataEnd, createdBy, displayName);
+            ColumnMetaData metadata = chunkMetadata(chunks.get(column), index, columns.get(column), dataEnd, bareLz4Blocks, displayName);
             chunkMetadata.add(metadata);
             // the smallest chunk start, rather than RowGroup.file_offset, which some writers got wrong (PARQUET-2078)
             if (chunkStart(metadata) > 0) {
@@ -350,7 +370,7 @@ public final class ParquetFooterParser
         }
     }
 
-    private static ColumnMetaData chunkMetadata(ColumnChunk chunk, int rowGroup, ParquetColumn column, long dataEnd, String createdBy, String displayName)
+    private static ColumnMetaData chunkMetadata(ColumnChunk chunk, int rowGroup, ParquetColumn column, long dataEnd, boolean bareLz4Blocks, String displayName)
             throws InvalidParquetFileException
     {
         String name = column.spec().name();
@@ -371,7 +391,7 @@ public final class ParquetFooterParser
         if (metadata.getType() != column.physicalType()) {
             throw invalidFile(displayName, "corrupt footer: row group %s column %s has physical type %s in its chunk but %s in the schema".formatted(rowGroup, name, metadata.getType(), column.physicalType()));
         }
-        if (metadata.getCodec() == CompressionCodec.LZ4 && createdBy.startsWith(TRINO_WRITER)) {
+        if (metadata.getCodec() == CompressionCodec.LZ4 && bareLz4Blocks) {
             throw invalidFile(displayName, "column %s: LZ4 pages written by Trino's Parquet writer are not Hadoop-framed, so the Trino 476 Parquet reader nsc serves through cannot decode them; rewrite the file with another codec".formatted(name));
         }
         if (!DECODABLE_CODECS.contains(metadata.getCodec())) {

@@ -56,8 +56,9 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * Loads existing Parquet files into an nsc table as they are (no rewrite), but for one change of
- * framing: LZ4_RAW pages, which Trino 476 cannot decode, are stored with Hadoop's LZ4 framing (8
- * bytes more per page, the values as compressed; {@link Lz4RawReframing}) from a temporary copy.
+ * framing: bare LZ4 pages (LZ4_RAW, and Trino's own LZ4), which Trino 476 cannot decode, are
+ * stored with Hadoop's LZ4 framing (8 bytes more per page, the values as compressed;
+ * {@link Lz4Reframing}) from a temporary copy.
  *
  * <p>A load is all or nothing. Every file is validated before a byte is uploaded: its footer
  * parses into columns nsc can serve, all files share the first file's columns, those match the
@@ -185,7 +186,7 @@ public final class ParquetLoader
         return new LocalFile(file, servedPath, size, summary.rowCount(), columns);
     }
 
-    /** The reframed copies of a load's LZ4_RAW files, in a temporary directory deleted when the load ends. */
+    /** The reframed copies of a load's files of bare LZ4 pages, in a temporary directory deleted when the load ends. */
     private static final class ReframedCopies
             implements AutoCloseable
     {
@@ -197,7 +198,7 @@ public final class ParquetLoader
             this.progress = requireNonNull(progress, "progress is null");
         }
 
-        /** The file, or a copy of it with its LZ4_RAW pages reframed. */
+        /** The file, or a copy of it with its bare LZ4 pages reframed. */
         Path servedPath(Path file, int index)
         {
             Footer footer;
@@ -211,7 +212,7 @@ public final class ParquetLoader
             catch (IOException e) {
                 throw nothingLoaded("cannot read %s: %s".formatted(file, e.getMessage()), e);
             }
-            if (!Lz4RawReframing.isNeeded(footer.metadata())) {
+            if (!Lz4Reframing.isNeeded(footer.metadata())) {
                 return file;
             }
             try {
@@ -220,12 +221,12 @@ public final class ParquetLoader
                 }
                 // the file's own name, so that what names the copy still names the file
                 Path copy = Files.createDirectory(directory.resolve(Integer.toString(index))).resolve(file.getFileName());
-                progress.accept("giving the LZ4_RAW pages of %s Hadoop's LZ4 framing, the LZ4 Trino reads (a copy in %s)".formatted(file, directory));
-                Lz4RawReframing.reframe(file, footer, copy);
+                progress.accept("giving the bare LZ4 pages of %s Hadoop's LZ4 framing, the LZ4 Trino reads (a copy in %s)".formatted(file, directory));
+                Lz4Reframing.reframe(file, footer, copy);
                 return copy;
             }
             catch (IOException e) {
-                throw nothingLoaded("cannot reframe the LZ4_RAW pages of %s: %s".formatted(file, e.getMessage()), e);
+                throw nothingLoaded("cannot reframe the LZ4 pages of %s: %s".formatted(file, e.getMessage()), e);
             }
         }
 

@@ -23,7 +23,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc tpch}: writes TPC-H tables as Parquet files. */
 public final class TpchCommand
 {
-    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|snappy|gzip|none]";
+    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|lz4|snappy|gzip|none]";
 
     private TpchCommand() {}
 
@@ -70,10 +70,14 @@ public final class TpchCommand
         return EXIT_OK;
     }
 
-    // the codecs Trino's Parquet writer and reader both support, as the connector writes them
+    // the codecs Trino's Parquet writer and reader both support, as the connector writes them,
+    // and LZ4, whose pages the generator gives the framing Trino's reader needs
     private static CompressionCodec parseCompression(String text)
             throws UsageException
     {
+        if (text.trim().equalsIgnoreCase("lz4")) {
+            return CompressionCodec.LZ4;
+        }
         try {
             return ParquetWriteCodec.parse(text).parquetCodec();
         }

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * same distinct-value sketches, the stats are the same, the pages pass the upload's validation,
  * and every page location of an offset index points at its page.
  */
-final class TestLz4RawReframing
+final class TestLz4Reframing
 {
     @TempDir
     Path directory;
@@ -89,17 +89,17 @@ final class TestLz4RawReframing
     void testFilesWithoutLz4RawNeedNoReframing()
             throws Exception
     {
-        assertThat(Lz4RawReframing.isNeeded(ParquetFooterParser.readFooter(fixture("all_types_zstd_v1_dict.parquet")).metadata())).isFalse();
-        assertThat(Lz4RawReframing.isNeeded(ParquetFooterParser.readFooter(fixture("all_types_lz4_v1_dict.parquet")).metadata())).isTrue();
+        assertThat(Lz4Reframing.isNeeded(ParquetFooterParser.readFooter(fixture("all_types_zstd_v1_dict.parquet")).metadata())).isFalse();
+        assertThat(Lz4Reframing.isNeeded(ParquetFooterParser.readFooter(fixture("all_types_lz4_v1_dict.parquet")).metadata())).isTrue();
     }
 
     private Path reframe(Path lz4Raw)
             throws Exception
     {
         Footer footer = ParquetFooterParser.readFooter(lz4Raw);
-        assertThat(Lz4RawReframing.isNeeded(footer.metadata())).isTrue();
+        assertThat(Lz4Reframing.isNeeded(footer.metadata())).isTrue();
         Path reframed = directory.resolve("reframed-" + lz4Raw.getFileName());
-        Lz4RawReframing.reframe(lz4Raw, footer, reframed);
+        Lz4Reframing.reframe(lz4Raw, footer, reframed);
         assertThat(codecs(reframed)).containsOnly(CompressionCodec.LZ4);
         return reframed;
     }
@@ -122,7 +122,7 @@ final class TestLz4RawReframing
                 assertThat(actualStats.nullCount(rowGroup, column)).isEqualTo(expectedStats.nullCount(rowGroup, column));
             }
         }
-        List<Column> columns = actualSummary.columns().stream().map(TestLz4RawReframing::toColumn).toList();
+        List<Column> columns = actualSummary.columns().stream().map(TestLz4Reframing::toColumn).toList();
         DataVerifier.Verified actualValues = DataVerifier.verify(actual, columns);
         DataVerifier.Verified expectedValues = DataVerifier.verify(expected, columns);
         assertThat(actualValues.problem()).as(actual.toString()).isEmpty();

@@ -17,7 +17,7 @@ import java.util.List;
  * nsc load --metadata host:port[,host:port...] (--certificate F --key F --ca F | --insecure) [--replication N] [--no-verify] &lt;schema&gt;.&lt;table&gt; &lt;file-or-dir&gt;...
  * nsc certs --dir DIR role:name[:hosts]...
  * nsc backup --metadata host:port[,host:port...] (--certificate F --key F --ca F | --insecure) &lt;file&gt;
- * nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|snappy|gzip|none]
+ * nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|lz4|snappy|gzip|none]
  * </pre>
  * Exit status: 0 success, 1 the command failed, 2 bad usage.
  */

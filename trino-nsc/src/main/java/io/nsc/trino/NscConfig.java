@@ -8,6 +8,7 @@ import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.client.ValidMetadataAddresses;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -34,6 +35,7 @@ public class NscConfig
     private boolean statsPruningEnabled = true;
     private DataSize writerBufferSize = DataSize.of(256, MEGABYTE);
     private DataSize writerTargetFileSize = DataSize.of(1, GIGABYTE);
+    private ParquetWriteCodec compressionCodec = ParquetWriteCodec.DEFAULT;
     private String writerTempDir;
     private Duration uploadTimeout = new Duration(10, MINUTES);
     private int maxReplicaReplacements = 3;
@@ -207,6 +209,21 @@ public class NscConfig
     public NscConfig setWriterTargetFileSize(DataSize writerTargetFileSize)
     {
         this.writerTargetFileSize = writerTargetFileSize;
+        return this;
+    }
+
+    /** The codec of the files of tables that set no compression_codec. */
+    @NotNull
+    public ParquetWriteCodec getCompressionCodec()
+    {
+        return compressionCodec;
+    }
+
+    @Config("nsc.compression-codec")
+    @ConfigDescription("Compression of the Parquet files CREATE TABLE AS, INSERT and DELETE write into tables that set no compression_codec: NONE, SNAPPY, GZIP or ZSTD (not LZ4: Trino 476 cannot read the LZ4 it writes)")
+    public NscConfig setCompressionCodec(ParquetWriteCodec compressionCodec)
+    {
+        this.compressionCodec = compressionCodec;
         return this;
     }
 

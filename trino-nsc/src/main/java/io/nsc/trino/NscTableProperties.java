@@ -4,6 +4,7 @@ import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.trino.write.RowGroupSize;
 import io.nsc.trino.split.BloomFilterValues;
 import io.trino.spi.TrinoException;
@@ -41,6 +42,7 @@ public final class NscTableProperties
     public static final String REPLICATION = "replication";
     public static final String MIN_REPLICAS = "min_replicas";
     public static final String BLOOM_FILTER_COLUMNS = "bloom_filter_columns";
+    public static final String COMPRESSION_CODEC = "compression_codec";
     private static final String BLOOM_FILTER_TYPES = "bigint, integer, smallint, tinyint, date, varchar and varbinary";
 
     /** Copies of each file when the table does not say. Never fewer: a write needs that many live storage nodes. */
@@ -101,7 +103,18 @@ public final class NscTableProperties
                         null,
                         false,
                         value -> decodeReplicaCount(MIN_REPLICAS, (Integer) value),
-                        value -> value));
+                        value -> value),
+                // unset means the catalog's nsc.compression-codec, at the time of each write:
+                // stored only when set, like replication
+                new PropertyMetadata<>(
+                        COMPRESSION_CODEC,
+                        "Compression of the table's Parquet files: %s (unset: the catalog's nsc.compression-codec)".formatted(ParquetWriteCodec.names()),
+                        VARCHAR,
+                        ParquetWriteCodec.class,
+                        null,
+                        false,
+                        value -> decodeCompressionCodec((String) value),
+                        ParquetWriteCodec::name));
     }
 
     public List<PropertyMetadata<?>> getTableProperties()
@@ -137,6 +150,11 @@ public final class NscTableProperties
     public static Optional<Integer> getMinReplicas(Map<String, Object> properties)
     {
         return Optional.ofNullable((Integer) properties.get(MIN_REPLICAS));
+    }
+
+    public static Optional<ParquetWriteCodec> getCompressionCodec(Map<String, Object> properties)
+    {
+        return Optional.ofNullable((ParquetWriteCodec) properties.get(COMPRESSION_CODEC));
     }
 
     /**
@@ -242,6 +260,7 @@ public final class NscTableProperties
         stored.put(ROW_GROUP_SIZE, getRowGroupSize(properties).toSql());
         getReplication(properties).ifPresent(replication -> stored.put(REPLICATION, Integer.toString(replication)));
         getMinReplicas(properties).ifPresent(minReplicas -> stored.put(MIN_REPLICAS, Integer.toString(minReplicas)));
+        getCompressionCodec(properties).ifPresent(codec -> stored.put(COMPRESSION_CODEC, codec.name()));
         return stored.buildOrThrow();
     }
 
@@ -276,6 +295,10 @@ public final class NscTableProperties
             if (minReplicas != null) {
                 properties.put(MIN_REPLICAS, decodeReplicaCount(MIN_REPLICAS, Integer.parseInt(minReplicas.trim())));
             }
+            String compressionCodec = stored.get(COMPRESSION_CODEC);
+            if (compressionCodec != null) {
+                properties.put(COMPRESSION_CODEC, decodeCompressionCodec(compressionCodec));
+            }
         }
         catch (TrinoException | NumberFormatException e) {
             throw new TrinoException(NSC_METADATA_ERROR, "Table %s has malformed properties %s: %s".formatted(tableName, stored, e.getMessage()), e);
@@ -298,6 +321,16 @@ public final class NscTableProperties
             }
         }
         return names;
+    }
+
+    private static ParquetWriteCodec decodeCompressionCodec(String name)
+    {
+        try {
+            return ParquetWriteCodec.parse(name);
+        }
+        catch (IllegalArgumentException e) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "Invalid %s: %s".formatted(COMPRESSION_CODEC, e.getMessage()), e);
+        }
     }
 
     private static Integer decodeReplicaCount(String property, Integer count)

@@ -5,6 +5,7 @@ import io.airlift.units.DataSize;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.Duration;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.client.ValidMetadataAddresses;
 import jakarta.validation.constraints.NotNull;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,7 @@ final class TestNscConfig
                 .setStatsPruningEnabled(true)
                 .setWriterBufferSize(DataSize.of(256, MEGABYTE))
                 .setWriterTargetFileSize(DataSize.of(1, GIGABYTE))
+                .setCompressionCodec(ParquetWriteCodec.ZSTD)
                 .setWriterTempDir(null)
                 .setUploadTimeout(new Duration(10, MINUTES))
                 .setMaxReplicaReplacements(3)
@@ -67,6 +69,7 @@ final class TestNscConfig
                 .put("nsc.stats-pruning-enabled", "false")
                 .put("nsc.writer-buffer-size", "16MB")
                 .put("nsc.writer-target-file-size", "128MB")
+                .put("nsc.compression-codec", "SNAPPY")
                 .put("nsc.writer-temp-dir", "/var/tmp/nsc")
                 .put("nsc.upload-timeout", "3m")
                 .put("nsc.max-replica-replacements", "0")
@@ -91,6 +94,7 @@ final class TestNscConfig
                 .setStatsPruningEnabled(false)
                 .setWriterBufferSize(DataSize.of(16, MEGABYTE))
                 .setWriterTargetFileSize(DataSize.of(128, MEGABYTE))
+                .setCompressionCodec(ParquetWriteCodec.SNAPPY)
                 .setWriterTempDir("/var/tmp/nsc")
                 .setUploadTimeout(new Duration(3, MINUTES))
                 .setMaxReplicaReplacements(0)
@@ -113,6 +117,12 @@ final class TestNscConfig
         assertFailsValidation(new NscConfig().setMetadataAddress("127.0.0.1:7070,meta-2.example"), "metadataAddress", "metadata service address 'meta-2.example' is not host:port", ValidMetadataAddresses.class);
         assertFailsValidation(new NscConfig().setMetadataAddress("127.0.0.1:7070,"), "metadataAddress", "empty entry in the metadata service addresses: every entry must be host:port", ValidMetadataAddresses.class);
         assertFailsValidation(new NscConfig().setMetadataAddress("127.0.0.1:7070,127.0.0.1:7070"), "metadataAddress", "metadata service address 127.0.0.1:7070 is listed twice", ValidMetadataAddresses.class);
+    }
+
+    @Test
+    void testCompressionCodecIsRequired()
+    {
+        assertFailsValidation(new NscConfig().setCompressionCodec(null), "compressionCodec", "must not be null", NotNull.class);
     }
 
     @Test

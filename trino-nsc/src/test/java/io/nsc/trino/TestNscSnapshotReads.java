@@ -104,7 +104,7 @@ final class TestNscSnapshotReads
         NscConfig config = new NscConfig().setMetadataAddress(cluster.metadataAddress());
         NscMetadataClient client = new NscMetadataClient(config, cluster.clientSecurity());
         try {
-            NscMetadataFactory metadataFactory = new NscMetadataFactory(client, TESTING_TYPE_MANAGER, new TableFilesCache(client, config));
+            NscMetadataFactory metadataFactory = new NscMetadataFactory(client, TESTING_TYPE_MANAGER, new TableFilesCache(client, config), config);
             NscMetadata transaction = metadataFactory.create();
             NscTableHandle first = tableHandle(transaction, table);
             assertUpdate("INSERT INTO %s VALUES 1000".formatted(name(table)), 1);

@@ -1,6 +1,7 @@
 package io.nsc.trino;
 
 import com.google.common.collect.ImmutableMap;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.trino.write.RowGroupSize;
 import io.trino.spi.TrinoException;
 import io.trino.spi.session.PropertyMetadata;
@@ -110,15 +111,35 @@ final class TestNscTableProperties
     }
 
     @Test
+    void testCompressionCodecDecoding()
+    {
+        PropertyMetadata<?> codec = properties.get("compression_codec");
+        // unset is not the catalog's default: a table that sets none follows nsc.compression-codec
+        assertThat(codec.getDefaultValue()).isNull();
+        assertThat(codec.decode("ZSTD")).isEqualTo(ParquetWriteCodec.ZSTD);
+        assertThat(codec.decode("snappy")).isEqualTo(ParquetWriteCodec.SNAPPY);
+        assertThat(codec.decode("None")).isEqualTo(ParquetWriteCodec.NONE);
+        assertThat(codec.decode("gzip")).isEqualTo(ParquetWriteCodec.GZIP);
+        assertThatThrownBy(() -> codec.decode("lz4"))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(INVALID_TABLE_PROPERTY.toErrorCode()))
+                .hasMessage("Invalid compression_codec: Compression codec 'lz4' is not supported: Trino 476 writes LZ4 Parquet pages that its own reader cannot decode; use one of NONE, SNAPPY, GZIP, ZSTD");
+        assertThatThrownBy(() -> codec.decode("brotli"))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(INVALID_TABLE_PROPERTY.toErrorCode()))
+                .hasMessage("Invalid compression_codec: Compression codec 'brotli' is not supported; use one of NONE, SNAPPY, GZIP, ZSTD");
+        assertThat(NscTableProperties.getCompressionCodec(Map.of())).isEmpty();
+    }
+
+    @Test
     void testStoredRoundTrip()
     {
         Map<String, Object> set = ImmutableMap.of(
                 "sorted_by", List.of("b", "a"),
                 "row_group_size", RowGroupSize.ofBytes(64L << 20),
                 "replication", 3,
-                "min_replicas", 2);
+                "min_replicas", 2,
+                "compression_codec", ParquetWriteCodec.SNAPPY);
         Map<String, String> stored = NscTableProperties.toStored(set);
-        assertThat(stored).containsExactlyInAnyOrderEntriesOf(Map.of("sorted_by", "b,a", "row_group_size", "64MB", "replication", "3", "min_replicas", "2"));
+        assertThat(stored).containsExactlyInAnyOrderEntriesOf(Map.of("sorted_by", "b,a", "row_group_size", "64MB", "replication", "3", "min_replicas", "2", "compression_codec", "SNAPPY"));
         assertThat(NscTableProperties.fromStored("s.t", stored)).isEqualTo(set);
 
         // what CREATE TABLE passes when nothing is set: sorted_by and row_group_size at their defaults
@@ -133,6 +154,9 @@ final class TestNscTableProperties
         assertThat(NscTableProperties.getReplication(Map.of())).isEmpty();
         assertThat(NscTableProperties.getMinReplicas(Map.of())).isEmpty();
 
+        assertThatThrownBy(() -> NscTableProperties.fromStored("s.t", Map.of("compression_codec", "LZO")))
+                .hasMessageStartingWith("Table s.t has malformed properties")
+                .hasMessageEndingWith("Compression codec 'LZO' is not supported; use one of NONE, SNAPPY, GZIP, ZSTD");
         assertThatThrownBy(() -> NscTableProperties.fromStored("s.t", Map.of("replication", "two")))
                 .hasMessageStartingWith("Table s.t has malformed properties");
         assertThatThrownBy(() -> NscTableProperties.fromStored("s.t", Map.of("min_replicas", "0")))

@@ -1,16 +1,21 @@
 package io.nsc.trino;
 
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import io.airlift.units.Duration;
 import io.grpc.ManagedChannel;
+import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.storage.server.StorageServer;
 import io.trino.Session;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.reader.MetadataReader;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.QueryRunner;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -18,8 +23,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscSessionProperties.STATS_PRUNING_ENABLED;
 import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_PRUNED_BY_STATS;
@@ -46,6 +54,8 @@ final class TestNscWrites
     // a catalog over the same cluster whose page sinks write files of 64kB, so that a statement
     // uploads files long before it ends
     private static final String SMALL_BUFFER_CATALOG = "nsc_small_buffer";
+    // a catalog over the same cluster whose tables that set no compression_codec are uncompressed
+    private static final String UNCOMPRESSED_CATALOG = "nsc_uncompressed";
 
     private TestingNscCluster cluster;
     private Path smallBufferTempDir;
@@ -56,10 +66,12 @@ final class TestNscWrites
     {
         cluster = closeAfterClass(TestingNscCluster.start(3));
         smallBufferTempDir = Files.createDirectories(cluster.root().resolve("small-buffer-writes"));
-        return NscQueryRunner.create(cluster, Map.of(), Map.of(SMALL_BUFFER_CATALOG, ImmutableMap.of(
-                "nsc.writer-buffer-size", "1MB",
-                "nsc.writer-target-file-size", "64kB",
-                "nsc.writer-temp-dir", smallBufferTempDir.toString())));
+        return NscQueryRunner.create(cluster, Map.of(), Map.of(
+                SMALL_BUFFER_CATALOG, ImmutableMap.of(
+                        "nsc.writer-buffer-size", "1MB",
+                        "nsc.writer-target-file-size", "64kB",
+                        "nsc.writer-temp-dir", smallBufferTempDir.toString()),
+                UNCOMPRESSED_CATALOG, ImmutableMap.of("nsc.compression-codec", "NONE")));
     }
 
     @Test
@@ -214,6 +226,72 @@ final class TestNscWrites
     private static final String TYPE_ROWS_IN_UTC = "SELECT " + TYPE_COLUMNS
             .replace("CAST(tz3 AS timestamp(3) with time zone) c_tstz_ms", "CAST(tz3 AS timestamp(3) with time zone) AT TIME ZONE 'UTC' c_tstz_ms")
             .replace("CAST(tz6 AS timestamp(6) with time zone) c_tstz_us", "CAST(tz6 AS timestamp(6) with time zone) AT TIME ZONE 'UTC' c_tstz_us") + " FROM " + TYPE_VALUES;
+
+    @Test
+    void testCompressionCodecOfTheTableElseTheCatalog()
+            throws IOException
+    {
+        assertUpdate("CREATE SCHEMA nsc.codecs");
+        String orders = "SELECT o_orderkey, o_custkey, o_orderstatus, o_totalprice, o_orderdate, o_comment FROM tpch.tiny.orders";
+        // set on the table: shown, stored, and what CTAS and INSERT write, whatever the catalog's default
+        long firstHalf = (long) computeScalar("SELECT count(*) FROM tpch.tiny.orders WHERE o_orderkey < 30000");
+        assertUpdate("CREATE TABLE %s.codecs.snappy WITH (compression_codec = 'snappy') AS %s WHERE o_orderkey < 30000".formatted(UNCOMPRESSED_CATALOG, orders), firstHalf);
+        assertUpdate("INSERT INTO nsc.codecs.snappy %s WHERE o_orderkey >= 30000".formatted(orders), 15000 - firstHalf);
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.codecs.snappy")).contains("compression_codec = 'SNAPPY'");
+        assertThat(fileCodecs("codecs", "snappy")).containsOnly(CompressionCodecName.SNAPPY);
+        assertThat(query("SELECT * FROM nsc.codecs.snappy")).matches(orders);
+
+        // a DELETE that rewrites files keeps the table's codec, not the catalog's (NONE here)
+        Set<Object> filesBefore = computeActual("SELECT file_id FROM nsc.codecs.\"snappy$files\"").getOnlyColumnAsSet();
+        assertUpdate("DELETE FROM %s.codecs.snappy WHERE o_custkey %% 7 = 0".formatted(UNCOMPRESSED_CATALOG), (long) computeScalar("SELECT count(*) FROM tpch.tiny.orders WHERE o_custkey % 7 = 0"));
+        // every file had rows to delete, so every file was rewritten
+        assertThat(computeActual("SELECT file_id FROM nsc.codecs.\"snappy$files\"").getOnlyColumnAsSet()).doesNotContainAnyElementsOf(filesBefore);
+        assertThat(fileCodecs("codecs", "snappy")).containsOnly(CompressionCodecName.SNAPPY);
+        assertThat(query("SELECT * FROM nsc.codecs.snappy")).matches(orders + " WHERE o_custkey % 7 <> 0");
+
+        // unset: the catalog's nsc.compression-codec at each write, and not shown
+        assertUpdate("CREATE TABLE %s.codecs.plain AS %s".formatted(UNCOMPRESSED_CATALOG, orders), 15000);
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.codecs.plain")).doesNotContain("compression_codec");
+        assertThat(fileCodecs("codecs", "plain")).containsOnly(CompressionCodecName.UNCOMPRESSED);
+        assertUpdate("INSERT INTO nsc.codecs.plain %s".formatted(orders), 15000);
+        assertThat(fileCodecs("codecs", "plain")).containsOnly(CompressionCodecName.UNCOMPRESSED, CompressionCodecName.ZSTD);
+        assertThat(query("SELECT count(*), sum(o_totalprice) FROM nsc.codecs.plain")).matches("SELECT 2 * count(*), 2 * sum(o_totalprice) FROM tpch.tiny.orders");
+
+        assertThat(query("CREATE TABLE nsc.codecs.lz4 WITH (compression_codec = 'LZ4') AS " + orders))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("Invalid compression_codec: Compression codec 'LZ4' is not supported: Trino 476 writes LZ4 Parquet pages that its own reader cannot decode; use one of NONE, SNAPPY, GZIP, ZSTD");
+        assertThat(query("CREATE TABLE nsc.codecs.brotli (a bigint) WITH (compression_codec = 'BROTLI')"))
+                .failure().hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("Invalid compression_codec: Compression codec 'BROTLI' is not supported; use one of NONE, SNAPPY, GZIP, ZSTD");
+        assertThat(computeActual("SHOW TABLES FROM nsc.codecs").getOnlyColumnAsSet()).containsOnly("snappy", "plain");
+
+        assertUpdate("DROP TABLE nsc.codecs.snappy");
+        assertUpdate("DROP TABLE nsc.codecs.plain");
+        assertUpdate("DROP SCHEMA nsc.codecs");
+    }
+
+    /** The codecs of the column chunks of the table's current files, read from the storage nodes' copies. */
+    private Set<CompressionCodecName> fileCodecs(String schema, String table)
+            throws IOException
+    {
+        Set<String> fileNames = computeActual("SELECT file_id FROM nsc.%s.\"%s$files\"".formatted(schema, table)).getOnlyColumnAsSet().stream()
+                .map(fileId -> fileId + ".parquet")
+                .collect(toImmutableSet());
+        List<Path> copies;
+        try (Stream<Path> paths = Files.walk(cluster.root())) {
+            copies = paths.filter(path -> fileNames.contains(path.getFileName().toString())).toList();
+        }
+        assertThat(copies.stream().map(path -> path.getFileName().toString()).collect(toImmutableSet())).isEqualTo(fileNames);
+        ImmutableSet.Builder<CompressionCodecName> codecs = ImmutableSet.builder();
+        for (Path copy : copies) {
+            try (LocalParquetDataSource source = LocalParquetDataSource.open(copy, ParquetReaderOptions.defaultOptions())) {
+                MetadataReader.readFooter(source, Optional.empty()).getBlocks().stream()
+                        .flatMap(block -> block.columns().stream())
+                        .forEach(column -> codecs.add(column.getCodec()));
+            }
+        }
+        return codecs.build();
+    }
 
     @Test
     void testEveryTypeRoundTrips()

@@ -1,5 +1,6 @@
 package io.nsc.protocol.parquet;
 
+import com.google.common.collect.Sets;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import org.apache.parquet.format.ColumnChunk;
@@ -21,7 +22,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +43,22 @@ import static java.util.Objects.requireNonNull;
  */
 public final class ParquetFooterParser
 {
-    // trino-parquet 476 refuses these at decode time; refusing them at load keeps a table readable
-    private static final Set<CompressionCodec> UNREADABLE_CODECS = EnumSet.of(CompressionCodec.BROTLI, CompressionCodec.LZ4_RAW);
+    /**
+     * The codecs trino-parquet 476's reader decodes (ParquetCompressionUtils), LZ4 in Hadoop's
+     * framing only. It refuses the others (LZ4_RAW, BROTLI, and any codec Parquet adds later) when
+     * it meets their first page; refusing them at load keeps a table readable. nsc-parquet's
+     * TestTrinoParquetCodecs holds this list to the reader's.
+     */
+    public static final Set<CompressionCodec> DECODABLE_CODECS = Sets.immutableEnumSet(
+            CompressionCodec.UNCOMPRESSED, CompressionCodec.SNAPPY, CompressionCodec.GZIP, CompressionCodec.LZO, CompressionCodec.LZ4, CompressionCodec.ZSTD);
+    private static final String DECODABLE_CODEC_NAMES = "UNCOMPRESSED, SNAPPY, GZIP, LZO, ZSTD and LZ4 in Hadoop's framing";
     private static final String TRINO_WRITER = "parquet-mr-trino";
+    /**
+     * A file key that marks the LZ4 pages of a file Trino's writer wrote as given Hadoop's framing
+     * since (by nsc's loader or TPC-H generator), so that they decode like any other LZ4 pages.
+     */
+    public static final String HADOOP_LZ4_FRAMING_KEY = "nsc.lz4-framing";
+    public static final String HADOOP_LZ4_FRAMING = "hadoop";
 
     private static final byte[] MAGIC = "PAR1".getBytes(US_ASCII);
     private static final byte[] ENCRYPTED_MAGIC = "PARE".getBytes(US_ASCII);
@@ -141,7 +154,25 @@ public final class ParquetFooterParser
         }
     }
 
-    private record Footer(FileMetaData metadata, long start, int length) {}
+    /**
+     * A footer as Parquet Java decodes it (mutable: a copy of the caller's own), where it starts and
+     * its length in bytes.
+     */
+    public record Footer(FileMetaData metadata, long start, int length) {}
+
+    /**
+     * Reads a local file's footer with the checks {@link #parse} makes of a file's framing (magic,
+     * footer bounds and size, its Thrift structure) but none of what it describes: for tools that
+     * rewrite a file before they parse it.
+     */
+    public static Footer readFooter(Path file)
+            throws InvalidParquetFileException, IOException
+    {
+        requireNonNull(file, "file is null");
+        try (FileChannel channel = FileChannel.open(file, READ)) {
+            return readFooter((position, buffer, offset, length) -> readFully(channel, position, buffer, offset, length), channel.size(), String.valueOf(file.getFileName()), ParquetLimits.DEFAULT);
+        }
+    }
 
     private static Footer readFooter(PositionalReader reader, long fileSize, String displayName, ParquetLimits limits)
             throws IOException, InvalidParquetFileException
@@ -224,9 +255,10 @@ public final class ParquetFooterParser
                 .footer(footer.start(), footer.length());
         List<RowGroup> rowGroups = metadata.isSetRow_groups() ? metadata.getRow_groups() : List.of();
         String createdBy = metadata.isSetCreated_by() ? metadata.getCreated_by() : "";
+        boolean bareLz4Blocks = writesBareLz4Blocks(metadata);
         long rowCount = 0;
         for (int rowGroup = 0; rowGroup < rowGroups.size(); rowGroup++) {
-            addRowGroup(builder, rowGroup, rowGroups.get(rowGroup), columns, typeDefinedOrder, footer.start(), createdBy, displayName);
+            addRowGroup(builder, rowGroup, rowGroups.get(rowGroup), columns, typeDefinedOrder, footer.start(), bareLz4Blocks, displayName);
             try {
                 rowCount = Math.addExact(rowCount, rowGroups.get(rowGroup).getNum_rows());
             }
@@ -289,7 +321,20 @@ public final class ParquetFooterParser
         return result;
     }
 
-    private static void addRowGroup(CompactFileStats.Builder builder, int index, RowGroup rowGroup, List<ParquetColumn> columns, boolean[] typeDefinedOrder, long dataEnd, String createdBy, String displayName)
+    /**
+     * Whether the file's LZ4 pages, if any, are bare LZ4 blocks: Trino's writer writes them so, and
+     * Trino's reader decodes LZ4 in Hadoop's framing only, unless nsc has framed them since.
+     */
+    public static boolean writesBareLz4Blocks(FileMetaData metadata)
+    {
+        if (!metadata.isSetCreated_by() || !metadata.getCreated_by().startsWith(TRINO_WRITER)) {
+            return false;
+        }
+        return metadata.getKey_value_metadata() == null || metadata.getKey_value_metadata().stream()
+                .noneMatch(entry -> entry.getKey().equals(HADOOP_LZ4_FRAMING_KEY) && HADOOP_LZ4_FRAMING.equals(entry.getValue()));
+    }
+
+    private static void addRowGroup(CompactFileStats.Builder builder, int index, RowGroup rowGroup, List<ParquetColumn> columns, boolean[] typeDefinedOrder, long dataEnd, boolean bareLz4Blocks, String displayName)
             throws InvalidParquetFileException
     {
         long rowCount = rowGroup.getNum_rows();
@@ -303,7 +348,7 @@ public final class ParquetFooterParser
         List<ColumnMetaData> chunkMetadata = new ArrayList<>(chunks.size());
         long rowGroupOffset = Long.MAX_VALUE;
         for (int column = 0; column < columns.size(); column++) {
-            ColumnMetaData metadata = chunkMetadata(chunks.get(column), index, columns.get(column), dataEnd, createdBy, displayName);
+            ColumnMetaData metadata = chunkMetadata(chunks.get(column), index, columns.get(column), dataEnd, bareLz4Blocks, displayName);
             chunkMetadata.add(metadata);
             // the smallest chunk start, rather than RowGroup.file_offset, which some writers got wrong (PARQUET-2078)
             if (chunkStart(metadata) > 0) {
@@ -325,7 +370,7 @@ public final class ParquetFooterParser
         }
     }
 
-    private static ColumnMetaData chunkMetadata(ColumnChunk chunk, int rowGroup, ParquetColumn column, long dataEnd, String createdBy, String displayName)
+    private static ColumnMetaData chunkMetadata(ColumnChunk chunk, int rowGroup, ParquetColumn column, long dataEnd, boolean bareLz4Blocks, String displayName)
             throws InvalidParquetFileException
     {
         String name = column.spec().name();
@@ -346,11 +391,12 @@ public final class ParquetFooterParser
         if (metadata.getType() != column.physicalType()) {
             throw invalidFile(displayName, "corrupt footer: row group %s column %s has physical type %s in its chunk but %s in the schema".formatted(rowGroup, name, metadata.getType(), column.physicalType()));
         }
-        if (metadata.getCodec() == CompressionCodec.LZ4 && createdBy.startsWith(TRINO_WRITER)) {
+        if (metadata.getCodec() == CompressionCodec.LZ4 && bareLz4Blocks) {
             throw invalidFile(displayName, "column %s: LZ4 pages written by Trino's Parquet writer are not Hadoop-framed, so the Trino 476 Parquet reader nsc serves through cannot decode them; rewrite the file with another codec".formatted(name));
         }
-        if (UNREADABLE_CODECS.contains(metadata.getCodec())) {
-            throw invalidFile(displayName, "column %s: compression codec %s cannot be decoded by the Trino 476 Parquet reader nsc serves through; rewrite the file with SNAPPY, GZIP, ZSTD, LZ4 (Hadoop) or no compression".formatted(name, metadata.getCodec()));
+        if (!DECODABLE_CODECS.contains(metadata.getCodec())) {
+            throw invalidFile(displayName, "column %s: compression codec %s cannot be decoded by the Trino 476 Parquet reader nsc serves through, which decodes %s; rewrite the file with one of those"
+                    .formatted(name, metadata.getCodec(), DECODABLE_CODEC_NAMES));
         }
         long compressedSize = metadata.getTotal_compressed_size();
         if (compressedSize > Integer.MAX_VALUE) {
@@ -368,7 +414,7 @@ public final class ParquetFooterParser
      * Where the chunk's first page starts. Offset 0 means "no such page" (Arrow writes a data page
      * offset of 0 for the empty chunks of a 0-row row group), as a real page cannot start on the magic.
      */
-    static long chunkStart(ColumnMetaData metadata)
+    public static long chunkStart(ColumnMetaData metadata)
     {
         long start = metadata.getData_page_offset();
         if (metadata.isSetDictionary_page_offset() && metadata.getDictionary_page_offset() > 0

@@ -13,6 +13,7 @@ import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.InvalidParquetFileException;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.protocol.parquet.ParquetFooterParser.Footer;
 import io.nsc.protocol.proto.AllocateFilesRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
 import io.nsc.protocol.proto.Column;
@@ -35,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -45,6 +47,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.tools.load.LoadException.nothingLoaded;
@@ -52,7 +55,10 @@ import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
- * Loads existing Parquet files into an nsc table as they are (no rewrite).
+ * Loads existing Parquet files into an nsc table as they are (no rewrite), but for one change of
+ * framing: bare LZ4 pages (LZ4_RAW, and Trino's own LZ4), which Trino 476 cannot decode, are
+ * stored with Hadoop's LZ4 framing (8 bytes more per page, the values as compressed;
+ * {@link Lz4Reframing}) from a temporary copy.
  *
  * <p>A load is all or nothing. Every file is validated before a byte is uploaded: its footer
  * parses into columns nsc can serve, all files share the first file's columns, those match the
@@ -98,9 +104,17 @@ public final class ParquetLoader
 
         List<Path> files = InputFiles.expand(paths);
         progress.accept("validating %s file%s".formatted(files.size(), files.size() == 1 ? "" : "s"));
-        List<LocalFile> localFiles = files.stream()
-                .map(ParquetLoader::readFooter)
-                .collect(toImmutableList());
+        try (ReframedCopies copies = new ReframedCopies(progress)) {
+            List<LocalFile> localFiles = new ArrayList<>();
+            for (Path file : files) {
+                localFiles.add(readFooter(file, copies.servedPath(file, localFiles.size())));
+            }
+            return loadValidated(metadataAddress, schema, table, ImmutableList.copyOf(localFiles), options);
+        }
+    }
+
+    private LoadResult loadValidated(String metadataAddress, String schema, String table, List<LocalFile> localFiles, LoadOptions options)
+    {
         List<Column> columns = commonColumns(localFiles);
         NameRules.checkColumnNames(localFiles.getFirst().path(), columns);
 
@@ -140,13 +154,17 @@ public final class ParquetLoader
     }
 
     /** A local file whose footer has been read. */
-    private record LocalFile(Path path, long sizeBytes, long rowCount, List<Column> columns) {}
+    /**
+     * @param path the file as given, which messages name
+     * @param servedPath what is verified and uploaded: the file, or its reframed copy
+     */
+    private record LocalFile(Path path, Path servedPath, long sizeBytes, long rowCount, List<Column> columns) {}
 
-    private static LocalFile readFooter(Path file)
+    private static LocalFile readFooter(Path file, Path servedPath)
     {
         ParquetFileSummary summary;
         try {
-            summary = ParquetFooterParser.parse(file);
+            summary = ParquetFooterParser.parse(servedPath);
         }
         catch (InvalidParquetFileException e) {
             // the parser names the file by its file name; the full path tells apart equal names in different directories
@@ -157,7 +175,7 @@ public final class ParquetLoader
         }
         long size;
         try {
-            size = Files.size(file);
+            size = Files.size(servedPath);
         }
         catch (IOException e) {
             throw nothingLoaded("cannot read %s: %s".formatted(file, e.getMessage()), e);
@@ -165,7 +183,68 @@ public final class ParquetLoader
         List<Column> columns = summary.columns().stream()
                 .map(ParquetLoader::toColumn)
                 .collect(toImmutableList());
-        return new LocalFile(file, size, summary.rowCount(), columns);
+        return new LocalFile(file, servedPath, size, summary.rowCount(), columns);
+    }
+
+    /** The reframed copies of a load's files of bare LZ4 pages, in a temporary directory deleted when the load ends. */
+    private static final class ReframedCopies
+            implements AutoCloseable
+    {
+        private final Consumer<String> progress;
+        private Path directory;
+
+        ReframedCopies(Consumer<String> progress)
+        {
+            this.progress = requireNonNull(progress, "progress is null");
+        }
+
+        /** The file, or a copy of it with its bare LZ4 pages reframed. */
+        Path servedPath(Path file, int index)
+        {
+            Footer footer;
+            try {
+                footer = ParquetFooterParser.readFooter(file);
+            }
+            catch (InvalidParquetFileException e) {
+                // the full parse of the file names the problem
+                return file;
+            }
+            catch (IOException e) {
+                throw nothingLoaded("cannot read %s: %s".formatted(file, e.getMessage()), e);
+            }
+            if (!Lz4Reframing.isNeeded(footer.metadata())) {
+                return file;
+            }
+            try {
+                if (directory == null) {
+                    directory = Files.createTempDirectory("nsc-load-");
+                }
+                // the file's own name, so that what names the copy still names the file
+                Path copy = Files.createDirectory(directory.resolve(Integer.toString(index))).resolve(file.getFileName());
+                progress.accept("giving the bare LZ4 pages of %s Hadoop's LZ4 framing, the LZ4 Trino reads (a copy in %s)".formatted(file, directory));
+                Lz4Reframing.reframe(file, footer, copy);
+                return copy;
+            }
+            catch (IOException e) {
+                throw nothingLoaded("cannot reframe the LZ4 pages of %s: %s".formatted(file, e.getMessage()), e);
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            if (directory == null) {
+                return;
+            }
+            try (Stream<Path> paths = Files.walk(directory)) {
+                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+            }
+            catch (IOException e) {
+                progress.accept("could not delete the reframed copies in %s: %s".formatted(directory, e.getMessage()));
+            }
+        }
     }
 
     private static Column toColumn(ColumnSpec column)
@@ -206,7 +285,7 @@ public final class ParquetLoader
         });
         try {
             List<Future<DataVerifier.Verified>> results = files.stream()
-                    .map(file -> executor.submit(() -> DataVerifier.verify(file.path(), columns)))
+                    .map(file -> executor.submit(() -> DataVerifier.verify(file.servedPath(), columns)))
                     .collect(toImmutableList());
             // report the first bad file in the order given, not whichever finished first
             List<byte[]> sketches = new ArrayList<>();
@@ -319,7 +398,7 @@ public final class ParquetLoader
     {
         String where = "storage node %s (%s)".formatted(node.getNodeId(), node.getAddress());
         try {
-            return FileUploader.upload(channels.forNode(node), allocation.getFileId(), FileUploader.grantFor(allocation, node.getNodeId()), file.path(), file.sizeBytes(), UPLOAD_TIMEOUT);
+            return FileUploader.upload(channels.forNode(node), allocation.getFileId(), FileUploader.grantFor(allocation, node.getNodeId()), file.servedPath(), file.sizeBytes(), UPLOAD_TIMEOUT);
         }
         catch (StatusRuntimeException e) {
             throw nothingLoaded("uploading %s to %s failed: %s".formatted(file.path(), where, describe(e)), e);

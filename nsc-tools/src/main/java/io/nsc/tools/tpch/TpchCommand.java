@@ -5,13 +5,13 @@ import com.google.common.base.Stopwatch;
 import io.nsc.tools.cli.Arguments;
 import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.UsageException;
+import io.nsc.parquet.ParquetWriteCodec;
 import org.apache.parquet.format.CompressionCodec;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 import static io.nsc.tools.NscTool.EXIT_FAILED;
@@ -23,7 +23,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 /** {@code nsc tpch}: writes TPC-H tables as Parquet files. */
 public final class TpchCommand
 {
-    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|snappy|gzip|none]";
+    public static final String USAGE = "nsc tpch --scale S --output DIR [--rows-per-row-group N] [--rows-per-file N] [--sort-run-rows N] [--tables a,b,...] [--compression zstd|lz4|snappy|gzip|none]";
 
     private TpchCommand() {}
 
@@ -70,17 +70,20 @@ public final class TpchCommand
         return EXIT_OK;
     }
 
-    // the codecs Trino's Parquet writer and reader both support
+    // the codecs Trino's Parquet writer and reader both support, as the connector writes them,
+    // and LZ4, whose pages the generator gives the framing Trino's reader needs
     private static CompressionCodec parseCompression(String text)
             throws UsageException
     {
-        return switch (text.toLowerCase(Locale.ROOT)) {
-            case "zstd" -> CompressionCodec.ZSTD;
-            case "snappy" -> CompressionCodec.SNAPPY;
-            case "gzip" -> CompressionCodec.GZIP;
-            case "none" -> CompressionCodec.UNCOMPRESSED;
-            default -> throw new UsageException("--compression is one of zstd, snappy, gzip or none, not '%s'".formatted(text));
-        };
+        if (text.trim().equalsIgnoreCase("lz4")) {
+            return CompressionCodec.LZ4;
+        }
+        try {
+            return ParquetWriteCodec.parse(text).parquetCodec();
+        }
+        catch (IllegalArgumentException e) {
+            throw new UsageException("--compression: " + e.getMessage());
+        }
     }
 
     private static double parseScale(String text)

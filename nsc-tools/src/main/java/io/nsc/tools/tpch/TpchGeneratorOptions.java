@@ -1,6 +1,7 @@
 package io.nsc.tools.tpch;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.ParquetWriteCodec;
 import org.apache.parquet.format.CompressionCodec;
 
 import java.util.List;
@@ -34,7 +35,7 @@ public record TpchGeneratorOptions(int rowsPerRowGroup, long rowsPerFile, List<S
 
     public static TpchGeneratorOptions defaults()
     {
-        return new TpchGeneratorOptions(DEFAULT_ROWS_PER_ROW_GROUP, DEFAULT_ROWS_PER_FILE, List.of(), CompressionCodec.ZSTD, DEFAULT_SORT_RUN_ROWS);
+        return new TpchGeneratorOptions(DEFAULT_ROWS_PER_ROW_GROUP, DEFAULT_ROWS_PER_FILE, List.of(), ParquetWriteCodec.DEFAULT.parquetCodec(), DEFAULT_SORT_RUN_ROWS);
     }
 
     public TpchGeneratorOptions withRowsPerRowGroup(int rowsPerRowGroup)

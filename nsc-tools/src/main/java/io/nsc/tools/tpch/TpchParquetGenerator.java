@@ -3,10 +3,14 @@ package io.nsc.tools.tpch;
 import com.google.common.base.Stopwatch;
 import com.google.common.collect.ImmutableList;
 import io.nsc.parquet.FixedRowGroupParquetWriter;
+import io.nsc.protocol.parquet.InvalidParquetFileException;
+import io.nsc.protocol.parquet.ParquetFooterParser;
+import io.nsc.tools.load.Lz4Reframing;
 import io.trino.spi.Page;
 import io.trino.spi.type.Type;
 import io.trino.tpch.TpchEntity;
 import io.trino.tpch.TpchTable;
+import org.apache.parquet.format.CompressionCodec;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,6 +26,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static java.lang.Math.min;
 import static java.lang.Math.toIntExact;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -132,8 +138,7 @@ public final class TpchParquetGenerator
         try (RowGroupSource source = sorted.isPresent() ? sorted.get() : streamingSource(table, rows, options.rowsPerRowGroup())) {
             while (true) {
                 if (writer != null && writer.rowCount() == options.rowsPerFile()) {
-                    writer.close();
-                    bytes += Files.size(fileName(tableDir, table, files - 1));
+                    bytes += closeFile(writer, fileName(tableDir, table, files - 1), options);
                     writer = null;
                 }
                 long leftInFile = options.rowsPerFile() - (writer == null ? 0 : writer.rowCount());
@@ -149,8 +154,7 @@ public final class TpchParquetGenerator
                 rowCount += page.getPositionCount();
             }
             if (writer != null) {
-                writer.close();
-                bytes += Files.size(fileName(tableDir, table, files - 1));
+                bytes += closeFile(writer, fileName(tableDir, table, files - 1), options);
             }
         }
         catch (IOException | RuntimeException e) {
@@ -167,6 +171,34 @@ public final class TpchParquetGenerator
         GeneratedTable generated = new GeneratedTable(table.getTableName(), rowCount, files, bytes, stopwatch.elapsed(), sorted.map(SortedRowGroupSource::statistics));
         progress.accept(describe(generated));
         return generated;
+    }
+
+    /**
+     * Closes the file; LZ4 pages, which Trino's writer writes as bare LZ4 blocks that its reader
+     * cannot decode, then get Hadoop's framing.
+     *
+     * @return the file's size
+     */
+    private static long closeFile(FixedRowGroupParquetWriter writer, Path file, TpchGeneratorOptions options)
+            throws IOException
+    {
+        writer.close();
+        if (options.compression() == CompressionCodec.LZ4) {
+            Path framed = file.resolveSibling("." + file.getFileName() + ".framed");
+            try {
+                Lz4Reframing.reframe(file, ParquetFooterParser.readFooter(file), framed);
+            }
+            catch (InvalidParquetFileException e) {
+                Files.deleteIfExists(framed);
+                throw new IOException(e.getMessage(), e);
+            }
+            catch (IOException | RuntimeException e) {
+                Files.deleteIfExists(framed);
+                throw e;
+            }
+            Files.move(framed, file, REPLACE_EXISTING, ATOMIC_MOVE);
+        }
+        return Files.size(file);
     }
 
     private static String describe(GeneratedTable table)

@@ -13,6 +13,7 @@ import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.parquet.topn.TopNRows;
@@ -123,10 +124,13 @@ public class NscMetadata
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
+    private final ParquetWriteCodec defaultCompressionCodec;
     private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
 
-    public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache)
+    /** @param defaultCompressionCodec what writes into tables that set no compression_codec use */
+    public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec)
     {
+        this.defaultCompressionCodec = requireNonNull(defaultCompressionCodec, "defaultCompressionCodec is null");
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
@@ -920,11 +924,14 @@ public class NscMetadata
         return settings;
     }
 
-    private static NscWriterSettings resolveWriterSettings(Map<String, Object> properties)
+    private NscWriterSettings resolveWriterSettings(Map<String, Object> properties)
     {
         int replication = NscTableProperties.getReplication(properties).orElse(NscTableProperties.DEFAULT_REPLICATION);
         int minReplicas = NscTableProperties.resolveMinReplicas(properties, replication);
-        return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas, ImmutableSet.copyOf(NscTableProperties.getBloomFilterColumns(properties)));
+        // a DELETE's rewrite reads the table's properties too, so it keeps the table's codec
+        ParquetWriteCodec compressionCodec = NscTableProperties.getCompressionCodec(properties).orElse(defaultCompressionCodec);
+        return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas,
+                ImmutableSet.copyOf(NscTableProperties.getBloomFilterColumns(properties)), compressionCodec);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.nsc.trino.metadata;
 
 import com.google.inject.Inject;
+import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.NscMetadataClient;
 import io.trino.spi.type.TypeManager;
 
@@ -12,10 +13,12 @@ public class NscMetadataFactory
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
+    private final NscConfig config;
 
     @Inject
-    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache)
+    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, NscConfig config)
     {
+        this.config = requireNonNull(config, "config is null");
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
@@ -23,6 +26,6 @@ public class NscMetadataFactory
 
     public NscMetadata create()
     {
-        return new NscMetadata(client, typeManager, tableFilesCache);
+        return new NscMetadata(client, typeManager, tableFilesCache, config.getCompressionCodec());
     }
 }

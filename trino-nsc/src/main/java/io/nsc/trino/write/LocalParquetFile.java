@@ -3,6 +3,7 @@ package io.nsc.trino.write;
 import com.google.common.collect.ImmutableList;
 import io.airlift.units.DataSize;
 import io.nsc.parquet.FixedRowGroupParquetWriter;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.trino.write.WriteTypes.ParquetSchema;
 import io.trino.parquet.writer.ParquetWriter;
 import io.trino.parquet.writer.ParquetWriterOptions;
@@ -32,8 +33,7 @@ import static java.util.Objects.requireNonNull;
  * One Parquet file written page by page to the local disk with trino-parquet's writer, in row
  * groups of the table's {@link RowGroupSize}: exact row counts through
  * {@link FixedRowGroupParquetWriter}, data sizes through {@link ParquetWriter}'s own row-group
- * limit. ZSTD throughout: it decodes fast and is what storage nodes and readers handle best among
- * the codecs Trino writes.
+ * limit, compressed with the table's {@link ParquetWriteCodec}.
  *
  * <p>Memory is about one row group and the file's write buffer (sized from the limit the file is
  * created with, at most 1MB): a row group is closed early, before its row count or data size, when
@@ -44,7 +44,6 @@ import static java.util.Objects.requireNonNull;
 public abstract sealed class LocalParquetFile
         permits LocalParquetFile.RowCountFile, LocalParquetFile.DataSizeFile
 {
-    public static final CompressionCodec COMPRESSION = CompressionCodec.ZSTD;
     // Trino's writer records this in created_by; readers key some compatibility decisions on it
     private static final String TRINO_VERSION = "476";
     // the write buffer: a sixteenth of the memory, no more than large writes need
@@ -69,7 +68,7 @@ public abstract sealed class LocalParquetFile
      *
      * @param memoryLimitBytes the most the file may hold in memory while it is written
      */
-    public static LocalParquetFile create(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Set<String> bloomFilterColumns, long memoryLimitBytes)
+    public static LocalParquetFile create(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Set<String> bloomFilterColumns, ParquetWriteCodec compression, long memoryLimitBytes)
             throws IOException
     {
         requireNonNull(bloomFilterColumns, "bloomFilterColumns is null");
@@ -78,13 +77,14 @@ public abstract sealed class LocalParquetFile
         requireNonNull(target, "target is null");
         requireNonNull(schema, "schema is null");
         requireNonNull(rowGroupSize, "rowGroupSize is null");
+        CompressionCodec codec = compression.parquetCodec();
         checkArgument(memoryLimitBytes >= 2L * MIN_OUTPUT_BUFFER_BYTES, "memoryLimitBytes must be at least %s: %s", 2L * MIN_OUTPUT_BUFFER_BYTES, memoryLimitBytes);
         int outputBufferBytes = toIntExact(clamp(memoryLimitBytes / 16, MIN_OUTPUT_BUFFER_BYTES, MAX_OUTPUT_BUFFER_BYTES));
         long rowGroupMemory = (memoryLimitBytes - outputBufferBytes) / ROW_GROUP_MEMORY_SHARE;
         if (rowGroupSize.isRowCount()) {
-            return new RowCountFile(target, schema, rowGroupSize.rows(), rowGroupMemory, outputBufferBytes, bloomFilterColumns);
+            return new RowCountFile(target, schema, codec, rowGroupSize.rows(), rowGroupMemory, outputBufferBytes, bloomFilterColumns);
         }
-        return DataSizeFile.create(target, schema, Math.min(rowGroupSize.bytes(), rowGroupMemory), outputBufferBytes);
+        return DataSizeFile.create(target, schema, codec, Math.min(rowGroupSize.bytes(), rowGroupMemory), outputBufferBytes);
     }
 
     public Path path()
@@ -158,12 +158,12 @@ public abstract sealed class LocalParquetFile
         private long rowGroupPageBytes;
         private long rowGroupSizeBytes;
 
-        private RowCountFile(Path target, ParquetSchema schema, long rowsPerRowGroup, long rowGroupMemoryBytes, int outputBufferBytes, Set<String> bloomFilterColumns)
+        private RowCountFile(Path target, ParquetSchema schema, CompressionCodec codec, long rowsPerRowGroup, long rowGroupMemoryBytes, int outputBufferBytes, Set<String> bloomFilterColumns)
                 throws IOException
         {
             super(target);
             // the writer deletes what it created if it fails
-            this.writer = new FixedRowGroupParquetWriter(target, schema.messageType(), schema.primitiveTypes(), COMPRESSION, outputBufferBytes, bloomFilterColumns);
+            this.writer = new FixedRowGroupParquetWriter(target, schema.messageType(), schema.primitiveTypes(), codec, outputBufferBytes, bloomFilterColumns);
             this.rowsPerRowGroup = rowsPerRowGroup;
             this.rowGroupMemoryBytes = rowGroupMemoryBytes;
             recordMemoryUsage(memoryUsage());
@@ -283,7 +283,7 @@ public abstract sealed class LocalParquetFile
             recordMemoryUsage(memoryUsage());
         }
 
-        static DataSizeFile create(Path target, ParquetSchema schema, long rowGroupBytes, int outputBufferBytes)
+        static DataSizeFile create(Path target, ParquetSchema schema, CompressionCodec codec, long rowGroupBytes, int outputBufferBytes)
                 throws IOException
         {
             ParquetWriterOptions options = ParquetWriterOptions.builder()
@@ -291,7 +291,7 @@ public abstract sealed class LocalParquetFile
                     .build();
             OutputStream output = new BufferedOutputStream(Files.newOutputStream(target, CREATE_NEW, WRITE), outputBufferBytes);
             try {
-                ParquetWriter writer = new ParquetWriter(output, schema.messageType(), schema.primitiveTypes(), options, COMPRESSION, TRINO_VERSION, Optional.empty(), Optional.empty());
+                ParquetWriter writer = new ParquetWriter(output, schema.messageType(), schema.primitiveTypes(), options, codec, TRINO_VERSION, Optional.empty(), Optional.empty());
                 return new DataSizeFile(target, output, outputBufferBytes, writer);
             }
             catch (RuntimeException e) {

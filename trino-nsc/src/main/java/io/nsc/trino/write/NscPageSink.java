@@ -56,8 +56,9 @@ public class NscPageSink
     private static final Logger log = Logger.get(NscPageSink.class);
 
     // Parquet (ZSTD) bytes per byte of Trino pages before anything was written: TPC-H lineitem
-    // makes 0.22. Overestimating the compression only makes the first sorted merge cut its rows
-    // into several files; underestimating it makes the first file small.
+    // makes 0.22. Overestimating the compression (as for the tables of other codecs, which store
+    // more) only makes the first sorted merge cut its rows into several files; underestimating it
+    // makes the first file small.
     static final double ASSUMED_COMPRESSION = 0.25;
 
     private final ParquetSchema schema;
@@ -335,7 +336,7 @@ public class NscPageSink
     {
         Files.createDirectories(resources.tempDirectory());
         Path path = resources.tempDirectory().resolve(fileNamePrefix + UUID.randomUUID() + ".parquet");
-        return LocalParquetFile.create(path, schema, settings.rowGroupSize(), settings.bloomFilterColumns(), memoryLimitBytes);
+        return LocalParquetFile.create(path, schema, settings.rowGroupSize(), settings.bloomFilterColumns(), settings.compressionCodec(), memoryLimitBytes);
     }
 
     private long currentMemoryUsage()

@@ -2,6 +2,7 @@ package io.nsc.trino.read;
 
 import io.airlift.units.DataSize;
 import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.write.LocalParquetFile;
 import io.nsc.trino.write.RowGroupSize;
@@ -96,7 +97,7 @@ final class TestFooterCache
         for (int row = 0; row < rows; row++) {
             BIGINT.writeLong(values, row);
         }
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(List.of("a"), List.of(BIGINT)), RowGroupSize.DEFAULT, Set.of(), Long.MAX_VALUE);
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve(name), WriteTypes.parquetSchema(List.of("a"), List.of(BIGINT)), RowGroupSize.DEFAULT, Set.of(), ParquetWriteCodec.ZSTD, Long.MAX_VALUE);
         file.append(new Page(values.build()));
         return file.finish().path();
     }

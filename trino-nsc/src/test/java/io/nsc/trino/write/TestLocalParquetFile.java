@@ -1,6 +1,8 @@
 package io.nsc.trino.write;
 
 import io.airlift.slice.XxHash64;
+import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.parquet.ColumnSpec;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
@@ -8,6 +10,9 @@ import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.FilterValueType;
 import io.nsc.trino.write.LocalParquetFile.Written;
 import io.nsc.trino.write.WriteTypes.ParquetSchema;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.ColumnChunkMetadata;
+import io.trino.parquet.reader.MetadataReader;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
@@ -18,6 +23,7 @@ import io.trino.spi.type.TimestampType;
 import io.trino.spi.type.TimestampWithTimeZoneType;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeOperators;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,12 +33,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.BooleanType.BOOLEAN;
@@ -168,6 +176,37 @@ final class TestLocalParquetFile
     }
 
     @Test
+    void testEveryCodecIsWhatTheColumnChunksName()
+            throws Exception
+    {
+        for (ParquetWriteCodec codec : ParquetWriteCodec.values()) {
+            // both kinds of file: exact row counts (FixedRowGroupParquetWriter) and data sizes (ParquetWriter)
+            for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(1000), RowGroupSize.parse("16kB"))) {
+                Path target = directory.resolve("%s-%s.parquet".formatted(codec, rowGroupSize.toSql()));
+                LocalParquetFile file = LocalParquetFile.create(target, schema(), rowGroupSize, Set.of(), codec, Long.MAX_VALUE);
+                file.append(bigintPage(0, 5000));
+                file.finish();
+                // the loader's checks, which refuse what Trino 476 cannot decode
+                ParquetFileSummary summary = ParquetFooterParser.parse(target);
+                assertThat(summary.rowCount()).isEqualTo(5000);
+                assertThat(summary.stats().rowGroupCount()).as(target.toString()).isGreaterThan(1);
+                assertThat(codecs(target)).as(target.toString()).containsOnly(CompressionCodecName.fromParquet(codec.parquetCodec()));
+            }
+        }
+    }
+
+    private static Set<CompressionCodecName> codecs(Path file)
+            throws IOException
+    {
+        try (LocalParquetDataSource source = LocalParquetDataSource.open(file, ParquetReaderOptions.defaultOptions())) {
+            return MetadataReader.readFooter(source, Optional.empty()).getBlocks().stream()
+                    .flatMap(block -> block.columns().stream())
+                    .map(ColumnChunkMetadata::getCodec)
+                    .collect(toImmutableSet());
+        }
+    }
+
+    @Test
     void testSortedRowsMakeDisjointZoneMaps()
             throws Exception
     {
@@ -191,7 +230,7 @@ final class TestLocalParquetFile
             throws Exception
     {
         // row groups of 1000 rows, pages of 700: the file holds the pages of one row group at most
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve("streamed.parquet"), schema(), RowGroupSize.ofRows(1000), Set.of(), 1024 * 1024);
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve("streamed.parquet"), schema(), RowGroupSize.ofRows(1000), Set.of(), ParquetWriteCodec.ZSTD, 1024 * 1024);
         Page first = bigintPage(0, 700);
         file.append(first);
         // the file's leading magic number only
@@ -222,7 +261,7 @@ final class TestLocalParquetFile
         // a quarter of the limit (less the write buffer) for the row group's pages: two pages reach it
         long memoryLimit = 8 * page.getRetainedSizeInBytes();
         for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(1_000_000), RowGroupSize.parse("64MB"))) {
-            LocalParquetFile file = LocalParquetFile.create(directory.resolve("cut-" + rowGroupSize.toSql() + ".parquet"), schema(), rowGroupSize, Set.of(), memoryLimit);
+            LocalParquetFile file = LocalParquetFile.create(directory.resolve("cut-" + rowGroupSize.toSql() + ".parquet"), schema(), rowGroupSize, Set.of(), ParquetWriteCodec.ZSTD, memoryLimit);
             for (int start = 0; start < 200_000; start += 10_000) {
                 file.append(bigintPage(start, 10_000));
                 assertThat(file.memoryUsage()).isLessThanOrEqualTo(file.peakMemoryUsage());
@@ -235,7 +274,7 @@ final class TestLocalParquetFile
             assertThat(summary.stats().rowGroupCount()).as(rowGroupSize.toString()).isGreaterThanOrEqualTo(5);
         }
         // row counts stay exact where they fit
-        LocalParquetFile file = LocalParquetFile.create(directory.resolve("fits.parquet"), schema(), RowGroupSize.ofRows(15_000), Set.of(), memoryLimit);
+        LocalParquetFile file = LocalParquetFile.create(directory.resolve("fits.parquet"), schema(), RowGroupSize.ofRows(15_000), Set.of(), ParquetWriteCodec.ZSTD, memoryLimit);
         for (int start = 0; start < 60_000; start += 10_000) {
             file.append(bigintPage(start, 10_000));
         }
@@ -248,7 +287,7 @@ final class TestLocalParquetFile
             throws Exception
     {
         for (RowGroupSize rowGroupSize : List.of(RowGroupSize.ofRows(100), RowGroupSize.parse("1kB"))) {
-            LocalParquetFile file = LocalParquetFile.create(directory.resolve("aborted.parquet"), schema(), rowGroupSize, Set.of(), 1024 * 1024);
+            LocalParquetFile file = LocalParquetFile.create(directory.resolve("aborted.parquet"), schema(), rowGroupSize, Set.of(), ParquetWriteCodec.ZSTD, 1024 * 1024);
             file.append(bigintPage(0, 1000));
             assertThat(file.writtenBytes()).isPositive();
             file.abort();
@@ -273,7 +312,7 @@ final class TestLocalParquetFile
             throws Exception
     {
         Path target = directory.resolve("filtered.parquet");
-        LocalParquetFile file = LocalParquetFile.create(target, schema(), RowGroupSize.ofRows(1000), Set.of("id"), Long.MAX_VALUE);
+        LocalParquetFile file = LocalParquetFile.create(target, schema(), RowGroupSize.ofRows(1000), Set.of("id"), ParquetWriteCodec.ZSTD, Long.MAX_VALUE);
         // few distinct values: the chunks are dictionary-encoded, and still get their filters
         file.append(bigintPage(LongStream.range(0, 5000).map(row -> row / 100).boxed().toList()));
         file.finish();
@@ -296,7 +335,7 @@ final class TestLocalParquetFile
         }
         // 200 absent lookups at a rate of at most 1%
         assertThat(falsePositives).isLessThanOrEqualTo(6);
-        assertThatThrownBy(() -> LocalParquetFile.create(directory.resolve("sized.parquet"), schema(), RowGroupSize.parse("64kB"), Set.of("id"), Long.MAX_VALUE))
+        assertThatThrownBy(() -> LocalParquetFile.create(directory.resolve("sized.parquet"), schema(), RowGroupSize.parse("64kB"), Set.of("id"), ParquetWriteCodec.ZSTD, Long.MAX_VALUE))
                 .hasMessageContaining("Bloom filters need row groups of a row count");
     }
 
@@ -304,7 +343,7 @@ final class TestLocalParquetFile
     private static Written write(Path target, ParquetSchema schema, RowGroupSize rowGroupSize, Iterator<Page> pages)
             throws IOException
     {
-        LocalParquetFile file = LocalParquetFile.create(target, schema, rowGroupSize, Set.of(), Long.MAX_VALUE);
+        LocalParquetFile file = LocalParquetFile.create(target, schema, rowGroupSize, Set.of(), ParquetWriteCodec.ZSTD, Long.MAX_VALUE);
         try {
             while (pages.hasNext()) {
                 file.append(pages.next());

@@ -3,6 +3,7 @@ package io.nsc.trino.write;
 import com.google.common.collect.ImmutableList;
 import io.airlift.slice.Slice;
 import io.nsc.parquet.LocalParquetDataSource;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.ParquetScanReader;
 import io.nsc.protocol.parquet.InvalidParquetFileException;
@@ -322,7 +323,7 @@ final class TestNscPageSink
 
     private static NscWriterSettings settings(boolean sorted, RowGroupSize rowGroupSize)
     {
-        return new NscWriterSettings(sorted ? List.of("day") : List.of(), rowGroupSize, 1, 1, Set.of());
+        return new NscWriterSettings(sorted ? List.of("day") : List.of(), rowGroupSize, 1, 1, Set.of(), ParquetWriteCodec.ZSTD);
     }
 
     private static RowSorter sorter()

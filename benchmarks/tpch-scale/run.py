@@ -58,8 +58,18 @@ def tpch_schema(scale):
     return "tiny" if scale == 0.01 else f"sf{scale:g}"
 
 
+# modes beyond nsc.pushdown's own values: auto with the coordinator's estimates alone
+MODE_SESSIONS = {"auto-estimated": "nsc.pushdown=auto,nsc.adaptive_scan_modes=false"}
+
+
+def width(mode):
+    """A summary column's width: its heading, and at least 13."""
+    return max(13, len(mode) + 7)
+
+
 def session_of(catalog, schema, mode=None):
-    return {"catalog": catalog, "schema": schema, "properties": f"nsc.pushdown={mode}" if mode else None}
+    properties = MODE_SESSIONS.get(mode, f"nsc.pushdown={mode}") if mode else None
+    return {"catalog": catalog, "schema": schema, "properties": properties}
 
 
 def execute(server, user, sql, session):
@@ -131,7 +141,7 @@ def main():
     parser.add_argument("--user", default="benchmark")
     parser.add_argument("--scale", type=float, default=10.0, help="TPC-H scale nsc.tpch holds (./nsc demo --scale)")
     parser.add_argument("--repeat", type=int, default=1, help="warm runs after the cold one, per query and mode")
-    parser.add_argument("--modes", default=",".join(MODES), help="pushdown modes to run, comma-separated")
+    parser.add_argument("--modes", default=",".join(MODES), help="pushdown modes to run, comma-separated (auto-estimated: auto without the workers' measurements)")
     parser.add_argument("--queries", default="", help="query names to run (q01,q06,...); all 22 when empty")
     parser.add_argument("--reference", help="JSON file of the tpch catalog's answers (default: <out>-reference.json)")
     parser.add_argument("--out", required=True, help="prefix of the raw CSV and the summary")
@@ -171,7 +181,7 @@ def main():
     write_csv(args.out + ".csv", records)
     lines = machine.header_lines("python3 benchmarks/tpch-scale/run.py " + " ".join(sys.argv[1:]), load_at_start) + [
              f"TPC-H scale {args.scale:g}: each query in each mode compared with tpch.{tpch_schema(args.scale)}",
-             f"{'query':6} " + " ".join(f"{mode + ' cold s':>13} {mode + ' warm s':>13}" for mode in modes) + "  equal"]
+             f"{'query':6} " + " ".join(f"{mode + ' cold s':>{width(mode)}} {mode + ' warm s':>{width(mode)}}" for mode in modes) + "  equal"]
     totals = {mode: [0.0, 0.0] for mode in modes}
     for name, _ in queries:
         cells = []
@@ -186,9 +196,9 @@ def main():
             all_same_order &= all(r["same_order"] for r in runs)
             totals[mode][0] += cold
             totals[mode][1] += warm
-            cells.append(f"{cold:13.2f} {warm:13.2f}")
+            cells.append(f"{cold:{width(mode)}.2f} {warm:{width(mode)}.2f}")
         lines.append(f"{name:6} " + " ".join(cells) + f"  {('yes' if all_same_order else 'yes, ties in another order') if all_equal else 'NO'}")
-    lines.append(f"{'total':6} " + " ".join(f"{cold:13.2f} {warm:13.2f}" for cold, warm in totals.values()))
+    lines.append(f"{'total':6} " + " ".join(f"{cold:{width(mode)}.2f} {warm:{width(mode)}.2f}" for mode, (cold, warm) in totals.items()))
     lines.append(f"failures: {len(failures)}")
     lines.extend(failures)
     lines.append(f"raw results: {args.out}.csv")

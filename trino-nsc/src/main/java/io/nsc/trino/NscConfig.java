@@ -40,6 +40,7 @@ public class NscConfig
     private Duration uploadTimeout = new Duration(10, MINUTES);
     private int maxReplicaReplacements = 3;
     private PushdownMode pushdown = PushdownMode.AUTO;
+    private boolean adaptiveScanModes = true;
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
@@ -282,6 +283,19 @@ public class NscConfig
     public NscConfig setPushdown(PushdownMode pushdown)
     {
         this.pushdown = pushdown;
+        return this;
+    }
+
+    public boolean isAdaptiveScanModes()
+    {
+        return adaptiveScanModes;
+    }
+
+    @Config("nsc.adaptive-scan-modes")
+    @ConfigDescription("AUTO only: workers measure both modes on a scan's first splits and read the rest the cheaper way, overruling the coordinator's estimate")
+    public NscConfig setAdaptiveScanModes(boolean adaptiveScanModes)
+    {
+        this.adaptiveScanModes = adaptiveScanModes;
         return this;
     }
 

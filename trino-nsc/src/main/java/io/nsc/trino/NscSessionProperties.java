@@ -19,6 +19,7 @@ public final class NscSessionProperties
 {
     public static final String STATS_PRUNING_ENABLED = "stats_pruning_enabled";
     public static final String PUSHDOWN = "pushdown";
+    public static final String ADAPTIVE_SCAN_MODES = "adaptive_scan_modes";
     public static final String DYNAMIC_FILTERING_WAIT_TIMEOUT = "dynamic_filtering_wait_timeout";
     public static final String AGGREGATION_PUSHDOWN_MAX_GROUPS = "aggregation_pushdown_max_groups";
 
@@ -32,6 +33,11 @@ public final class NscSessionProperties
                         STATS_PRUNING_ENABLED,
                         "Skip row groups whose compact stats prove that no row can match the query's predicate",
                         config.isStatsPruningEnabled(),
+                        false),
+                booleanProperty(
+                        ADAPTIVE_SCAN_MODES,
+                        "With pushdown AUTO: workers measure both modes on a scan's first splits and read the rest the cheaper way",
+                        config.isAdaptiveScanModes(),
                         false),
                 enumProperty(
                         PUSHDOWN,
@@ -64,6 +70,11 @@ public final class NscSessionProperties
     public static boolean isStatsPruningEnabled(ConnectorSession session)
     {
         return session.getProperty(STATS_PRUNING_ENABLED, Boolean.class);
+    }
+
+    public static boolean isAdaptiveScanModes(ConnectorSession session)
+    {
+        return session.getProperty(ADAPTIVE_SCAN_MODES, Boolean.class);
     }
 
     public static PushdownMode getPushdown(ConnectorSession session)

@@ -50,6 +50,7 @@ import java.util.stream.IntStream;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
+import static io.nsc.trino.NscSessionProperties.isAdaptiveScanModes;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.lang.Math.min;
 import static java.lang.Math.toIntExact;
@@ -118,6 +119,7 @@ public class NscPageSourceProvider
     private static boolean adapts(ConnectorSession session, NscTableHandle handle, List<ColumnHandle> columns, OptionalInt rowIdChannel)
     {
         return getPushdown(session) == PushdownMode.AUTO
+                && isAdaptiveScanModes(session)
                 && rowIdChannel.isEmpty()
                 && !columns.isEmpty()
                 && (handle.constraintEnforced() || handle.constraint().isAll());

@@ -75,6 +75,12 @@ public final class RowFilter
         if (!domain.getValues().isAll() && LongRangesColumnFilter.supports(domain.getType())) {
             return LongRangesColumnFilter.create(domain);
         }
+        if (!domain.getValues().isAll() && DoubleRangesColumnFilter.supports(domain.getType())) {
+            return DoubleRangesColumnFilter.create(domain);
+        }
+        if (SliceValuesColumnFilter.supports(domain)) {
+            return SliceValuesColumnFilter.create(domain);
+        }
         return new DomainColumnFilter(domain);
     }
 

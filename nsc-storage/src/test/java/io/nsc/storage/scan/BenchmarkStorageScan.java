@@ -135,8 +135,10 @@ public final class BenchmarkStorageScan
             scans.put("wide full, sum of 10 columns", new Scan(wideSumOfTen(wideId, wideRowGroups), Optional.empty()));
             String only = options.getOrDefault("only", "");
             boolean withTrino = !options.getOrDefault("trino", "true").equals("false");
+            // a scan's whole name picks it alone ("lineitem Q1", not Q19 too); otherwise every scan whose name contains the text
+            boolean exact = scans.containsKey(only);
             for (Map.Entry<String, Scan> entry : scans.entrySet()) {
-                if (!entry.getKey().contains(only)) {
+                if (exact ? !entry.getKey().equals(only) : !entry.getKey().contains(only)) {
                     continue;
                 }
                 Scan scan = entry.getValue();

@@ -65,7 +65,7 @@ public final class RowFilter
             if (domain.isAll()) {
                 continue;
             }
-            filters.add(new ChannelFilter(channel, columnFilter(domain)));
+            filters.add(new ChannelFilter(channel, new DictionaryColumnFilter(columnFilter(domain))));
         }
         return new RowFilter(false, filters.build(), expressions);
     }

@@ -2,6 +2,7 @@ package io.nsc.parquet.filter;
 
 import io.airlift.slice.Slice;
 import io.trino.spi.block.Block;
+import io.trino.spi.block.DictionaryBlock;
 import io.trino.spi.block.VariableWidthBlock;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.type.Type;
@@ -70,6 +71,9 @@ final class SliceValuesColumnFilter
         if (block instanceof VariableWidthBlock variableWidth) {
             return filterVariableWidth(variableWidth, positions, count);
         }
+        if (block instanceof DictionaryBlock ids && ids.getDictionary() instanceof VariableWidthBlock dictionary) {
+            return filterIds(ids, dictionary, positions, count);
+        }
         int passed = 0;
         for (int i = 0; i < count; i++) {
             int position = positions[i];
@@ -101,6 +105,27 @@ final class SliceValuesColumnFilter
             }
             else {
                 matches = contains(raw, block.getRawSliceOffset(position), block.getSliceLength(position));
+            }
+            positions[passed] = position;
+            passed += matches ? 1 : 0;
+        }
+        return passed;
+    }
+
+    private int filterIds(DictionaryBlock ids, VariableWidthBlock dictionary, int[] positions, int count)
+    {
+        Slice raw = dictionary.getRawSlice();
+        boolean mayHaveNull = dictionary.mayHaveNull();
+        int passed = 0;
+        for (int i = 0; i < count; i++) {
+            int position = positions[i];
+            int id = ids.getId(position);
+            boolean matches;
+            if (mayHaveNull && dictionary.isNull(id)) {
+                matches = nullAllowed;
+            }
+            else {
+                matches = contains(raw, dictionary.getRawSliceOffset(id), dictionary.getSliceLength(id));
             }
             positions[passed] = position;
             passed += matches ? 1 : 0;

@@ -102,20 +102,29 @@ final class TestRowFilter
                 default -> values;
             };
             RowFilter filter = RowFilter.create(TupleDomain.withColumnDomains(Map.of(0, domain)), List.of(type));
-            int[] positions = new int[block.getPositionCount()];
-            int count = filter.select(SourcePage.create(new Page(block)), positions);
-            List<Integer> expected = new ArrayList<>();
-            for (int position = 0; position < block.getPositionCount(); position++) {
-                if (domain.includesNullableValue(readNativeValue(type, block, position))) {
-                    expected.add(position);
-                }
+            assertFiltered(filter, domain, type, block);
+            if (block instanceof DictionaryBlock) {
+                // the next page of the row group: other ids into the same dictionary, whose answers the filter kept
+                assertFiltered(filter, domain, type, DictionaryBlock.create(100, values, random.ints(100, 0, 200).toArray()));
             }
-            List<Integer> actual = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                actual.add(positions[i]);
-            }
-            assertThat(actual).as("%s on %s", domain, type).isEqualTo(expected);
         }
+    }
+
+    private static void assertFiltered(RowFilter filter, Domain domain, Type type, Block block)
+    {
+        int[] positions = new int[block.getPositionCount()];
+        int count = filter.select(SourcePage.create(new Page(block)), positions);
+        List<Integer> expected = new ArrayList<>();
+        for (int position = 0; position < block.getPositionCount(); position++) {
+            if (domain.includesNullableValue(readNativeValue(type, block, position))) {
+                expected.add(position);
+            }
+        }
+        List<Integer> actual = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            actual.add(positions[i]);
+        }
+        assertThat(actual).as("%s on %s", domain, type).isEqualTo(expected);
     }
 
     // many values in a small span (a bitmap), with the edges of the span and values just past them

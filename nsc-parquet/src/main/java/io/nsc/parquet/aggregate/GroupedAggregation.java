@@ -154,27 +154,46 @@ public final class GroupedAggregation
             }
             return page.getPositionCount();
         }
-        if (codes.dictionaries() == null && packedKeys != null && packedKeys.pack(keys, page.getPositionCount())) {
+        if (codes.dictionaries() != null) {
+            return addDictionaryInput(page.getPositionCount(), codes, keys, inputs, start);
+        }
+        if (packedKeys != null && packedKeys.pack(keys, page.getPositionCount())) {
             return addPackedInput(page.getPositionCount(), keys, inputs, start);
         }
-        Accumulator[][] byCode = new Accumulator[codes.count()][];
+        // keys that neither dictionary ids nor packing cover: boxed, a row at a time
         for (int position = start; position < page.getPositionCount(); position++) {
-            int code = codes.code(position);
-            Accumulator[] accumulators = code < 0 ? null : byCode[code];
+            Accumulator[] accumulators = groupWithin(keys, position);
             if (accumulators == null) {
-                accumulators = groupWithin(keys, position);
-                if (accumulators == null) {
-                    return position;
-                }
-                if (code >= 0) {
-                    byCode[code] = accumulators;
-                }
+                return position;
             }
             for (int aggregate = 0; aggregate < accumulators.length; aggregate++) {
                 accumulators[aggregate].addInput(inputs[aggregate], position);
             }
         }
         return page.getPositionCount();
+    }
+
+    /** Rows whose keys are dictionary ids: a group looked up once per code, then each aggregate's inputs added in one pass. */
+    private int addDictionaryInput(int positionCount, DictionaryCodes codes, Block[] keys, Block[] inputs, int start)
+    {
+        Accumulator[][] byCode = new Accumulator[codes.count()][];
+        Accumulator[][] rowGroups = rowGroups(positionCount);
+        int end = positionCount;
+        for (int position = start; position < positionCount; position++) {
+            int code = codes.code(position);
+            Accumulator[] accumulators = byCode[code];
+            if (accumulators == null) {
+                accumulators = groupWithin(keys, position);
+                if (accumulators == null) {
+                    end = position;
+                    break;
+                }
+                byCode[code] = accumulators;
+            }
+            rowGroups[position] = accumulators;
+        }
+        addGroupedInputs(inputs, start, end);
+        return end;
     }
 
     /**
@@ -184,9 +203,7 @@ public final class GroupedAggregation
      */
     private int addPackedInput(int positionCount, Block[] keys, Block[] inputs, int start)
     {
-        if (rowGroups.length < positionCount) {
-            rowGroups = new Accumulator[positionCount][];
-        }
+        Accumulator[][] rowGroups = rowGroups(positionCount);
         int end = positionCount;
         for (int position = start; position < positionCount; position++) {
             Accumulator[] accumulators = packedKeys.find(position);
@@ -200,6 +217,21 @@ public final class GroupedAggregation
             }
             rowGroups[position] = accumulators;
         }
+        addGroupedInputs(inputs, start, end);
+        return end;
+    }
+
+    private Accumulator[][] rowGroups(int positionCount)
+    {
+        if (rowGroups.length < positionCount) {
+            rowGroups = new Accumulator[positionCount][];
+        }
+        return rowGroups;
+    }
+
+    /** Each aggregate over rows {@code [start, end)}, whose groups are in {@link #rowGroups}, in row order. */
+    private void addGroupedInputs(Block[] inputs, int start, int end)
+    {
         if (end > start) {
             for (int aggregate = 0; aggregate < inputs.length; aggregate++) {
                 rowGroups[start][aggregate].addGroupedInputs(inputs[aggregate], rowGroups, aggregate, start, end);
@@ -207,7 +239,6 @@ public final class GroupedAggregation
         }
         // no page's groups held past it
         Arrays.fill(rowGroups, start, end, null);
-        return end;
     }
 
     /**

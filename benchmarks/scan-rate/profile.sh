@@ -20,8 +20,11 @@ args=("$@")
 [[ " $* " == *" --only "* ]] || args+=(--only "lineitem 1% unsorted, sum")
 [[ " $* " == *" --rounds "* ]] || args+=(--rounds 30)
 [[ " $* " == *" --wide-rows "* ]] || args+=(--wide-rows 1000)
-collapsed=$(mktemp)
-trap 'rm -f "$collapsed"' EXIT
+# the storage scan alone: the column for Trino's own path would add its decompression to the native samples
+[[ " $* " == *" --trino "* ]] || args+=(--trino false)
+# NSC_PROFILE_COLLAPSED keeps the stacks (collapsed form) in that file, for a closer look
+collapsed=${NSC_PROFILE_COLLAPSED:-$(mktemp)}
+[[ -n ${NSC_PROFILE_COLLAPSED:-} ]] || trap 'rm -f "$collapsed"' EXIT
 # itimer: CPU time of every thread, without perf events (often not permitted in containers)
 NSC_BENCHMARK_MODULE=nsc-storage NSC_BENCHMARK_JVM_OPTS="-agentpath:$profiler/linux-x64/libasyncProfiler.so=start,event=itimer,interval=5ms,file=$collapsed,collapsed" \
     "$here/../java-benchmark.sh" io.nsc.storage.scan.BenchmarkStorageScan 4g "benchmarks/scan-rate/profile.sh${*:+ $*}" "--only 'lineitem 1% unsorted, sum' --rounds 30 --wide-rows 1000" "${args[@]}"

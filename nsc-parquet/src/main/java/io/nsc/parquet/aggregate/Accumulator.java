@@ -4,6 +4,7 @@ import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.DictionaryBlock;
 import io.trino.spi.block.LongArrayBlock;
 import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.Decimals;
@@ -49,6 +50,18 @@ abstract sealed class Accumulator
         }
     }
 
+    /**
+     * Adds the input rows from {@code start} to {@code end}, each to its own group's accumulator
+     * (this aggregate's is {@code rowGroups[position][aggregate]}, all of this one's class), in
+     * order, as {@link #addInput} would one by one; this one is the first row's.
+     */
+    void addGroupedInputs(Block input, Accumulator[][] rowGroups, int aggregate, int start, int end)
+    {
+        for (int position = start; position < end; position++) {
+            rowGroups[position][aggregate].addInput(input, position);
+        }
+    }
+
     /** Merges the partial state at {@code position} of the state columns starting at {@code first}. */
     abstract void addPartial(Block[] states, int first, int position);
 
@@ -83,6 +96,18 @@ abstract sealed class Accumulator
                 return;
             }
             super.addInputs(input, start, end);
+        }
+
+        @Override
+        void addGroupedInputs(Block input, Accumulator[][] rowGroups, int aggregate, int start, int end)
+        {
+            if (!all && input.mayHaveNull()) {
+                super.addGroupedInputs(input, rowGroups, aggregate, start, end);
+                return;
+            }
+            for (int position = start; position < end; position++) {
+                ((Count) rowGroups[position][aggregate]).count++;
+            }
         }
 
         @Override
@@ -202,6 +227,29 @@ abstract sealed class Accumulator
             }
             sum = total;
             any = true;
+        }
+
+        @Override
+        void addGroupedInputs(Block input, Accumulator[][] rowGroups, int aggregate, int start, int end)
+        {
+            // a filtered page's rows pick theirs from the decoded values by id
+            if (input instanceof DictionaryBlock ids && ids.getDictionary() instanceof LongArrayBlock values && !values.mayHaveNull()) {
+                for (int position = start; position < end; position++) {
+                    DoubleSum group = (DoubleSum) rowGroups[position][aggregate];
+                group.sum += longBitsToDouble(values.getLong(ids.getId(position)));
+                group.any = true;
+                }
+                return;
+            }
+            if (!(input instanceof LongArrayBlock values) || values.mayHaveNull()) {
+                super.addGroupedInputs(input, rowGroups, aggregate, start, end);
+                return;
+            }
+            for (int position = start; position < end; position++) {
+                DoubleSum group = (DoubleSum) rowGroups[position][aggregate];
+                group.sum += longBitsToDouble(values.getLong(position));
+                group.any = true;
+            }
         }
 
         @Override
@@ -325,6 +373,29 @@ abstract sealed class Accumulator
             if (!input.isNull(position)) {
                 sum += inputType == DOUBLE ? DOUBLE.getDouble(input, position) : inputType.getLong(input, position);
                 count++;
+            }
+        }
+
+        @Override
+        void addGroupedInputs(Block input, Accumulator[][] rowGroups, int aggregate, int start, int end)
+        {
+            // a filtered page's rows pick theirs from the decoded values by id
+            if (inputType == DOUBLE && input instanceof DictionaryBlock ids && ids.getDictionary() instanceof LongArrayBlock values && !values.mayHaveNull()) {
+                for (int position = start; position < end; position++) {
+                    Average group = (Average) rowGroups[position][aggregate];
+                group.sum += longBitsToDouble(values.getLong(ids.getId(position)));
+                group.count++;
+                }
+                return;
+            }
+            if (inputType != DOUBLE || !(input instanceof LongArrayBlock values) || values.mayHaveNull()) {
+                super.addGroupedInputs(input, rowGroups, aggregate, start, end);
+                return;
+            }
+            for (int position = start; position < end; position++) {
+                Average group = (Average) rowGroups[position][aggregate];
+                group.sum += longBitsToDouble(values.getLong(position));
+                group.count++;
             }
         }
 

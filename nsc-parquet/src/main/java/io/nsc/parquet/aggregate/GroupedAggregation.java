@@ -44,6 +44,9 @@ public final class GroupedAggregation
     private final List<Type> groupTypes;
     private final List<AggregateSpec> aggregates;
     private final Map<List<Object>, Accumulator[]> groups = new LinkedHashMap<>();
+    // the same groups by packed keys, for pages whose keys pack (null when the key types never do)
+    private final PackedGroupKeys packedKeys;
+    private Accumulator[][] rowGroups = new Accumulator[0][];
     private final MemoryBudget budget;
     private final long groupLimitBytes;
     // what the groups held now reserved in the budget
@@ -75,6 +78,7 @@ public final class GroupedAggregation
         checkArgument(groupLimitBytes > 0, "groupLimitBytes must be positive");
         this.groupLimitBytes = groupLimitBytes;
         groupTypes.forEach(type -> checkArgument(AggregateSpec.isGroupable(type), "cannot group by %s", type));
+        this.packedKeys = PackedGroupKeys.supports(groupTypes) ? new PackedGroupKeys(groupTypes) : null;
         if (groupTypes.isEmpty()) {
             // one row even over no input, as SQL requires
             newGroup(List.of());
@@ -150,24 +154,91 @@ public final class GroupedAggregation
             }
             return page.getPositionCount();
         }
-        Accumulator[][] byCode = new Accumulator[codes.count()][];
+        if (codes.dictionaries() != null) {
+            return addDictionaryInput(page.getPositionCount(), codes, keys, inputs, start);
+        }
+        if (packedKeys != null && packedKeys.pack(keys, page.getPositionCount())) {
+            return addPackedInput(page.getPositionCount(), keys, inputs, start);
+        }
+        // keys that neither dictionary ids nor packing cover: boxed, a row at a time
         for (int position = start; position < page.getPositionCount(); position++) {
-            int code = codes.code(position);
-            Accumulator[] accumulators = code < 0 ? null : byCode[code];
+            Accumulator[] accumulators = groupWithin(keys, position);
             if (accumulators == null) {
-                accumulators = groupWithin(keys, position);
-                if (accumulators == null) {
-                    return position;
-                }
-                if (code >= 0) {
-                    byCode[code] = accumulators;
-                }
+                return position;
             }
             for (int aggregate = 0; aggregate < accumulators.length; aggregate++) {
                 accumulators[aggregate].addInput(inputs[aggregate], position);
             }
         }
         return page.getPositionCount();
+    }
+
+    /** Rows whose keys are dictionary ids: a group looked up once per code, then each aggregate's inputs added in one pass. */
+    private int addDictionaryInput(int positionCount, DictionaryCodes codes, Block[] keys, Block[] inputs, int start)
+    {
+        Accumulator[][] byCode = new Accumulator[codes.count()][];
+        Accumulator[][] rowGroups = rowGroups(positionCount);
+        int end = positionCount;
+        for (int position = start; position < positionCount; position++) {
+            int code = codes.code(position);
+            Accumulator[] accumulators = byCode[code];
+            if (accumulators == null) {
+                accumulators = groupWithin(keys, position);
+                if (accumulators == null) {
+                    end = position;
+                    break;
+                }
+                byCode[code] = accumulators;
+            }
+            rowGroups[position] = accumulators;
+        }
+        addGroupedInputs(inputs, start, end);
+        return end;
+    }
+
+    /**
+     * Rows whose keys {@link PackedGroupKeys} packed: each row's group found in its primitive
+     * table (the boxed map only for a group it has not seen), then each aggregate's inputs added
+     * in one pass over the rows.
+     */
+    private int addPackedInput(int positionCount, Block[] keys, Block[] inputs, int start)
+    {
+        Accumulator[][] rowGroups = rowGroups(positionCount);
+        int end = positionCount;
+        for (int position = start; position < positionCount; position++) {
+            Accumulator[] accumulators = packedKeys.find(position);
+            if (accumulators == null) {
+                accumulators = groupWithin(keys, position);
+                if (accumulators == null) {
+                    end = position;
+                    break;
+                }
+                packedKeys.put(position, accumulators);
+            }
+            rowGroups[position] = accumulators;
+        }
+        addGroupedInputs(inputs, start, end);
+        return end;
+    }
+
+    private Accumulator[][] rowGroups(int positionCount)
+    {
+        if (rowGroups.length < positionCount) {
+            rowGroups = new Accumulator[positionCount][];
+        }
+        return rowGroups;
+    }
+
+    /** Each aggregate over rows {@code [start, end)}, whose groups are in {@link #rowGroups}, in row order. */
+    private void addGroupedInputs(Block[] inputs, int start, int end)
+    {
+        if (end > start) {
+            for (int aggregate = 0; aggregate < inputs.length; aggregate++) {
+                rowGroups[start][aggregate].addGroupedInputs(inputs[aggregate], rowGroups, aggregate, start, end);
+            }
+        }
+        // no page's groups held past it
+        Arrays.fill(rowGroups, start, end, null);
     }
 
     /**
@@ -263,6 +334,9 @@ public final class GroupedAggregation
             Map.Entry<List<Object>, Accumulator[]> group = iterator.next();
             writePartial(page, builders, group);
             iterator.remove();
+            if (packedKeys != null) {
+                packedKeys.clear();
+            }
             long bytes = groupBytes(group.getKey());
             groupBytes -= bytes;
             budget.release(bytes);

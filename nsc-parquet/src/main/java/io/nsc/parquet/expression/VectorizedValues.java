@@ -2,6 +2,7 @@ package io.nsc.parquet.expression;
 
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.DictionaryBlock;
 import io.trino.spi.block.LongArrayBlock;
 import io.trino.spi.block.RunLengthEncodedBlock;
 import io.trino.spi.type.DoubleType;
@@ -48,6 +49,12 @@ final class VectorizedValues
         // must not be computed for every row
         if (!floating && !NumericOperators.isInteger(type) || node.right().canFail()) {
             return rowByRow(node, blocks, positionCount);
+        }
+        if (floating) {
+            Doubles computed = doubles(node, blocks, positionCount);
+            if (computed != null && computed.values() != null) {
+                return computed.values();
+            }
         }
         Block left = node.left().evaluateBlock(blocks, positionCount);
         Block right = node.right().evaluateBlock(blocks, positionCount);
@@ -157,6 +164,133 @@ final class VectorizedValues
             to.writeLong(builder, NumericOperators.castIntegerToInteger(from.getLong(input, position), to));
         }
         return builder.build();
+    }
+
+    /**
+     * Double values of an operand without NULLs, for arithmetic over a tree of them with no block
+     * in between: a constant stays one value, a column is read where its decoder put it (or
+     * gathered once when a filter left it as ids), and each operator writes one array. Null when
+     * some row is NULL or the operand is not a double: then the block at a time path decides.
+     * Computes what that path computes, in the same order (left operand first, each operand over
+     * every row), with the same operators.
+     */
+    private static Doubles doubles(ValueExpression node, IntFunction<Block> blocks, int positionCount)
+    {
+        if (!(node.type() instanceof DoubleType)) {
+            return null;
+        }
+        if (node instanceof ValueExpression.Constant constant) {
+            return new Doubles(null, (double) constant.value());
+        }
+        if (node instanceof ValueExpression.Arithmetic arithmetic && !arithmetic.right().canFail()) {
+            Doubles left = doubles(arithmetic.left(), blocks, positionCount);
+            Doubles right = left == null ? null : doubles(arithmetic.right(), blocks, positionCount);
+            if (right == null) {
+                return null;
+            }
+            long[] result = new long[positionCount];
+            apply(arithmetic.operator(), left, right, result, positionCount);
+            return new Doubles(new LongArrayBlock(positionCount, Optional.empty(), result), 0);
+        }
+        return switch (node.evaluateBlock(blocks, positionCount)) {
+            case LongArrayBlock values when !values.mayHaveNull() -> new Doubles(values, 0);
+            case DictionaryBlock ids when ids.getDictionary() instanceof LongArrayBlock values && !values.mayHaveNull() -> {
+                long[] gathered = new long[positionCount];
+                for (int position = 0; position < positionCount; position++) {
+                    gathered[position] = values.getLong(ids.getId(position));
+                }
+                yield new Doubles(new LongArrayBlock(positionCount, Optional.empty(), gathered), 0);
+            }
+            case RunLengthEncodedBlock constant when !constant.isNull(0) -> new Doubles(null, DOUBLE.getDouble(constant, 0));
+            default -> null;
+        };
+    }
+
+    /** One double a row, without NULLs, or, when {@code values} is null, {@code scalar} for every row. */
+    private record Doubles(LongArrayBlock values, double scalar) {}
+
+    // one loop per operator and operand shape: nothing is decided again for every row
+    private static void apply(ArithmeticOperator operator, Doubles left, Doubles right, long[] result, int positionCount)
+    {
+        LongArrayBlock a = left.values();
+        LongArrayBlock b = right.values();
+        if (a != null && b != null) {
+            switch (operator) {
+                case ADD -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(longBitsToDouble(a.getLong(p)) + longBitsToDouble(b.getLong(p)));
+                    }
+                }
+                case SUBTRACT -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(longBitsToDouble(a.getLong(p)) - longBitsToDouble(b.getLong(p)));
+                    }
+                }
+                case MULTIPLY -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(longBitsToDouble(a.getLong(p)) * longBitsToDouble(b.getLong(p)));
+                    }
+                }
+                default -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(NumericOperators.doubleArithmetic(operator, longBitsToDouble(a.getLong(p)), longBitsToDouble(b.getLong(p))));
+                    }
+                }
+            }
+        }
+        else if (a == null && b != null) {
+            double x = left.scalar();
+            switch (operator) {
+                case ADD -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(x + longBitsToDouble(b.getLong(p)));
+                    }
+                }
+                case SUBTRACT -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(x - longBitsToDouble(b.getLong(p)));
+                    }
+                }
+                case MULTIPLY -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(x * longBitsToDouble(b.getLong(p)));
+                    }
+                }
+                default -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(NumericOperators.doubleArithmetic(operator, x, longBitsToDouble(b.getLong(p))));
+                    }
+                }
+            }
+        }
+        else if (a != null) {
+            double y = right.scalar();
+            switch (operator) {
+                case ADD -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(longBitsToDouble(a.getLong(p)) + y);
+                    }
+                }
+                case SUBTRACT -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(longBitsToDouble(a.getLong(p)) - y);
+                    }
+                }
+                case MULTIPLY -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(longBitsToDouble(a.getLong(p)) * y);
+                    }
+                }
+                default -> {
+                    for (int p = 0; p < positionCount; p++) {
+                        result[p] = doubleToLongBits(NumericOperators.doubleArithmetic(operator, longBitsToDouble(a.getLong(p)), y));
+                    }
+                }
+            }
+        }
+        else {
+            Arrays.fill(result, 0, positionCount, doubleToLongBits(NumericOperators.doubleArithmetic(operator, left.scalar(), right.scalar())));
+        }
     }
 
     /** The block's values as doubles; a NULL row's value is left 0 (its result is NULL anyway). */

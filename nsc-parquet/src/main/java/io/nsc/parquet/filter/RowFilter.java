@@ -65,7 +65,7 @@ public final class RowFilter
             if (domain.isAll()) {
                 continue;
             }
-            filters.add(new ChannelFilter(channel, columnFilter(domain)));
+            filters.add(new ChannelFilter(channel, new DictionaryColumnFilter(columnFilter(domain))));
         }
         return new RowFilter(false, filters.build(), expressions);
     }
@@ -74,6 +74,12 @@ public final class RowFilter
     {
         if (!domain.getValues().isAll() && LongRangesColumnFilter.supports(domain.getType())) {
             return LongRangesColumnFilter.create(domain);
+        }
+        if (!domain.getValues().isAll() && DoubleRangesColumnFilter.supports(domain.getType())) {
+            return DoubleRangesColumnFilter.create(domain);
+        }
+        if (SliceValuesColumnFilter.supports(domain)) {
+            return SliceValuesColumnFilter.create(domain);
         }
         return new DomainColumnFilter(domain);
     }

@@ -22,8 +22,10 @@ import java.util.Random;
 
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DecimalType.createDecimalType;
 import static io.trino.spi.type.DoubleType.DOUBLE;
+import static io.trino.spi.type.TinyintType.TINYINT;
 import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 import static io.trino.spi.type.VarcharType.VARCHAR;
@@ -172,6 +174,82 @@ final class TestGroupedAggregation
             blocks[channel] = channel == 0 ? keys : page.getBlock(channel);
         }
         return new Page(page.getPositionCount(), blocks);
+    }
+
+    /**
+     * Keys that pack into primitive longs (bigint, date, tinyint, short strings; NULLs; "a" and
+     * "a\0"), pages of them flat and filtered (dictionary blocks over the page, as a filter leaves
+     * them), some with a string too long to pack, and group limits that empty the packed table:
+     * every group's count, sum and average are those computed by hand.
+     */
+    @Test
+    void testPackedKeysGroupAsBoxedOnes()
+    {
+        Random random = new Random(13);
+        List<Type> keyTypes = List.of(BIGINT, DATE, TINYINT, VARCHAR);
+        List<AggregateSpec> aggregates = List.of(
+                new AggregateSpec(AggregateKind.COUNT_ALL, Optional.empty()),
+                new AggregateSpec(AggregateKind.SUM, Optional.of(DOUBLE)),
+                new AggregateSpec(AggregateKind.AVG, Optional.of(DOUBLE)),
+                new AggregateSpec(AggregateKind.COUNT, Optional.of(BIGINT)));
+        int[] keyChannels = {0, 1, 2, 3};
+        int[] inputs = {0, 4, 4, 0};
+        List<Object> strings = Arrays.asList(null, utf8Slice(""), utf8Slice("a"), utf8Slice("a\0"), utf8Slice("R"), utf8Slice("ABCDEFG"));
+        for (long limit : new long[] {Long.MAX_VALUE, 4 * 1024}) {
+            Map<List<Object>, double[]> expected = new HashMap<>();
+            GroupedAggregation limited = new GroupedAggregation(keyTypes, aggregates, MemoryBudget.unlimited(), limit);
+            GroupedAggregation merged = new GroupedAggregation(keyTypes, aggregates);
+            for (int pageNumber = 0; pageNumber < 40; pageNumber++) {
+                int rows = 1 + random.nextInt(300);
+                BlockBuilder[] builders = {BIGINT.createBlockBuilder(null, rows), DATE.createBlockBuilder(null, rows), TINYINT.createBlockBuilder(null, rows),
+                        VARCHAR.createBlockBuilder(null, rows), DOUBLE.createBlockBuilder(null, rows)};
+                boolean longString = pageNumber % 7 == 3;
+                for (int row = 0; row < rows; row++) {
+                    writeNativeValue(BIGINT, builders[0], random.nextInt(6) == 0 ? null : (long) random.nextInt(3) - 1);
+                    writeNativeValue(DATE, builders[1], random.nextInt(6) == 0 ? null : (long) random.nextInt(2));
+                    writeNativeValue(TINYINT, builders[2], (long) random.nextInt(2) - 1);
+                    writeNativeValue(VARCHAR, builders[3], longString && row == rows - 1 ? utf8Slice("too long to pack") : strings.get(random.nextInt(strings.size())));
+                    DOUBLE.writeDouble(builders[4], random.nextInt(1000) / 8.0);
+                }
+                Page page = new Page(rows, Arrays.stream(builders).map(BlockBuilder::build).toArray(Block[]::new));
+                if (random.nextBoolean()) {
+                    // a filtered page: every block picks its rows from the decoded ones by id
+                    int[] kept = random.ints(0, rows).limit(1 + random.nextInt(rows)).sorted().toArray();
+                    page = page.getPositions(kept, 0, kept.length);
+                }
+                for (int position = 0; position < page.getPositionCount(); position++) {
+                    List<Object> key = new ArrayList<>();
+                    for (int channel = 0; channel < keyTypes.size(); channel++) {
+                        key.add(readNativeValue(keyTypes.get(channel), page.getBlock(channel), position));
+                    }
+                    double[] group = expected.computeIfAbsent(key, _ -> new double[3]);
+                    group[0]++;
+                    group[1] += DOUBLE.getDouble(page.getBlock(4), position);
+                    group[2] += page.getBlock(0).isNull(position) ? 0 : 1;
+                }
+                for (int position = 0; position < page.getPositionCount(); ) {
+                    position = limited.addInput(page, keyChannels, inputs, position);
+                    if (position < page.getPositionCount()) {
+                        drain(limited, merged);
+                    }
+                }
+            }
+            drain(limited, merged);
+            Page result = merged.finalPage();
+            assertThat(result.getPositionCount()).isEqualTo(expected.size());
+            for (int position = 0; position < result.getPositionCount(); position++) {
+                List<Object> key = new ArrayList<>();
+                for (int channel = 0; channel < keyTypes.size(); channel++) {
+                    key.add(readNativeValue(keyTypes.get(channel), result.getBlock(channel), position));
+                }
+                double[] group = expected.get(key);
+                assertThat(group).as("group %s", key).isNotNull();
+                assertThat(BIGINT.getLong(result.getBlock(4), position)).isEqualTo((long) group[0]);
+                assertThat(DOUBLE.getDouble(result.getBlock(5), position)).isCloseTo(group[1], within(1e-6));
+                assertThat(DOUBLE.getDouble(result.getBlock(6), position)).isCloseTo(group[1] / group[0], within(1e-9));
+                assertThat(BIGINT.getLong(result.getBlock(7), position)).isEqualTo((long) group[2]);
+            }
+        }
     }
 
     private static Block dictionaryOf(Block keys, Random random)

@@ -47,6 +47,7 @@ import static io.nsc.storage.server.StorageTesting.channel;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
+import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DoubleType.DOUBLE;
@@ -75,6 +76,7 @@ public final class BenchmarkStorageScan
             createVarcharType(1), createVarcharType(1), DATE, DATE, DATE, createVarcharType(25), createVarcharType(10), createVarcharType(44));
     private static final int L_ORDERKEY = 0;
     private static final int L_PARTKEY = 1;
+    private static final int L_SUPPKEY = 2;
     private static final int L_QUANTITY = 4;
     private static final int L_EXTENDEDPRICE = 5;
     private static final int L_DISCOUNT = 6;
@@ -82,6 +84,8 @@ public final class BenchmarkStorageScan
     private static final int L_RETURNFLAG = 8;
     private static final int L_LINESTATUS = 9;
     private static final int L_SHIPDATE = 10;
+    private static final int L_SHIPINSTRUCT = 13;
+    private static final int L_SHIPMODE = 14;
     private static final int WIDE_BIGINTS = 45;
     private static final int WIDE_DOUBLES = 45;
     private static final int WIDE_ROWS_PER_ROW_GROUP = 100_000;
@@ -107,7 +111,7 @@ public final class BenchmarkStorageScan
         StorageServer server = StorageServer.start(properties("benchmark", List.of(directory.resolve("disk")), ImmutableMap.of(
                 "storage.scrub-rate", "0B")));
         ManagedChannel channel = channel(server);
-        try {
+        try (TrinoScanPath trino = new TrinoScanPath(lineitem)) {
             StorageServiceBlockingStub storage = StorageServiceGrpc.newBlockingStub(channel);
             String lineitemId = store(channel, lineitem);
             String wideId = store(channel, wide);
@@ -116,38 +120,73 @@ public final class BenchmarkStorageScan
 
             out.printf("lineitem: %s (%,d bytes); wide: %,d rows x %d columns (%,d bytes); %d rounds after a warm-up%n",
                     lineitem, Files.size(lineitem), wideRows, 1 + WIDE_BIGINTS + WIDE_DOUBLES, Files.size(wide), rounds);
-            // MB read per round: the column chunks' stored (compressed) bytes, what a raw-mode read sends over the link
-            out.printf("%-34s %14s %14s %16s %12s %12s %12s%n", "scan", "rows scanned", "rows sent", "rows/CPU s", "MB/CPU s", "CPU s/round", "MB/round");
-            Map<String, ScanRequest> scans = new LinkedHashMap<>();
-            scans.put("lineitem 1% unsorted, sum", lineitemFilterSum(lineitemId, lineitemRowGroups));
-            scans.put("lineitem 1% unsorted, rows", lineitemFilterRows(lineitemId, lineitemRowGroups));
-            scans.put("lineitem full, sum", lineitemFullSum(lineitemId, lineitemRowGroups));
-            scans.put("lineitem Q1", lineitemQ1(lineitemId, lineitemRowGroups));
-            scans.put("lineitem Q6 (all row groups)", lineitemQ6(lineitemId, lineitemRowGroups));
-            scans.put("wide 1% unsorted, sum", wideFilterSum(wideId, wideRowGroups, wideRows));
-            scans.put("wide 1% sorted, sum", wideSortedSum(wideId, wideRowGroups, wideRows));
-            scans.put("wide full, sum of 10 columns", wideSumOfTen(wideId, wideRowGroups));
+            // MB/round: the column chunks' stored (compressed) bytes, what a raw-mode read sends over the link
+            out.printf("%-34s %14s %14s %16s %12s %12s %10s %16s %14s %7s%n", "scan", "rows scanned", "rows sent", "rows/CPU s", "MB/CPU s", "CPU s/round", "MB/round",
+                    "Trino rows/CPU s", "Trino rows out", "ratio");
+            Map<String, Scan> scans = new LinkedHashMap<>();
+            scans.put("lineitem 1% unsorted, sum", new Scan(lineitemFilterSum(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.filterSum())));
+            scans.put("lineitem 1% unsorted, rows", new Scan(lineitemFilterRows(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.filterRows())));
+            scans.put("lineitem full, sum", new Scan(lineitemFullSum(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.fullSum())));
+            scans.put("lineitem Q1", new Scan(lineitemQ1(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q1())));
+            scans.put("lineitem Q6 (all row groups)", new Scan(lineitemQ6(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q6())));
+            scans.put("lineitem Q8 partkey IN 1,333", new Scan(lineitemQ8(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q8())));
+            scans.put("lineitem Q19 lineitem side", new Scan(lineitemQ19(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q19())));
+            scans.put("wide 1% unsorted, sum", new Scan(wideFilterSum(wideId, wideRowGroups, wideRows), Optional.empty()));
+            scans.put("wide 1% sorted, sum", new Scan(wideSortedSum(wideId, wideRowGroups, wideRows), Optional.empty()));
+            scans.put("wide full, sum of 10 columns", new Scan(wideSumOfTen(wideId, wideRowGroups), Optional.empty()));
             String only = options.getOrDefault("only", "");
-            for (Map.Entry<String, ScanRequest> scan : scans.entrySet()) {
-                if (!scan.getKey().contains(only)) {
+            boolean withTrino = !options.getOrDefault("trino", "true").equals("false");
+            // a scan's whole name picks it alone ("lineitem Q1", not Q19 too); otherwise every scan whose name contains the text
+            boolean exact = scans.containsKey(only);
+            for (Map.Entry<String, Scan> entry : scans.entrySet()) {
+                if (exact ? !entry.getKey().equals(only) : !entry.getKey().contains(only)) {
                     continue;
                 }
-                run(storage, scan.getValue());
+                Scan scan = entry.getValue();
+                Optional<TrinoScanPath.Plan> trinoPlan = scan.trino().filter(plan -> withTrino);
+                run(storage, scan.request());
+                if (trinoPlan.isPresent()) {
+                    trino.run(trinoPlan.get(), lineitemRowGroups);
+                }
                 long cpu = 0;
                 long rowsScanned = 0;
                 long rowsSent = 0;
                 long bytesRead = 0;
+                long trinoCpu = 0;
+                long trinoRowsScanned = 0;
+                long trinoRowsOut = 0;
+                // the two paths in turn, round by round: whatever else the machine does falls on both
                 for (int round = 0; round < rounds; round++) {
-                    ScanSummary summary = run(storage, scan.getValue());
+                    ScanSummary summary = run(storage, scan.request());
                     cpu += summary.getCpuNanos();
                     rowsScanned += summary.getRowsScanned();
                     rowsSent += summary.getRowsReturned();
                     bytesRead += summary.getBytesReadFromDisk();
+                    if (trinoPlan.isPresent()) {
+                        TrinoScanPath.Result result = trino.run(trinoPlan.get(), lineitemRowGroups);
+                        trinoCpu += result.cpuNanos();
+                        trinoRowsScanned += result.rowsScanned();
+                        trinoRowsOut += result.rowsOut();
+                    }
                 }
                 double seconds = cpu / 1e9;
-                out.printf("%-34s %,14d %,14d %,16.0f %12.1f %12.3f %12.1f%n",
-                        scan.getKey(), rowsScanned / rounds, rowsSent / rounds, rowsScanned / seconds, bytesRead / seconds / 1e6, seconds / rounds, bytesRead / 1e6 / rounds);
+                double nscRate = rowsScanned / seconds;
+                String trinoRate = "-";
+                String trinoOut = "-";
+                String ratio = "-";
+                if (trinoPlan.isPresent()) {
+                    double trinoRateValue = trinoRowsScanned / (trinoCpu / 1e9);
+                    trinoRate = "%,.0f".formatted(trinoRateValue);
+                    trinoOut = "%,d".formatted(trinoRowsOut / rounds);
+                    ratio = "%.2f".formatted(nscRate / trinoRateValue);
+                }
+                out.printf("%-34s %,14d %,14d %,16.0f %12.1f %12.3f %10.1f %16s %14s %7s%n",
+                        entry.getKey(), rowsScanned / rounds, rowsSent / rounds, nscRate, bytesRead / seconds / 1e6, seconds / rounds, bytesRead / 1e6 / rounds, trinoRate, trinoOut, ratio);
             }
+            out.println("Trino rows/CPU s: trino-parquet's ParquetReader (the columns needed, the page index by the same predicate) feeding the");
+            out.println("PageProcessor Trino's ExpressionCompiler compiles for the filter and projections, then Trino's partial aggregation operator;");
+            out.println("in this JVM, on the benchmark's thread, rounds interleaved with the storage scan's. ratio = nsc / Trino (>= 1.0: nsc is cheaper).");
+            out.println("Trino rows out: its projected rows, or its partial aggregation's rows (rows sent is nsc's, also partial states).");
         }
         finally {
             GrpcChannels.close(channel);
@@ -157,6 +196,8 @@ public final class BenchmarkStorageScan
             }
         }
     }
+
+    private record Scan(ScanRequest request, Optional<TrinoScanPath.Plan> trino) {}
 
     private static ScanSummary run(StorageServiceBlockingStub storage, ScanRequest request)
     {
@@ -265,6 +306,39 @@ public final class BenchmarkStorageScan
                 .build();
     }
 
+    // TPC-H Q8's lineitem side: the ~1,333 part keys of 'ECONOMY ANODIZED STEEL' as the dynamic filter from the part join gives them
+    private static ScanRequest lineitemQ8(String fileId, int rowGroups)
+    {
+        // channels: 0 partkey, 1 orderkey, 2 suppkey, 3 extendedprice, 4 discount; 5 computed volume
+        ValueExpression volume = ValueExpression.arithmetic(ArithmeticOperator.MULTIPLY, ValueExpression.column(3, DOUBLE),
+                ValueExpression.arithmetic(ArithmeticOperator.SUBTRACT, new ValueExpression.Constant(DOUBLE, 1.0), ValueExpression.column(4, DOUBLE)));
+        return scan(fileId, rowGroups, List.of(column(L_PARTKEY, LINEITEM), column(L_ORDERKEY, LINEITEM), column(L_SUPPKEY, LINEITEM),
+                column(L_EXTENDEDPRICE, LINEITEM), column(L_DISCOUNT, LINEITEM)))
+                .setPredicate(predicate(Map.of(0, Domain.create(ValueSet.copyOf(BIGINT, TrinoPlans.Q8_PART_KEYS), false)),
+                        types(L_PARTKEY, L_ORDERKEY, L_SUPPKEY, L_EXTENDEDPRICE, L_DISCOUNT)))
+                .addComputed(RowExpressionCodec.encode(volume))
+                .addAllOutputChannels(List.of(1, 2, 5))
+                .build();
+    }
+
+    // TPC-H Q19's lineitem side: what the three OR-ed conjunctions have in common on lineitem
+    private static ScanRequest lineitemQ19(String fileId, int rowGroups)
+    {
+        // channels: 0 quantity, 1 shipinstruct, 2 shipmode, 3 partkey, 4 extendedprice, 5 discount; 6 computed revenue
+        ValueExpression revenue = ValueExpression.arithmetic(ArithmeticOperator.MULTIPLY, ValueExpression.column(4, DOUBLE),
+                ValueExpression.arithmetic(ArithmeticOperator.SUBTRACT, new ValueExpression.Constant(DOUBLE, 1.0), ValueExpression.column(5, DOUBLE)));
+        return scan(fileId, rowGroups, List.of(column(L_QUANTITY, LINEITEM), column(L_SHIPINSTRUCT, LINEITEM), column(L_SHIPMODE, LINEITEM),
+                column(L_PARTKEY, LINEITEM), column(L_EXTENDEDPRICE, LINEITEM), column(L_DISCOUNT, LINEITEM)))
+                .setPredicate(predicate(Map.of(
+                                0, Domain.create(ValueSet.ofRanges(Range.range(DOUBLE, 1.0, true, 30.0, true)), false),
+                                1, Domain.singleValue(LINEITEM.get(L_SHIPINSTRUCT), utf8Slice("DELIVER IN PERSON")),
+                                2, Domain.multipleValues(LINEITEM.get(L_SHIPMODE), List.of(utf8Slice("AIR"), utf8Slice("AIR REG")))),
+                        types(L_QUANTITY, L_SHIPINSTRUCT, L_SHIPMODE, L_PARTKEY, L_EXTENDEDPRICE, L_DISCOUNT)))
+                .addComputed(RowExpressionCodec.encode(revenue))
+                .addAllOutputChannels(List.of(3, 0, 6))
+                .build();
+    }
+
     // c1 is uniform over [0, rows): c1 < rows / 100 keeps 1%, spread over every row group
     private static ScanRequest wideFilterSum(String fileId, int rowGroups, int rows)
     {
@@ -365,7 +439,7 @@ public final class BenchmarkStorageScan
         Map<String, String> options = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: --lineitem FILE [--lineitem-row-groups N] [--wide-rows N] [--rounds N] [--only TEXT]");
+                throw new IllegalArgumentException("usage: --lineitem FILE [--lineitem-row-groups N] [--wide-rows N] [--rounds N] [--only TEXT] [--trino false]");
             }
             options.put(args[i].substring(2), args[++i]);
         }

@@ -58,8 +58,12 @@ def tpch_schema(scale):
     return "tiny" if scale == 0.01 else f"sf{scale:g}"
 
 
-# modes beyond nsc.pushdown's own values: auto with the coordinator's estimates alone
-MODE_SESSIONS = {"auto-estimated": "nsc.pushdown=auto,nsc.adaptive_scan_modes=false"}
+# modes beyond nsc.pushdown's own values: auto with the workers' measurements (nsc.adaptive-scan-modes)
+# and without them, whatever the catalog's default
+MODE_SESSIONS = {
+    "auto-adaptive": "nsc.pushdown=auto,nsc.adaptive_scan_modes=true",
+    "auto-estimated": "nsc.pushdown=auto,nsc.adaptive_scan_modes=false",
+}
 
 
 def width(mode):
@@ -141,7 +145,7 @@ def main():
     parser.add_argument("--user", default="benchmark")
     parser.add_argument("--scale", type=float, default=10.0, help="TPC-H scale nsc.tpch holds (./nsc demo --scale)")
     parser.add_argument("--repeat", type=int, default=1, help="warm runs after the cold one, per query and mode")
-    parser.add_argument("--modes", default=",".join(MODES), help="pushdown modes to run, comma-separated (auto-estimated: auto without the workers' measurements)")
+    parser.add_argument("--modes", default=",".join(MODES), help="pushdown modes to run, comma-separated (auto-adaptive, auto-estimated: auto with and without the workers' measurements)")
     parser.add_argument("--queries", default="", help="query names to run (q01,q06,...); all 22 when empty")
     parser.add_argument("--reference", help="JSON file of the tpch catalog's answers (default: <out>-reference.json)")
     parser.add_argument("--out", required=True, help="prefix of the raw CSV and the summary")

@@ -40,7 +40,8 @@ public class NscConfig
     private Duration uploadTimeout = new Duration(10, MINUTES);
     private int maxReplicaReplacements = 3;
     private PushdownMode pushdown = PushdownMode.AUTO;
-    private boolean adaptiveScanModes = true;
+    // off: on one machine it lost to the coordinator's estimates alone (benchmarks/tpch-scale/results/sf1-modes.txt)
+    private boolean adaptiveScanModes;
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);

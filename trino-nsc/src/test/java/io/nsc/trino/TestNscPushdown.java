@@ -109,6 +109,24 @@ final class TestNscPushdown
     }
 
     @Test
+    void testAdaptiveAutoReadsEverySplitOnceInSomeModeWithTheSameRows()
+    {
+        Session adaptive = Session.builder(pushdown(PushdownMode.AUTO))
+                .setCatalogSessionProperty("nsc", NscSessionProperties.ADAPTIVE_SCAN_MODES, "true")
+                .build();
+        // the same query three times: later ones start from what the earlier ones measured
+        for (int run = 0; run < 3; run++) {
+            QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), adaptive, UNSORTED_ONE_PERCENT);
+            assertThat(counters.result().getMaterializedRows())
+                    .containsExactlyInAnyOrderElementsOf(computeActual(UNSORTED_ONE_PERCENT.replace("FROM lineitem", "FROM tpch.tiny.lineitem")).getMaterializedRows());
+            long planned = counters.splitMetric(SPLITS_FILTER) + counters.splitMetric(SPLITS_RAW);
+            assertThat(planned).isPositive();
+            assertThat(counters.connectorMetric(ReadMetrics.SPLITS_FILTER) + counters.connectorMetric(ReadMetrics.SPLITS_RAW)).isEqualTo(planned);
+            assertThat(counters.connectorMetric(ReadMetrics.SPLITS_MODE_CHANGED)).isBetween(0L, planned);
+        }
+    }
+
+    @Test
     void testAutoScansSelectiveSplitsAtStorageAndReadsTheRestRaw()
     {
         QueryCounters selective = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.AUTO), UNSORTED_ONE_PERCENT);

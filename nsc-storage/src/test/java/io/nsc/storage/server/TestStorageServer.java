@@ -16,6 +16,7 @@ import io.nsc.parquet.wire.QueryFailures;
 import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.host.HostCpus;
 import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.parquet.PositionalReader;
@@ -705,7 +706,12 @@ final class TestStorageServer
     {
         assertThat(server.nodeId()).isEqualTo(NODE_ID);
         assertThat(storage.getNodeStats(GetNodeStatsRequest.getDefaultInstance()))
-                .isEqualTo(GetNodeStatsResponse.newBuilder().setNodeId(NODE_ID).setAvailableProcessors(Runtime.getRuntime().availableProcessors()).build());
+                .isEqualTo(GetNodeStatsResponse.newBuilder()
+                        .setNodeId(NODE_ID)
+                        .setAvailableProcessors(Runtime.getRuntime().availableProcessors())
+                        .setHost(HostCpus.current().host())
+                        .setCpus(HostCpus.current().cpuList())
+                        .build());
         assertThat(disk1.resolve("files")).isDirectory();
         assertThat(disk2.resolve("tmp")).isDirectory();
     }

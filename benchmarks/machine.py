@@ -8,7 +8,8 @@ import subprocess
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _read(path):
+def read_text(path):
+    """A file's text, or "" where it cannot be read (not Linux, no such process)."""
     try:
         with open(path) as file:
             return file.read()
@@ -27,11 +28,11 @@ def commit():
 
 
 def cpu_model():
-    return _field(_read("/proc/cpuinfo"), "model name") or platform.processor() or "unknown"
+    return _field(read_text("/proc/cpuinfo"), "model name") or platform.processor() or "unknown"
 
 
 def cpu_set():
-    return _field(_read("/proc/self/status"), "Cpus_allowed_list") or "unknown"
+    return _field(read_text("/proc/self/status"), "Cpus_allowed_list") or "unknown"
 
 
 def load_average():
@@ -43,6 +44,6 @@ def header_lines(command, load_at_start):
     return [
         f"# {command}",
         f"# commit {commit()}; CPU {cpu_model()}, {os.cpu_count()} CPUs, this run on CPUs {cpu_set()}; "
-        f"memory {_field(_read('/proc/meminfo'), 'MemTotal')}",
+        f"memory {_field(read_text('/proc/meminfo'), 'MemTotal')}",
         f"# load average at start {load_at_start}, at end {load_average()}",
     ]

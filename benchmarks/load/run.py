@@ -70,10 +70,6 @@ def parse_args():
 
 # --- the machine ------------------------------------------------------------------------------
 
-def load_average():
-    return machine.load_average()
-
-
 # --- the Trino server -------------------------------------------------------------------------
 
 def trino_pid(var):
@@ -270,7 +266,7 @@ def main():
     pid = trino_pid(args.var)
     if not alive(pid):
         raise SystemExit(f"load: Trino (pid {pid}) does not run")
-    load_start = load_average()
+    load_start = machine.load_average()
     sizes_at_start = log_sizes(args.var)
     sql = WORKLOADS[args.workload]
     monitor = Monitor(args, pid)

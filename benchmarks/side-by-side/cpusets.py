@@ -19,7 +19,11 @@ Standard library only.
 """
 import os
 import shutil
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import machine  # noqa: E402
 
 SIDES = ("storage", "trino")
 MODES = ("shared", "split")
@@ -107,21 +111,13 @@ def cgroup2_mounts(mountinfo_text):
     return mounts
 
 
-def _read(path):
-    try:
-        with open(path) as file:
-            return file.read()
-    except OSError:
-        return ""
-
-
 def cgroup2_cpuset_root(mountinfo_text=None):
     """The cgroup2 mount whose root offers the cpuset controller, or None (no cgroup v2, or a
     hybrid machine where cpuset is bound to the v1 hierarchy: its cgroup2 lists no cpuset)."""
     if mountinfo_text is None:
-        mountinfo_text = _read("/proc/self/mountinfo")
+        mountinfo_text = machine.read_text("/proc/self/mountinfo")
     for mount in cgroup2_mounts(mountinfo_text):
-        if "cpuset" in _read(os.path.join(mount, "cgroup.controllers")).split():
+        if "cpuset" in machine.read_text(os.path.join(mount, "cgroup.controllers")).split():
             return mount
     return None
 
@@ -217,7 +213,7 @@ class CgroupCpusets:
     def pids(self):
         pids = []
         for side in SIDES:
-            pids += [int(pid) for pid in _read(os.path.join(self.side_directory(side), "cgroup.procs")).split()]
+            pids += [int(pid) for pid in machine.read_text(os.path.join(self.side_directory(side), "cgroup.procs")).split()]
         return pids
 
     def remove(self, timeout=10):
@@ -290,7 +286,7 @@ def cpus_allowed(pid, proc="/proc"):
     except OSError:
         return result
     for task in tasks:
-        for line in _read(os.path.join(task_dir, task, "status")).splitlines():
+        for line in machine.read_text(os.path.join(task_dir, task, "status")).splitlines():
             if line.startswith("Cpus_allowed_list:"):
                 value = line.split(":", 1)[1].strip()
                 result[value] = result.get(value, 0) + 1

@@ -39,6 +39,7 @@ import time
 
 import compare
 import cpusets
+import machine
 import data
 import profile_summary
 import report
@@ -146,14 +147,6 @@ class Settings:
 
 # --- facts about the run ---------------------------------------------------------------------
 
-def _read(path):
-    try:
-        with open(path) as file:
-            return file.read()
-    except OSError:
-        return ""
-
-
 def _output(command):
     try:
         return subprocess.run(command, capture_output=True, text=True, cwd=NSC_HOME, timeout=30).stdout.strip()
@@ -217,10 +210,10 @@ def testbed_facts_at_end(bench):
 
 def machine_facts(args, settings, mode):
     at_start = testbed_facts(args, mode)  # first: the load average before the run's own work
-    cpuinfo = _read("/proc/cpuinfo")
+    cpuinfo = machine.read_text("/proc/cpuinfo")
     model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if line.startswith("model name")), platform.processor())
-    memory = next((line.split()[1] for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")), "0")
-    os_release = dict(line.split("=", 1) for line in _read("/etc/os-release").splitlines() if "=" in line)
+    memory = next((line.split()[1] for line in machine.read_text("/proc/meminfo").splitlines() if line.startswith("MemTotal")), "0")
+    os_release = dict(line.split("=", 1) for line in machine.read_text("/etc/os-release").splitlines() if "=" in line)
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.strip().splitlines()
     return {
         "cpu_model": model,

@@ -345,7 +345,7 @@ class SplitBenchTest(unittest.TestCase):
     def _wait_for_exec(self):
         # the pid is sleep's once taskset has exec'd it
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not all(cpusets._read(f"/proc/{s.pid}/comm").strip() == "sleep" for s in self.services):
+        while time.monotonic() < deadline and not all(cpusets.machine.read_text(f"/proc/{s.pid}/comm").strip() == "sleep" for s in self.services):
             time.sleep(0.01)
 
     def test_placed_services_are_on_disjoint_sets_and_recorded_so(self):

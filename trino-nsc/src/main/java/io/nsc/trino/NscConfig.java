@@ -40,7 +40,7 @@ public class NscConfig
     private Duration uploadTimeout = new Duration(10, MINUTES);
     private int maxReplicaReplacements = 3;
     private PushdownMode pushdown = PushdownMode.AUTO;
-    // off: on one machine it lost to the coordinator's estimates alone (benchmarks/tpch-scale/results/sf1-modes.txt)
+    // off: no win over the coordinator's estimates shown (benchmarks/tpch-scale/results/sf1-modes*.txt)
     private boolean adaptiveScanModes;
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);

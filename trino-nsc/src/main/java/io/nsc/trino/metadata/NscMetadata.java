@@ -402,12 +402,13 @@ public class NscMetadata
                 || getAggregationPushdownMaxGroups(session) == 0) {
             return Optional.empty();
         }
+        // storage nodes group by table columns; a key the scan computes (GROUP BY a + b) stays in Trino
+        if (!groupingSets.getFirst().stream().allMatch(column -> column instanceof NscColumnHandle key && AggregateSpec.isGroupable(key.type()))) {
+            return Optional.empty();
+        }
         List<NscColumnHandle> groupBy = groupingSets.getFirst().stream()
                 .map(NscColumnHandle.class::cast)
                 .collect(toImmutableList());
-        if (!groupBy.stream().allMatch(column -> AggregateSpec.isGroupable(column.type()))) {
-            return Optional.empty();
-        }
         ImmutableList.Builder<NscAggregateColumnHandle> pushed = ImmutableList.builder();
         ImmutableList.Builder<ConnectorExpression> projections = ImmutableList.builder();
         ImmutableList.Builder<Assignment> newAssignments = ImmutableList.builder();

@@ -1,14 +1,16 @@
 # shellcheck shell=bash
-# ./nsc test: every test (sourced by ./nsc).
+# ./nsc test: every test, and ShellCheck over the scripts (sourced by ./nsc).
 
 cmd_test() {
     setup_java
     # the catalog tests run against PostgreSQL too, and a product-test cluster keeps its catalog in one
     postgresql install
+    # the shell scripts first (seconds): a finding fails the run, and every test still runs
+    local status=0 scripts=0
+    "$NSC_HOME/bin/nsc-shellcheck" || scripts=$?
     log "running every test (unit, connector, product tests)"
     # stale reports would be counted below: every module's reports come from this run
     rm -rf "$NSC_HOME"/*/target/surefire-reports*
-    local status=0
     (cd "$NSC_HOME" && ./mvnw -B install -Dnsc.skipProductTests=false) || status=$?
     benchmark_unit_tests || status=$?
     if ((status == 0)); then
@@ -18,6 +20,10 @@ cmd_test() {
         log "the product tests on the PostgreSQL and the Docker Compose clusters did not run: the build above failed"
     fi
     test_summary
+    if ((scripts != 0)); then
+        log "FAILED: ShellCheck over the shell scripts (see the start of this run; bin/nsc-shellcheck runs it alone)"
+        ((status != 0)) || status=$scripts
+    fi
     return $status
 }
 

@@ -14,13 +14,14 @@ shift 4
 HOME_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 module_name=${NSC_BENCHMARK_MODULE:-trino-nsc}
 module=$HOME_DIR/$module_name
-repo=${NSC_MAVEN_REPO:+-Dmaven.repo.local=$NSC_MAVEN_REPO}
+repo=()
+[[ -z ${NSC_MAVEN_REPO:-} ]] || repo=(-Dmaven.repo.local="$NSC_MAVEN_REPO")
 if [[ ! -f $module/target/test-classes/${class//.//}.class ]]; then
     echo "building $module_name (tests compiled, not run) ..." >&2
-    (cd "$HOME_DIR" && ${NSC_BUILD_LOCK:+flock "$NSC_BUILD_LOCK"} ./mvnw -B -q -o $repo package -pl "$module_name" -am -DskipTests -Dnsc.skipFuzz=true)
+    (cd "$HOME_DIR" && ${NSC_BUILD_LOCK:+flock "$NSC_BUILD_LOCK"} ./mvnw -B -q -o "${repo[@]}" package -pl "$module_name" -am -DskipTests -Dnsc.skipFuzz=true)
 fi
 classpath=$module/target/benchmark-classpath.txt
-(cd "$HOME_DIR" && ./mvnw -B -q -o $repo dependency:build-classpath -pl "$module_name" -Dmdep.includeScope=test -Dmdep.outputFile="$classpath")
+(cd "$HOME_DIR" && ./mvnw -B -q -o "${repo[@]}" dependency:build-classpath -pl "$module_name" -Dmdep.includeScope=test -Dmdep.outputFile="$classpath")
 # the nsc modules it depends on come from this checkout's target directories, never from the jars
 # some other checkout installed in the local Maven repository
 tr ':' '\n' < "$classpath" \

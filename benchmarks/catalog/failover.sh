@@ -102,7 +102,7 @@ rm -f "$victim_file"
 median=$(sed -n 's/.*query \([0-9.]*\) s after.*/\1/p' "$output" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 {
     echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $command_line (scale $scale, $rounds rounds)"
-    echo "machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB memory, $(uname -sr); PostgreSQL $("$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/postgres" --version | awk '{ print $3 }')"
+    echo "machine: $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB memory, $(uname -sr); PostgreSQL $("$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)/postgres" --version | awk '{ print $3 }')"
     echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with local changes)')"
     cat "$output"
     echo "median: $median s"

@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# ./nsc test: every test, and ShellCheck over the scripts (sourced by ./nsc).
+
+cmd_test() {
+    setup_java
+    # the catalog tests run against PostgreSQL too, and a product-test cluster keeps its catalog in one
+    postgresql install
+    # the shell scripts first (seconds): a finding fails the run, and every test still runs
+    local status=0 scripts=0
+    "$NSC_HOME/bin/nsc-shellcheck" || scripts=$?
+    log "running every test (unit, connector, product tests)"
+    # stale reports would be counted below: every module's reports come from this run
+    rm -rf "$NSC_HOME"/*/target/surefire-reports*
+    (cd "$NSC_HOME" && ./mvnw -B install -Dnsc.skipProductTests=false) || status=$?
+    benchmark_unit_tests || status=$?
+    if ((status == 0)); then
+        postgresql_product_tests || status=$?
+        compose_product_tests || status=$?
+    else
+        log "the product tests on the PostgreSQL and the Docker Compose clusters did not run: the build above failed"
+    fi
+    test_summary
+    if ((scripts != 0)); then
+        log "FAILED: ShellCheck over the shell scripts (see the start of this run; bin/nsc-shellcheck runs it alone)"
+        ((status != 0)) || status=$scripts
+    fi
+    return $status
+}
+
+# The side-by-side benchmark's own checks (its answer comparison, verdicts and report from canned
+# runs): standard library only, a second or two, no testbed.
+benchmark_unit_tests() {
+    log "running the side-by-side benchmark's unit tests"
+    (cd "$NSC_HOME/benchmarks/side-by-side" && PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -p 'test_*.py')
+}
+
+# The product tests again, on a process cluster whose catalog is in PostgreSQL, served by two
+# metadata services, each killed in turn. Only TestMetadataFailover: it runs reads against the
+# tpch catalog and writes through each survivor, and the CI's time goes to a second cluster start.
+postgresql_product_tests() {
+    log "running the product tests on the process cluster with --catalog postgresql"
+    (cd "$NSC_HOME" && ./mvnw -B install -pl product-tests -Dnsc.skipProductTests=false -Dnsc.cluster=process-postgresql \
+        -Dtest=TestMetadataFailover)
+}
+
+# The product tests again, on the Compose cluster, where a Docker engine is usable.
+# NSC_REQUIRE_DOCKER=1 (CI) makes a missing engine a failure instead of a skip.
+compose_product_tests() {
+    if ! docker info >/dev/null 2>&1 || ! { docker compose version || command -v docker-compose; } >/dev/null 2>&1; then
+        if [[ ${NSC_REQUIRE_DOCKER:-0} == 1 ]]; then
+            log "NSC_REQUIRE_DOCKER=1 but no Docker engine with Compose is usable (docker/start-engine.sh installs and starts one as root)"
+            return 1
+        fi
+        log "SKIPPED: the product tests on the Docker Compose cluster: no Docker engine with Compose is usable here (docker/start-engine.sh installs and starts one as root)"
+        return 0
+    fi
+    log "running the product tests on the Docker Compose cluster"
+    # the 22 TPC-H queries, TPC-DS copied from the tpcds catalog, the writes, a storage container
+    # killed mid-suite and the metadata container restarted on its volume; the rest (./nsc itself,
+    # its certificate directory, backups, repair, BI clients) is the process cluster's, run above
+    (cd "$NSC_HOME" && ./mvnw -B install -pl product-tests -Dnsc.skipProductTests=false -Dnsc.cluster=compose \
+        -Dtest='TestTpchQueries,TestTpcds,TestWrites,TestComponentFailures')
+}
+
+# One closing line over every module's Surefire reports, e.g. "nsc: 295 passed, 0 failed, 0 skipped".
+test_summary() {
+    python3 - "$NSC_HOME" <<'PY'
+import glob, re, sys
+totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+for report in glob.glob(sys.argv[1] + "/*/target/surefire-reports*/TEST-*.xml"):
+    with open(report, encoding="utf-8") as file:
+        suite = re.search(r"<testsuite[^>]*>", file.read(4096)).group(0)
+    for key in totals:
+        totals[key] += int(re.search(key + r'="(\d+)"', suite).group(1))
+failed = totals["failures"] + totals["errors"]
+passed = totals["tests"] - failed - totals["skipped"]
+print(f"nsc: {passed} passed, {failed} failed, {totals['skipped']} skipped")
+PY
+}

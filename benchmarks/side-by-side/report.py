@@ -25,7 +25,7 @@ PATH_ORDER = ["nsc", "hive", "iceberg"]
 BASELINES = ["hive", "iceberg"]
 TARGET_RATE = "1gbit"
 # a 1-minute load average at the start above this per CPU: something else was running, and the
-# run's figures are labelled as taken on a loaded machine (DESIGN.md, Measuring)
+# run's figures are labelled as taken on a loaded machine (docs/architecture/decisions.md, Measuring)
 LOADED_PER_CPU = 0.25
 SUMMED = ["link_rx_bytes", "link_tx_bytes", "physical_input_bytes", "storage_cpu_s", "trino_process_cpu_s", "trino_cpu_s",
           "storage_rows_scanned", "storage_scan_cpu_s", "storage_bytes_read_from_disk", "peak_memory_bytes"]

@@ -86,7 +86,7 @@ final class TestComponentFailures
                 }
             }
             assertThat(withoutRetries).as("a query without replica failovers within 2 minutes of the kill").isNotNull();
-            // the figure the issue asks for; the README quotes it from this output
+            // the figure the issue asks for; docs/ quote it from this output
             System.out.printf("nsc figure: first query without replica retries %.1f s after killing %s%n", withoutRetries.toMillis() / 1000.0, victim);
         }
         finally {

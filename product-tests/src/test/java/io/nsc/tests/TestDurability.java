@@ -138,7 +138,7 @@ final class TestDurability
             long copies = cluster.metrics("metadata").get("copies_completed") - copiesBefore;
             long bytes = cluster.metrics("metadata").get("bytes_copied") - bytesBefore;
             assertThat(copies).as("copies made").isPositive().isLessThanOrEqualTo(held);
-            // the figures the issue asks for; the README quotes them from this output
+            // the figures the issue asks for; docs/ quote them from this output
             System.out.printf("nsc figure: %s of %s replicas (%s bytes) of lost node %s re-replicated %.1f s after the kill (loss timeout 10 s)%n",
                     copies, held, bytes, victim, repaired.toMillis() / 1000.0);
         }

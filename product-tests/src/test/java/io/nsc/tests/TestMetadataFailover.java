@@ -98,7 +98,7 @@ final class TestMetadataFailover
             }
             assertThat(count).as("a query within %s of killing %s; the last failure: %s", FAILOVER_LIMIT, victim, lastFailure).isNotNull();
             Duration toFirstQuery = Duration.ofNanos(System.nanoTime() - killed);
-            // the figure the issue asks for; the README quotes it from this output
+            // the figure the issue asks for; docs/ quote it from this output
             System.out.printf("nsc figure: first successful query %.2f s after SIGKILL of %s (%s queries failed before it)%n", toFirstQuery.toNanos() / 1e9, victim, failures);
             assertThat(count).isEqualTo(Jdbc.rows(connection, "SELECT count(*) FROM tpch.tiny.lineitem"));
 

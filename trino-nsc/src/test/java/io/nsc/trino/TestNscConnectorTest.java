@@ -60,7 +60,7 @@ final class TestNscConnectorTest
                     SUPPORTS_PREDICATE_EXPRESSION_PUSHDOWN,
                     SUPPORTS_PREDICATE_EXPRESSION_PUSHDOWN_WITH_LIKE,
                     SUPPORTS_DYNAMIC_FILTER_PUSHDOWN -> true;
-            // arithmetic over columns stays in Trino (README, Limits)
+            // arithmetic over columns stays in Trino (docs/connector/limits.md)
             case SUPPORTS_PREDICATE_ARITHMETIC_EXPRESSION_PUSHDOWN -> false;
 
             // into each split (varchar sort keys too); Trino keeps its own limit / top-N over all splits
@@ -83,7 +83,7 @@ final class TestNscConnectorTest
                     SUPPORTS_JOIN_PUSHDOWN_WITH_VARCHAR_EQUALITY,
                     SUPPORTS_JOIN_PUSHDOWN_WITH_VARCHAR_INEQUALITY -> false;
 
-            // nested types are refused (README, Limits)
+            // nested types are refused (docs/connector/limits.md)
             case SUPPORTS_ARRAY,
                     SUPPORTS_MAP_TYPE,
                     SUPPORTS_ROW_TYPE,
@@ -117,15 +117,16 @@ final class TestNscConnectorTest
                     SUPPORTS_RENAME_COLUMN -> true;
 
             // DELETE: files and row groups the predicate covers leave in the metadata, other files
-            // with matching rows are rewritten (copy-on-write)
+            // with matching rows are rewritten (copy-on-write); UPDATE and MERGE delete so and
+            // insert the new rows into new files
             case SUPPORTS_DELETE,
-                    SUPPORTS_ROW_LEVEL_DELETE -> true;
-
-            // no UPDATE or MERGE, no column moves or type changes (README, Limits)
-            case SUPPORTS_UPDATE,
+                    SUPPORTS_ROW_LEVEL_DELETE,
+                    SUPPORTS_UPDATE,
                     SUPPORTS_ROW_LEVEL_UPDATE,
-                    SUPPORTS_MERGE,
-                    SUPPORTS_ADD_COLUMN_WITH_POSITION,
+                    SUPPORTS_MERGE -> true;
+
+            // no column moves or type changes (docs/connector/limits.md)
+            case SUPPORTS_ADD_COLUMN_WITH_POSITION,
                     SUPPORTS_SET_COLUMN_TYPE,
                     SUPPORTS_NOT_NULL_CONSTRAINT,
                     SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
@@ -148,6 +149,16 @@ final class TestNscConnectorTest
                     SUPPORTS_MULTI_STATEMENT_WRITES,
                     SUPPORTS_CANCELLATION -> false;
         };
+    }
+
+    /**
+     * Concurrent UPDATEs of one row: commits are optimistic, so the one that finds the file it
+     * rewrites already rewritten fails with TRANSACTION_CONFLICT and changes nothing.
+     */
+    @Override
+    protected void verifyConcurrentUpdateFailurePermissible(Exception e)
+    {
+        assertThat(e).hasMessageMatching("UPDATE or MERGE into \\S+ conflicts with a commit made since it began: (?s).*");
     }
 
     @Override
@@ -224,7 +235,7 @@ final class TestNscConnectorTest
                 )""");
     }
 
-    // The suite renames from "a;b$c", a name nsc refuses (NameRules, README: Writing through Trino),
+    // The suite renames from "a;b$c", a name nsc refuses (NameRules, docs/connector/writing.md),
     // so every target name would fail at the CREATE TABLE. The same test from a name nsc takes:
     // each target name is renamed to, or refused with nsc's message and nothing else.
     @Override

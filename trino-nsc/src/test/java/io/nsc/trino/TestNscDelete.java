@@ -21,21 +21,21 @@ import java.util.Map;
 import java.util.Set;
 
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
-import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TRANSACTION_CONFLICT;
-import static io.trino.spi.connector.ConnectorMetadata.MODIFYING_ROWS_MESSAGE;
 import static java.util.stream.Collectors.toMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.parallel.ExecutionMode.SAME_THREAD;
 
 /**
- * DELETE through SQL. A DELETE whose predicate the compact stats settle for every row group (all
+ * DELETE, UPDATE and MERGE through SQL. A DELETE whose predicate the compact stats settle for every row group (all
  * of its rows match, or none) is answered in the metadata alone: whole files and row groups leave
  * the table, no byte is read or written. Otherwise the rows are read: a file whose remaining rows
  * all match, or whose row groups each match entirely or not at all, still leaves in the metadata
  * alone; any other file with a matching row is rewritten with its surviving rows. Each DELETE is
  * one metadata commit against the version it read. Results are checked against Trino's tpch
  * catalog in every pushdown mode; the metadata service's counters tell which way each file went.
+ * UPDATE and MERGE delete the old rows the same way and write the new ones into files of their
+ * own, all in the same commit.
  */
 // the counters of the one metadata service, and one listing hook: one test at a time
 @Execution(SAME_THREAD)
@@ -268,12 +268,62 @@ final class TestNscDelete
     }
 
     @Test
-    void testUpdateAndMergeAreRefused()
+    void testUpdateRewritesTheFilesOfItsRowsAndWritesTheNewValuesInOneCommit()
     {
-        String table = createTableOfFiles("refused", 1, 10, 5);
-        assertThat(query("UPDATE %s SET v = 'x' WHERE k = 1".formatted(table))).failure().hasErrorCode(NOT_SUPPORTED).hasMessage(MODIFYING_ROWS_MESSAGE);
-        assertThat(query("MERGE INTO %s t USING (VALUES BIGINT '1') s(x) ON t.k = s.x WHEN MATCHED THEN DELETE".formatted(table))).failure().hasErrorCode(NOT_SUPPORTED).hasMessage(MODIFYING_ROWS_MESSAGE);
-        assertEveryMode("SELECT k FROM " + table, "SELECT x FROM UNNEST(sequence(0, 9)) t(x)");
+        String table = createTableOfFiles("updated", 3, 10, 5);
+        Set<String> filesBefore = fileIds(table);
+        Map<String, Long> before = cluster.metadataMetrics();
+        // rows of the first and the third file; the second stays as it is
+        assertUpdate("UPDATE %s SET v = 'new ' || v WHERE k IN (1, 2, 25)".formatted(table), 3);
+        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", 2L, "rows_deleted", 3L));
+        Set<String> filesAfter = fileIds(table);
+        assertThat(Sets.intersection(filesBefore, filesAfter)).hasSize(1);
+        // two files of survivors (9 and 8 rows) and the new values' (one file per merge sink that got some)
+        Set<String> written = Sets.difference(filesAfter, filesBefore);
+        assertThat(written).hasSizeBetween(3, 4);
+        assertThat(computeScalar("SELECT sum(row_count) FROM %s WHERE file_id IN ('%s')".formatted(filesTable(table, "files"), String.join("', '", written))))
+                .isEqualTo(20L);
+        assertEveryMode("SELECT k, v FROM " + table, """
+                SELECT x, CASE WHEN x IN (1, 2, 25) THEN 'new v' ELSE 'v' END || CAST(x AS varchar) FROM UNNEST(sequence(0, 29)) t(x)""");
+
+        // every row: the files leave in the metadata, and the new values take their place
+        assertUpdate("UPDATE %s SET k = k + 100".formatted(table), 30);
+        assertThat(Sets.intersection(filesAfter, fileIds(table))).isEmpty();
+        assertEveryMode("SELECT k FROM " + table, "SELECT x + 100 FROM UNNEST(sequence(0, 29)) t(x)");
+
+        // no row matches: nothing is committed
+        long version = tableVersion(table);
+        assertUpdate("UPDATE %s SET v = 'x' WHERE k < 0".formatted(table), 0);
+        assertThat(tableVersion(table)).isEqualTo(version);
+    }
+
+    @Test
+    void testMergeUpdatesDeletesAndInserts()
+    {
+        String table = createTableOfFiles("merged", 2, 10, 5);
+        String source = "(VALUES (BIGINT '3', 'three'), (BIGINT '4', NULL), (BIGINT '15', 'fifteen'), (BIGINT '40', 'forty'), (BIGINT '41', 'forty-one')) s(k, v)";
+        assertUpdate("""
+                MERGE INTO %s t USING %s ON t.k = s.k
+                WHEN MATCHED AND s.v IS NULL THEN DELETE
+                WHEN MATCHED THEN UPDATE SET v = s.v
+                WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v)""".formatted(table, source), 5);
+        assertEveryMode("SELECT k, v FROM " + table, """
+                SELECT x, CASE x WHEN 3 THEN 'three' WHEN 15 THEN 'fifteen' ELSE 'v' || CAST(x AS varchar) END FROM UNNEST(sequence(0, 19)) t(x) WHERE x <> 4
+                UNION ALL VALUES (BIGINT '40', 'forty'), (BIGINT '41', 'forty-one')""");
+
+        // only inserts: a commit that adds files and removes none
+        Set<String> filesBefore = fileIds(table);
+        Map<String, Long> before = cluster.metadataMetrics();
+        assertUpdate("MERGE INTO %s t USING (VALUES BIGINT '50') s(k) ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, 'fifty')".formatted(table), 1);
+        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 0L, "files_committed", 1L));
+        assertThat(fileIds(table)).containsAll(filesBefore).hasSize(filesBefore.size() + 1);
+        assertEveryMode("SELECT v FROM %s WHERE k >= 40".formatted(table), "VALUES 'forty', 'forty-one', 'fifty'");
+
+        // a target row matched by two source rows is Trino's error, and nothing changes
+        long version = tableVersion(table);
+        assertThat(query("MERGE INTO %s t USING (VALUES BIGINT '50', BIGINT '50') s(k) ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 'x'".formatted(table)))
+                .failure().hasMessageContaining("One MERGE target table row matched more than one source row");
+        assertThat(tableVersion(table)).isEqualTo(version);
     }
 
     /**
@@ -360,6 +410,18 @@ final class TestNscDelete
                 assertThat(stats.min(rowGroup, ORDERKEY)).as("row group %s of %s", rowGroup, file.getFileId()).isGreaterThanOrEqualTo(previousMax);
                 previousMax = stats.max(rowGroup, ORDERKEY);
             }
+        }
+    }
+
+    private long tableVersion(String table)
+    {
+        ManagedChannel channel = GrpcChannels.forAddress(cluster.metadataAddress(), cluster.clientSecurity());
+        try {
+            String[] name = table.substring("nsc.".length()).split("\\.");
+            return MetadataServiceGrpc.newBlockingStub(channel).getTable(GetTableRequest.newBuilder().setSchemaName(name[0]).setTableName(name[1]).build()).getVersion();
+        }
+        finally {
+            GrpcChannels.close(channel);
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.nsc.metadata.MetadataErrors.aborted;
 import static io.nsc.metadata.MetadataErrors.alreadyExists;
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
@@ -94,11 +95,12 @@ public final class CommitCatalog
 
             long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), request.tableComment(), now);
             long version = existing.map(TableEntry::version).orElse(0L) + 1;
-            long rowsAdded = request.files().stream().mapToLong(FileEntry::rowCount).sum();
             RemovalCounts removed = RemovalCounts.NONE;
             if (request.removals().isPresent()) {
                 // removals name only an existing table's files (validated: no removals with create_table)
-                removed = TableFileRemoval.remove(handle, existing.orElseThrow(), request.removals().get(), version, rowsAdded);
+                FileRemovals removals = request.removals().get();
+                long survivingRows = survivors(request.files(), removals).stream().mapToLong(FileEntry::rowCount).sum();
+                removed = TableFileRemoval.remove(handle, existing.orElseThrow(), removals, version, survivingRows);
             }
             insertFiles(handle, tableId, version, request.files());
             deleteAllocations(handle, request.files());
@@ -242,6 +244,14 @@ public final class CommitCatalog
         request.removals().ifPresent(removals -> validateRemovals(request, removals));
     }
 
+    /** The commit's files that hold rewritten files' surviving rows: all but those of inserted rows. */
+    private static List<FileEntry> survivors(List<FileEntry> files, FileRemovals removals)
+    {
+        return files.stream()
+                .filter(file -> !removals.insertedFileIds().contains(file.fileId()))
+                .toList();
+    }
+
     private static void validateRemovals(CommitRequest request, FileRemovals removals)
     {
         if (request.createsTableIfAbsent() || request.replace()) {
@@ -253,12 +263,19 @@ public final class CommitCatalog
         if (removals.isEmpty()) {
             throw invalidArgument("The commit's removals name no file");
         }
-        if (!removals.rewrittenFileIds().isEmpty() && request.files().isEmpty()) {
+        Set<String> added = request.files().stream().map(FileEntry::fileId).collect(toImmutableSet());
+        for (String inserted : removals.insertedFileIds()) {
+            if (!added.contains(inserted)) {
+                throw invalidArgument("File %s is named as holding inserted rows, but the commit does not add it", inserted);
+            }
+        }
+        List<FileEntry> survivors = survivors(request.files(), removals);
+        if (!removals.rewrittenFileIds().isEmpty() && survivors.isEmpty()) {
             throw invalidArgument("The commit rewrites %s files but adds none", removals.rewrittenFileIds().size());
         }
-        if (removals.rewrittenFileIds().isEmpty() && !request.files().isEmpty()) {
-            // a DELETE's new files hold the rewritten files' survivors, nothing else
-            throw invalidArgument("The commit removes files and adds %s files, but rewrites none", request.files().size());
+        if (removals.rewrittenFileIds().isEmpty() && !survivors.isEmpty()) {
+            // files that are not named as inserted hold the rewritten files' survivors, nothing else
+            throw invalidArgument("The commit removes files and adds %s files, but rewrites none", survivors.size());
         }
         Set<String> named = new HashSet<>();
         for (String fileId : removals.fileIds()) {

@@ -4,14 +4,15 @@ import com.google.common.collect.ImmutableMap;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What a DELETE takes out of a table in its commit, beside the files it adds (the rewritten
- * files' surviving rows).
+ * What a DELETE, UPDATE or MERGE takes out of a table in its commit, beside the files it adds:
+ * the rewritten files' surviving rows and, for UPDATE and MERGE, the rows they insert.
  *
  * @param readVersion the table version the statement read its rows from: a file it names must
  *        still be in the table, with the row groups it had then
@@ -19,11 +20,19 @@ import static java.util.Objects.requireNonNull;
  * @param rewrittenFileIds files whose surviving rows the commit's new files hold
  * @param removedRowGroups row groups (by place in the file) every row of which the statement
  *        deleted, of files that otherwise stay
+ * @param insertedFileIds the commit's files that hold new rows rather than survivors
  */
-public record FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups)
+public record FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups, Set<String> insertedFileIds)
 {
+    /** A DELETE's removals: every file the commit adds holds survivors. */
+    public FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups)
+    {
+        this(readVersion, removedFileIds, rewrittenFileIds, removedRowGroups, Set.of());
+    }
+
     public FileRemovals
     {
+        insertedFileIds = Set.copyOf(requireNonNull(insertedFileIds, "insertedFileIds is null"));
         removedFileIds = List.copyOf(requireNonNull(removedFileIds, "removedFileIds is null"));
         rewrittenFileIds = List.copyOf(requireNonNull(rewrittenFileIds, "rewrittenFileIds is null"));
         removedRowGroups = ImmutableMap.copyOf(requireNonNull(removedRowGroups, "removedRowGroups is null"))

@@ -18,7 +18,7 @@ import static io.nsc.metadata.MetadataErrors.aborted;
 import static io.nsc.metadata.MetadataErrors.invalidArgument;
 
 /**
- * Takes a DELETE's removals out of a table inside its commit's transaction. Everything is checked
+ * Takes a DELETE's, UPDATE's or MERGE's removals out of a table inside its commit's transaction. Everything is checked
  * before anything is written: each file named must have been in the table at the version the
  * statement read, and must still be there with the row groups it had then (else another commit
  * changed it under the statement: ABORTED). A removed file moves to {@code removed_files} with
@@ -34,9 +34,10 @@ final class TableFileRemoval
 
     /**
      * @param version the version the commit moves the table to
-     * @param rowsAdded the rows of the commit's new files: the rewritten files' survivors
+     * @param survivingRows the rows of the commit's new files that hold the rewritten files'
+     *        survivors (not those of rows an UPDATE or MERGE inserts)
      */
-    static RemovalCounts remove(Handle handle, TableEntry table, FileRemovals removals, long version, long rowsAdded)
+    static RemovalCounts remove(Handle handle, TableEntry table, FileRemovals removals, long version, long survivingRows)
     {
         long readVersion = removals.readVersion();
         if (readVersion > table.version()) {
@@ -63,8 +64,8 @@ final class TableFileRemoval
         for (String fileId : removals.rewrittenFileIds()) {
             rewrittenRows += remainingRows(files.get(fileId), stats, removedBefore);
         }
-        if (rowsAdded > rewrittenRows) {
-            throw invalidArgument("The commit adds %s rows, more than the %s rows its rewritten files held", rowsAdded, rewrittenRows);
+        if (survivingRows > rewrittenRows) {
+            throw invalidArgument("The commit adds %s surviving rows, more than the %s rows its rewritten files held", survivingRows, rewrittenRows);
         }
         int emptied = 0;
         int rowGroupsRemoved = 0;
@@ -91,7 +92,7 @@ final class TableFileRemoval
         insertRemovedRowGroups(handle, rowGroups, version);
         long bytesLeaving = leaving.stream().mapToLong(fileId -> files.get(fileId).sizeBytes()).sum();
         TableRows.removeFromCounts(handle, table.tableId(), rowsLeaving + rewrittenRows, leaving.size(), bytesLeaving);
-        return new RemovalCounts(removals.removedFileIds().size() + emptied, removals.rewrittenFileIds().size(), rowGroupsRemoved, rowsLeaving + rewrittenRows - rowsAdded);
+        return new RemovalCounts(removals.removedFileIds().size() + emptied, removals.rewrittenFileIds().size(), rowGroupsRemoved, rowsLeaving + rewrittenRows - survivingRows);
     }
 
     /**

@@ -87,6 +87,7 @@ import io.nsc.protocol.security.AccessPolicy;
 import io.nsc.protocol.security.PeerAuthentication;
 import io.nsc.protocol.security.TransportSecurity;
 
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -499,7 +500,13 @@ public final class MetadataGrpcService
                 throw invalidArgument("File %s is named twice in the commit's removals", removed.getFileId());
             }
         }
-        return new io.nsc.metadata.catalog.FileRemovals(removals.getReadVersion(), removals.getRemovedFileIdsList(), removals.getRewrittenFileIdsList(), rowGroups);
+        Set<String> inserted = new HashSet<>();
+        for (String fileId : removals.getInsertedFileIdsList()) {
+            if (!inserted.add(fileId)) {
+                throw invalidArgument("File %s is named twice as holding inserted rows", fileId);
+            }
+        }
+        return new io.nsc.metadata.catalog.FileRemovals(removals.getReadVersion(), removals.getRemovedFileIdsList(), removals.getRewrittenFileIdsList(), rowGroups, inserted);
     }
 
     @Override

@@ -967,6 +967,40 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testUpdateCommitsRemovalsSurvivorsAndInsertedRowsAtOnce()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry whole = file(10, "node-a");
+        FileEntry rewritten = file(4, "node-a");
+        allocate(whole, rewritten);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(whole, rewritten), OptionalLong.empty())).tableId();
+
+        // every row of one file and one row of another changed: 11 new rows, 3 survivors
+        FileEntry survivors = file(3, "node-a");
+        FileEntry inserted = file(11, "node-b");
+        FileEntry stray = file(1, "node-b");
+        allocate(survivors, inserted, stray);
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(survivors, inserted),
+                        new FileRemovals(1, List.of(whole.fileId()), List.of(rewritten.fileId()), Map.of(), Set.of(stray.fileId())))),
+                INVALID_ARGUMENT, "File %s is named as holding inserted rows, but the commit does not add it".formatted(stray.fileId()));
+        // without naming the inserted file, its rows would count as survivors: more than the rewritten file held
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(survivors, inserted),
+                        new FileRemovals(1, List.of(whole.fileId()), List.of(rewritten.fileId()), Map.of()))),
+                INVALID_ARGUMENT, "The commit adds 14 surviving rows, more than the 4 rows its rewritten files held");
+        // inserted rows alone do not make a rewrite: a rewritten file needs its survivors' file
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(inserted),
+                        new FileRemovals(1, List.of(), List.of(rewritten.fileId()), Map.of(), Set.of(inserted.fileId())))),
+                INVALID_ARGUMENT, "The commit rewrites 1 files but adds none");
+
+        CommitResult result = commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(survivors, inserted),
+                new FileRemovals(1, List.of(whole.fileId()), List.of(rewritten.fileId()), Map.of(), Set.of(inserted.fileId()))));
+        // the rows removed are those that left: 10 and 1, whatever was inserted in their place
+        assertThat(result.removed()).isEqualTo(new RemovalCounts(1, 1, 0, 11));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactlyInAnyOrder(survivors, inserted);
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(2);
+    }
+
+    @Test
     void testDeleteChecks()
     {
         tables.createSchema("tpch", false);
@@ -1005,7 +1039,7 @@ abstract class AbstractTestCatalog
         assertStatus(() -> commits.commit(deleteOf(tableId, List.of(survivors), new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of()))),
                 INVALID_ARGUMENT, "The commit removes files and adds 1 files, but rewrites none");
         assertStatus(() -> commits.commit(deleteOf(tableId, List.of(tooMany), new FileRemovals(3, List.of(), List.of(first.fileId()), Map.of()))),
-                INVALID_ARGUMENT, "The commit adds 5 rows, more than the 4 rows its rewritten files held");
+                INVALID_ARGUMENT, "The commit adds 5 surviving rows, more than the 4 rows its rewritten files held");
         assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of("../x"), List.of(), Map.of()))),
                 INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters issued by AllocateFiles");
         assertStatus(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), false, OptionalLong.empty(), Optional.empty(), false,

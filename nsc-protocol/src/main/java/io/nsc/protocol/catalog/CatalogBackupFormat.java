@@ -148,7 +148,7 @@ public final class CatalogBackupFormat
     private static String manifestText(Manifest manifest)
     {
         return """
-                # nsc catalog backup: restore with ./nsc restore <file> (see README: Backup and restore)
+                # nsc catalog backup: restore with ./nsc restore <file> (see docs/operating/durability.md)
                 format=%s
                 cluster-id=%s
                 schema-version=%s

@@ -49,12 +49,12 @@ public final class MetadataOnlyDelete
      * @return what leaves the table, or empty when a row group of the version matches the predicate
      *         in part (or may): then only reading its rows tells which go
      */
-    public Optional<NscDeleteFragment> plan(TableFileBatches files)
+    public Optional<NscMergeFragment> plan(TableFileBatches files)
     {
         List<String> removedFiles = new ArrayList<>();
         Map<String, List<Integer>> removedRowGroups = new LinkedHashMap<>();
         if (matchesNothing) {
-            return Optional.of(new NscDeleteFragment(removedFiles, removedRowGroups, List.of(), List.of()));
+            return Optional.of(NscMergeFragment.deletion(removedFiles, removedRowGroups));
         }
         while (files.hasNext()) {
             for (FileEntry file : files.next()) {
@@ -69,7 +69,7 @@ public final class MetadataOnlyDelete
                 }
             }
         }
-        return Optional.of(new NscDeleteFragment(removedFiles, removedRowGroups, List.of(), List.of()));
+        return Optional.of(NscMergeFragment.deletion(removedFiles, removedRowGroups));
     }
 
     /** What the statement does to the file: empty when a row group of it matches in part. */

@@ -14,6 +14,7 @@ import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.MergePage;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,15 +29,14 @@ import java.util.function.Supplier;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.airlift.concurrent.MoreFutures.getFutureValue;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
-import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
-import static io.trino.spi.connector.ConnectorMetadata.MODIFYING_ROWS_MESSAGE;
-import static io.trino.spi.type.TinyintType.TINYINT;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
 /**
- * The rows a row-level DELETE deletes, of the files the engine routes to this sink (every deleted
- * row of a file comes to one sink: {@link NscNodePartitioningProvider}). Once they are all in, each
+ * The rows a DELETE, UPDATE or MERGE deletes, of the files the engine routes to this sink (every
+ * deleted row of a file comes to one sink: {@link NscNodePartitioningProvider}), and the rows it
+ * inserts (an UPDATE deletes the old row and inserts the new one). Inserted rows are written as an
+ * INSERT writes them, into files of their own. Once the deleted rows are all in, each
  * file is settled on its own ({@link FileDeletion}): removed, or some of its row groups removed, in
  * the metadata alone, or rewritten copy-on-write: its surviving rows go through the write path an
  * INSERT takes (sorted by the table's {@code sorted_by}, in its row groups, with compact stats and
@@ -52,13 +52,16 @@ public final class NscMergeSink
     private final DeletedFileLookup lookup;
     private final SurvivingRowsCopier copier;
     private final Supplier<ConnectorPageSink> rewriteSinks;
+    private final int dataColumns;
     // by file id, in the order the files first came; keys copied out of the engine's blocks
     private final Map<Slice, DeletedRows> deleted = new LinkedHashMap<>();
     private Optional<ConnectorPageSink> rewrite = Optional.empty();
+    private Optional<ConnectorPageSink> insert = Optional.empty();
 
     /**
      * @param pageSources reads the files to rewrite, as raw splits
-     * @param rewriteSinks a page sink of the table, as an INSERT writes it: made only when a file is rewritten
+     * @param rewriteSinks a page sink of the table, as an INSERT writes it: made only when a file is
+     *        rewritten or a row inserted
      */
     public static NscMergeSink create(
             NscMergeTableHandle handle,
@@ -68,30 +71,38 @@ public final class NscMergeSink
             ConnectorSession session,
             Supplier<ConnectorPageSink> rewriteSinks)
     {
-        return new NscMergeSink(handle.table(), new DeletedFileLookup(client), new SurvivingRowsCopier(pageSources, transaction, session, handle.table()), rewriteSinks);
+        return new NscMergeSink(
+                handle.table(),
+                new DeletedFileLookup(client),
+                new SurvivingRowsCopier(pageSources, transaction, session, handle.table()),
+                rewriteSinks,
+                handle.rewrite().columns().size());
     }
 
-    NscMergeSink(NscTableHandle table, DeletedFileLookup lookup, SurvivingRowsCopier copier, Supplier<ConnectorPageSink> rewriteSinks)
+    /**
+     * @param dataColumns the table's columns, as an INSERT writes them: the first channels of the engine's pages
+     */
+    NscMergeSink(NscTableHandle table, DeletedFileLookup lookup, SurvivingRowsCopier copier, Supplier<ConnectorPageSink> rewriteSinks, int dataColumns)
     {
         this.table = requireNonNull(table, "table is null");
         this.lookup = requireNonNull(lookup, "lookup is null");
         this.copier = requireNonNull(copier, "copier is null");
         this.rewriteSinks = requireNonNull(rewriteSinks, "rewriteSinks is null");
+        this.dataColumns = dataColumns;
     }
 
+    /** Pages of the table's columns, the operation, the merge case and the row id (DELETE_ROW_AND_INSERT_ROW: deletes and inserts only). */
     @Override
     public void storeMergedRows(Page page)
     {
-        int channels = page.getChannelCount();
-        Block operations = page.getBlock(channels - 3);
-        Block rowIds = page.getBlock(channels - 1);
-        for (int position = 0; position < page.getPositionCount(); position++) {
-            if (TINYINT.getByte(operations, position) != DELETE_OPERATION_NUMBER) {
-                // UPDATE and MERGE are refused while planned (getRowChangeParadigm): a row of theirs is a bug
-                throw new TrinoException(NOT_SUPPORTED, MODIFYING_ROWS_MESSAGE);
+        MergePage changes = MergePage.createDeleteAndInsertPages(page, dataColumns);
+        changes.getDeletionsPage().ifPresent(deletions -> {
+            Block rowIds = deletions.getBlock(dataColumns);
+            for (int position = 0; position < deletions.getPositionCount(); position++) {
+                rowsOf(RowIds.fileId(rowIds, position)).add(RowIds.rowPosition(rowIds, position));
             }
-            rowsOf(RowIds.fileId(rowIds, position)).add(RowIds.rowPosition(rowIds, position));
-        }
+        });
+        changes.getInsertionsPage().ifPresent(insertions -> insertSink().appendPage(insertions));
     }
 
     private DeletedRows rowsOf(Slice fileId)
@@ -109,7 +120,8 @@ public final class NscMergeSink
     @Override
     public CompletableFuture<Collection<Slice>> finish()
     {
-        if (deleted.isEmpty()) {
+        List<NscWriteFragment> inserted = insert.map(NscMergeSink::finishSink).orElse(List.of());
+        if (deleted.isEmpty() && inserted.isEmpty()) {
             return completedFuture(List.of());
         }
         Map<String, DeletedRows> byFile = new LinkedHashMap<>();
@@ -135,12 +147,23 @@ public final class NscMergeSink
                 }
             }
         });
-        List<NscWriteFragment> written = rewrite
-                .<List<NscWriteFragment>>map(sink -> getFutureValue(sink.finish()).stream().map(NscWriteFragment::fromSlice).collect(toImmutableList()))
-                .orElse(List.of());
-        log.debug("DELETE from %s: %s files and row groups of %s files removed in the metadata, %s files rewritten into %s",
-                table.schemaTableName(), removed.size(), removedRowGroups.size(), rewritten.size(), written.size());
-        return completedFuture(List.of(new NscDeleteFragment(removed, removedRowGroups, rewritten, written).toSlice()));
+        List<NscWriteFragment> written = rewrite.map(NscMergeSink::finishSink).orElse(List.of());
+        log.debug("Row changes in %s: %s files and row groups of %s files removed in the metadata, %s files rewritten into %s, %s files of inserted rows",
+                table.schemaTableName(), removed.size(), removedRowGroups.size(), rewritten.size(), written.size(), inserted.size());
+        return completedFuture(List.of(new NscMergeFragment(removed, removedRowGroups, rewritten, written, inserted).toSlice()));
+    }
+
+    private static List<NscWriteFragment> finishSink(ConnectorPageSink sink)
+    {
+        return getFutureValue(sink.finish()).stream().map(NscWriteFragment::fromSlice).collect(toImmutableList());
+    }
+
+    private ConnectorPageSink insertSink()
+    {
+        if (insert.isEmpty()) {
+            insert = Optional.of(rewriteSinks.get());
+        }
+        return insert.get();
     }
 
     private ConnectorPageSink rewriteSink()
@@ -151,10 +174,11 @@ public final class NscMergeSink
         return rewrite.get();
     }
 
-    /** Uploaded rewrites are never committed: the storage nodes reclaim them as orphans. */
+    /** Uploaded files are never committed: the storage nodes reclaim them as orphans. */
     @Override
     public void abort()
     {
         rewrite.ifPresent(ConnectorPageSink::abort);
+        insert.ifPresent(ConnectorPageSink::abort);
     }
 }

@@ -7,8 +7,9 @@ import io.trino.spi.connector.ConnectorMergeTableHandle;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A row-level DELETE in progress: the table version it reads, and how it writes the surviving
- * rows of the files it rewrites (as an INSERT into the table would write them).
+ * A row-level DELETE, UPDATE or MERGE in progress: the table version it reads, and how it writes
+ * the surviving rows of the files it rewrites and the rows it inserts (as an INSERT into the
+ * table would write them).
  */
 public record NscMergeTableHandle(NscTableHandle table, NscInsertTableHandle rewrite)
         implements ConnectorMergeTableHandle

@@ -2,6 +2,7 @@ package io.nsc.trino.delete;
 
 import io.airlift.slice.Slice;
 import io.trino.spi.Page;
+import io.trino.spi.block.Block;
 import io.trino.spi.connector.BucketFunction;
 import io.trino.spi.connector.ConnectorNodePartitioningProvider;
 import io.trino.spi.connector.ConnectorPartitioningHandle;
@@ -14,8 +15,8 @@ import java.util.List;
 import static com.google.common.base.Preconditions.checkArgument;
 
 /**
- * Buckets a row-level DELETE's rows by the file of their row id: every deleted row of a file goes
- * to the same merge sink, on one worker.
+ * Buckets the rows of a row-level DELETE, UPDATE or MERGE by the file of their row id: every
+ * deleted row of a file goes to the same merge sink, on one worker.
  */
 public class NscNodePartitioningProvider
         implements ConnectorNodePartitioningProvider
@@ -38,8 +39,12 @@ public class NscNodePartitioningProvider
         @Override
         public int getBucket(Page page, int position)
         {
-            // the row id is the only channel the DELETE's layout partitions on
-            Slice fileId = RowIds.fileId(page.getBlock(0), position);
+            // the row id is the only channel the layout partitions on; a MERGE's inserted row has none, and any sink takes it
+            Block rowIds = page.getBlock(0);
+            if (rowIds.isNull(position)) {
+                return position % bucketCount;
+            }
+            Slice fileId = RowIds.fileId(rowIds, position);
             return (fileId.hashCode() & Integer.MAX_VALUE) % bucketCount;
         }
     }

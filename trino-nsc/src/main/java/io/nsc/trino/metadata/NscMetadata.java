@@ -21,7 +21,7 @@ import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.delete.MetadataOnlyDelete;
-import io.nsc.trino.delete.NscDeleteFragment;
+import io.nsc.trino.delete.NscMergeFragment;
 import io.nsc.trino.delete.NscDeletePartitioningHandle;
 import io.nsc.trino.delete.NscMergeTableHandle;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
@@ -56,6 +56,7 @@ import io.trino.spi.connector.LimitApplicationResult;
 import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.RetryMode;
+import io.trino.spi.connector.RowChangeParadigm;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.connector.SortItem;
@@ -97,7 +98,6 @@ import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
-import static io.trino.spi.connector.ConnectorMetadata.MODIFYING_ROWS_MESSAGE;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
 import static io.trino.spi.connector.RetryMode.NO_RETRIES;
 import static java.util.Objects.requireNonNull;
@@ -700,7 +700,7 @@ public class NscMetadata
     public OptionalLong executeDelete(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
-        NscDeleteFragment delete;
+        NscMergeFragment delete;
         // the version applyDelete planned on: the same files, the same answer
         try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
             delete = new MetadataOnlyDelete(handle).plan(files)
@@ -719,7 +719,16 @@ public class NscMetadata
         return new NscRowIdColumnHandle();
     }
 
-    // getRowChangeParadigm keeps the SPI's refusal: UPDATE and MERGE are not supported, and only they ask
+    /**
+     * Files are immutable: an UPDATE or MERGE deletes the old row (its file rewritten or removed,
+     * as a DELETE does) and inserts the new one (into new files, as an INSERT writes them), and
+     * both are committed in one metadata transaction.
+     */
+    @Override
+    public RowChangeParadigm getRowChangeParadigm(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        return RowChangeParadigm.DELETE_ROW_AND_INSERT_ROW;
+    }
 
     @Override
     public Optional<ConnectorPartitioningHandle> getUpdateLayout(ConnectorSession session, ConnectorTableHandle tableHandle)
@@ -731,11 +740,8 @@ public class NscMetadata
     public ConnectorMergeTableHandle beginMerge(ConnectorSession session, ConnectorTableHandle tableHandle, Map<Integer, Collection<ColumnHandle>> updateCaseColumns, RetryMode retryMode)
     {
         checkNoRetries(retryMode);
-        if (!updateCaseColumns.isEmpty()) {
-            throw new TrinoException(NOT_SUPPORTED, MODIFYING_ROWS_MESSAGE);
-        }
         NscTableHandle table = (NscTableHandle) tableHandle;
-        // live storage nodes are checked by the rewrite, if any: a DELETE that only removes needs none
+        // live storage nodes are checked by the first file written, if any: a DELETE that only removes needs none
         NscWriterSettings settings = resolveWriterSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
         return new NscMergeTableHandle(table, insertHandle(table, settings));
     }
@@ -744,32 +750,38 @@ public class NscMetadata
     public void finishMerge(ConnectorSession session, ConnectorMergeTableHandle mergeTableHandle, List<ConnectorTableHandle> sourceTableHandles, Collection<Slice> fragments, Collection<ComputedStatistics> computedStatistics)
     {
         NscMergeTableHandle handle = (NscMergeTableHandle) mergeTableHandle;
-        NscDeleteFragment delete = NscDeleteFragment.combine(fragments.stream().map(NscDeleteFragment::fromSlice).collect(toImmutableList()));
-        if (delete.isEmpty()) {
-            // no row matched: nothing to commit, and the version stays
+        NscMergeFragment changes = NscMergeFragment.combine(fragments.stream().map(NscMergeFragment::fromSlice).collect(toImmutableList()));
+        if (changes.isEmpty()) {
+            // no row matched and none was inserted: nothing to commit, and the version stays
             return;
         }
-        // the rewritten files have the columns the statement began with: a column change since fails the commit
-        commitDelete(handle.table(), delete, toFileColumns(handle.rewrite()));
+        // the files written have the columns the statement began with: a column change since fails the commit
+        commitDelete(handle.table(), changes, toFileColumns(handle.rewrite()));
     }
 
-    /** One metadata transaction: the removals, and the rewritten files' survivors, against the version the statement read. */
-    private CommitFilesResponse commitDelete(NscTableHandle table, NscDeleteFragment delete, List<Column> fileColumns)
+    /**
+     * One metadata transaction against the version the statement read: the removals, the
+     * rewritten files' survivors and the inserted rows' files. A MERGE that only inserts commits
+     * as an INSERT does.
+     */
+    private CommitFilesResponse commitDelete(NscTableHandle table, NscMergeFragment changes, List<Column> fileColumns)
     {
         try {
-            CommitFilesResponse response = client.commitFiles(CommitFilesRequest.newBuilder()
+            CommitFilesRequest.Builder request = CommitFilesRequest.newBuilder()
                     .setSchemaName(table.schemaTableName().getSchemaName())
                     .setTableName(table.schemaTableName().getTableName())
                     .addAllColumns(fileColumns)
                     .setCreateTable(false)
-                    // the table this DELETE began on, not another one created under its name since
+                    // the table this statement began on, not another one created under its name since
                     .setExpectedTableId(table.tableId())
-                    .addAllFiles(delete.written().stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()))
-                    .setRemovals(delete.toRemovals(table.version()))
-                    .build());
-            log.info("DELETE from %s read version %s and committed version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted",
+                    .addAllFiles(changes.filesToAdd().stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()));
+            if (changes.removesFiles()) {
+                request.setRemovals(changes.toRemovals(table.version()));
+            }
+            CommitFilesResponse response = client.commitFiles(request.build());
+            log.info("Row changes in %s read version %s and committed version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted, %s files of inserted rows",
                     table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRemoved(), response.getRowGroupsRemoved(),
-                    response.getFilesRewritten(), delete.written().size(), response.getRowsRemoved());
+                    response.getFilesRewritten(), changes.written().size(), response.getRowsRemoved(), changes.inserted().size());
             return response;
         }
         finally {

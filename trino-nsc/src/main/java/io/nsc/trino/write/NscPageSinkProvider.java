@@ -62,7 +62,7 @@ public class NscPageSinkProvider
         return createPageSink(session, (NscInsertTableHandle) insertTableHandle);
     }
 
-    /** A row-level DELETE's sink: the files it rewrites are written as an INSERT into the table would write them. */
+    /** A row-level DELETE, UPDATE or MERGE's sink: the files it rewrites and the rows it inserts are written as an INSERT into the table would write them. */
     @Override
     public ConnectorMergeSink createMergeSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorMergeTableHandle mergeHandle, ConnectorPageSinkId pageSinkId)
     {

@@ -90,7 +90,7 @@ public final class WriteTypes
     }
 
     /**
-     * @throws TrinoException NOT_SUPPORTED in the words Trino's connectors use (the README lists the types nsc stores)
+     * @throws TrinoException NOT_SUPPORTED in the words Trino's connectors use (docs/connector/writing.md lists the types nsc stores)
      */
     public static void checkSupported(Type type)
     {

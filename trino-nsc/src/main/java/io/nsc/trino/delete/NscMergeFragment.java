@@ -23,25 +23,28 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What a DELETE takes out of its table and what it writes in its place: from one merge sink to
- * the coordinator's commit, or planned from the compact stats alone. Every file is named at most
- * once, in one of the three removals.
+ * What a DELETE, UPDATE or MERGE takes out of its table and what it writes in its place: from one
+ * merge sink to the coordinator's commit, or planned from the compact stats alone. Every file is
+ * named at most once, in one of the three removals.
  *
  * @param removedFileIds files every remaining row of which was deleted: removed in the metadata alone
  * @param removedRowGroups row groups every row of which was deleted, by file: removed in the metadata alone
  * @param rewrittenFileIds files with some rows deleted, whose surviving rows are in {@code written}
  * @param written the files of the surviving rows, uploaded, to commit
+ * @param inserted the files of the rows the statement inserts (an UPDATE's new values, a MERGE's
+ *        inserts), uploaded, to commit
  */
-public record NscDeleteFragment(List<String> removedFileIds, Map<String, List<Integer>> removedRowGroups, List<String> rewrittenFileIds, List<NscWriteFragment> written)
+public record NscMergeFragment(List<String> removedFileIds, Map<String, List<Integer>> removedRowGroups, List<String> rewrittenFileIds, List<NscWriteFragment> written, List<NscWriteFragment> inserted)
 {
-    private static final JsonCodec<NscDeleteFragment> CODEC = new JsonCodecFactory().jsonCodec(NscDeleteFragment.class);
+    private static final JsonCodec<NscMergeFragment> CODEC = new JsonCodecFactory().jsonCodec(NscMergeFragment.class);
 
-    public NscDeleteFragment
+    public NscMergeFragment
     {
         removedFileIds = ImmutableList.copyOf(requireNonNull(removedFileIds, "removedFileIds is null"));
         removedRowGroups = ImmutableMap.copyOf(requireNonNull(removedRowGroups, "removedRowGroups is null"));
         rewrittenFileIds = ImmutableList.copyOf(requireNonNull(rewrittenFileIds, "rewrittenFileIds is null"));
         written = ImmutableList.copyOf(requireNonNull(written, "written is null"));
+        inserted = ImmutableList.copyOf(requireNonNull(inserted, "inserted is null"));
         Set<String> named = new HashSet<>();
         Stream.of(removedFileIds.stream(), removedRowGroups.keySet().stream(), rewrittenFileIds.stream())
                 .flatMap(ids -> ids)
@@ -49,14 +52,33 @@ public record NscDeleteFragment(List<String> removedFileIds, Map<String, List<In
         checkArgument(written.isEmpty() || !rewrittenFileIds.isEmpty(), "files written without a file rewritten");
     }
 
+    /** A DELETE's: it inserts nothing. */
+    public static NscMergeFragment deletion(List<String> removedFileIds, Map<String, List<Integer>> removedRowGroups)
+    {
+        return new NscMergeFragment(removedFileIds, removedRowGroups, List.of(), List.of(), List.of());
+    }
+
+    /** Whether the statement changed nothing: no row matched, and none was inserted. */
     public boolean isEmpty()
     {
-        return removedFileIds.isEmpty() && removedRowGroups.isEmpty() && rewrittenFileIds.isEmpty();
+        return !removesFiles() && inserted.isEmpty();
+    }
+
+    /** Whether the statement takes files or row groups out of the table (else its commit only adds files, as an INSERT). */
+    public boolean removesFiles()
+    {
+        return !removedFileIds.isEmpty() || !removedRowGroups.isEmpty() || !rewrittenFileIds.isEmpty();
     }
 
     public int rowGroupsRemoved()
     {
         return removedRowGroups.values().stream().mapToInt(List::size).sum();
+    }
+
+    /** Every file the commit adds: the survivors', then the inserted rows'. */
+    public List<NscWriteFragment> filesToAdd()
+    {
+        return ImmutableList.<NscWriteFragment>builder().addAll(written).addAll(inserted).build();
     }
 
     /** The removals of a commit that read {@code readVersion}. */
@@ -65,25 +87,28 @@ public record NscDeleteFragment(List<String> removedFileIds, Map<String, List<In
         FileRemovals.Builder removals = FileRemovals.newBuilder()
                 .setReadVersion(readVersion)
                 .addAllRemovedFileIds(removedFileIds)
-                .addAllRewrittenFileIds(rewrittenFileIds);
+                .addAllRewrittenFileIds(rewrittenFileIds)
+                .addAllInsertedFileIds(inserted.stream().map(NscWriteFragment::fileId).toList());
         removedRowGroups.forEach((fileId, rowGroups) -> removals.addRemovedRowGroups(RemovedRowGroups.newBuilder().setFileId(fileId).addAllRowGroups(rowGroups)));
         return removals.build();
     }
 
     /** One statement's fragments as one: each sink saw other files. */
-    public static NscDeleteFragment combine(Collection<NscDeleteFragment> fragments)
+    public static NscMergeFragment combine(Collection<NscMergeFragment> fragments)
     {
         List<String> removed = new ArrayList<>();
         Map<String, List<Integer>> rowGroups = new LinkedHashMap<>();
         List<String> rewritten = new ArrayList<>();
         List<NscWriteFragment> written = new ArrayList<>();
-        for (NscDeleteFragment fragment : fragments) {
+        List<NscWriteFragment> inserted = new ArrayList<>();
+        for (NscMergeFragment fragment : fragments) {
             removed.addAll(fragment.removedFileIds());
             rowGroups.putAll(fragment.removedRowGroups());
             rewritten.addAll(fragment.rewrittenFileIds());
             written.addAll(fragment.written());
+            inserted.addAll(fragment.inserted());
         }
-        return new NscDeleteFragment(removed, rowGroups, rewritten, written);
+        return new NscMergeFragment(removed, rowGroups, rewritten, written, inserted);
     }
 
     public Slice toSlice()
@@ -91,7 +116,7 @@ public record NscDeleteFragment(List<String> removedFileIds, Map<String, List<In
         return Slices.wrappedBuffer(CODEC.toJsonBytes(this));
     }
 
-    public static NscDeleteFragment fromSlice(Slice slice)
+    public static NscMergeFragment fromSlice(Slice slice)
     {
         return CODEC.fromJson(slice.getBytes());
     }

@@ -94,12 +94,14 @@ sql() { # query [extra CLI args]
 }
 
 # One query through Trino's REST API, its rows tab-separated (the CLI's JVM would take seconds).
+# The password goes through the environment, not the command line that ps shows to every user.
 trino_query() { # sql
     local user=${USER:-nsc} password='' ca=''
     trino_secure && user=nsc && password=$(cat "$TLS_DIR/trino-password") && ca=$TLS_DIR/ca.pem
-    python3 - "$(trino_url)" "$user" "$password" "$ca" "$1" <<'PY'
-import base64, json, ssl, sys, urllib.request
-url, user, password, ca, sql = sys.argv[1:6]
+    NSC_TRINO_PASSWORD=$password python3 - "$(trino_url)" "$user" "$ca" "$1" <<'PY'
+import base64, json, os, ssl, sys, urllib.request
+url, user, ca, sql = sys.argv[1:5]
+password = os.environ.get("NSC_TRINO_PASSWORD", "")
 headers = {"X-Trino-User": user}
 if password:
     headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()

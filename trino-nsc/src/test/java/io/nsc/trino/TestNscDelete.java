@@ -19,6 +19,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.spi.StandardErrorCode.TRANSACTION_CONFLICT;
@@ -415,28 +416,32 @@ final class TestNscDelete
 
     private long tableVersion(String table)
     {
+        return onMetadataService(metadata -> metadata.getTable(getTableRequest(table)).getVersion());
+    }
+
+    private List<DataFile> tableFiles(String table)
+    {
+        return onMetadataService(metadata -> {
+            long tableId = metadata.getTable(getTableRequest(table)).getTableId();
+            return metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()).getFilesList();
+        });
+    }
+
+    private <T> T onMetadataService(Function<MetadataServiceGrpc.MetadataServiceBlockingStub, T> call)
+    {
         ManagedChannel channel = GrpcChannels.forAddress(cluster.metadataAddress(), cluster.clientSecurity());
         try {
-            String[] name = table.substring("nsc.".length()).split("\\.");
-            return MetadataServiceGrpc.newBlockingStub(channel).getTable(GetTableRequest.newBuilder().setSchemaName(name[0]).setTableName(name[1]).build()).getVersion();
+            return call.apply(MetadataServiceGrpc.newBlockingStub(channel));
         }
         finally {
             GrpcChannels.close(channel);
         }
     }
 
-    private List<DataFile> tableFiles(String table)
+    private static GetTableRequest getTableRequest(String table)
     {
-        ManagedChannel channel = GrpcChannels.forAddress(cluster.metadataAddress(), cluster.clientSecurity());
-        try {
-            MetadataServiceGrpc.MetadataServiceBlockingStub metadata = MetadataServiceGrpc.newBlockingStub(channel);
-            String[] name = table.substring("nsc.".length()).split("\\.");
-            long tableId = metadata.getTable(GetTableRequest.newBuilder().setSchemaName(name[0]).setTableName(name[1]).build()).getTableId();
-            return metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()).getFilesList();
-        }
-        finally {
-            GrpcChannels.close(channel);
-        }
+        String[] name = table.substring("nsc.".length()).split("\\.");
+        return GetTableRequest.newBuilder().setSchemaName(name[0]).setTableName(name[1]).build();
     }
 
     private void assertEveryMode(String sql, String expected)

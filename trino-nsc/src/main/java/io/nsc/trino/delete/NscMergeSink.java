@@ -51,12 +51,12 @@ public final class NscMergeSink
     private final NscTableHandle table;
     private final DeletedFileLookup lookup;
     private final SurvivingRowsCopier copier;
-    private final Supplier<ConnectorPageSink> rewriteSinks;
     private final int dataColumns;
     // by file id, in the order the files first came; keys copied out of the engine's blocks
     private final Map<Slice, DeletedRows> deleted = new LinkedHashMap<>();
-    private Optional<ConnectorPageSink> rewrite = Optional.empty();
-    private Optional<ConnectorPageSink> insert = Optional.empty();
+    // survivors of rewritten files, and inserted rows: files of their own, each sink made on first use
+    private final LazyPageSink rewrite;
+    private final LazyPageSink insert;
 
     /**
      * @param pageSources reads the files to rewrite, as raw splits
@@ -87,7 +87,9 @@ public final class NscMergeSink
         this.table = requireNonNull(table, "table is null");
         this.lookup = requireNonNull(lookup, "lookup is null");
         this.copier = requireNonNull(copier, "copier is null");
-        this.rewriteSinks = requireNonNull(rewriteSinks, "rewriteSinks is null");
+        requireNonNull(rewriteSinks, "rewriteSinks is null");
+        this.rewrite = new LazyPageSink(rewriteSinks);
+        this.insert = new LazyPageSink(rewriteSinks);
         this.dataColumns = dataColumns;
     }
 
@@ -102,7 +104,7 @@ public final class NscMergeSink
                 rowsOf(RowIds.fileId(rowIds, position)).add(RowIds.rowPosition(rowIds, position));
             }
         });
-        changes.getInsertionsPage().ifPresent(insertions -> insertSink().appendPage(insertions));
+        changes.getInsertionsPage().ifPresent(insertions -> insert.get().appendPage(insertions));
     }
 
     private DeletedRows rowsOf(Slice fileId)
@@ -120,7 +122,7 @@ public final class NscMergeSink
     @Override
     public CompletableFuture<Collection<Slice>> finish()
     {
-        List<NscWriteFragment> inserted = insert.map(NscMergeSink::finishSink).orElse(List.of());
+        List<NscWriteFragment> inserted = insert.finish();
         if (deleted.isEmpty() && inserted.isEmpty()) {
             return completedFuture(List.of());
         }
@@ -137,7 +139,7 @@ public final class NscMergeSink
                 case FileDeletion.WholeFile _ -> removed.add(fileId);
                 case FileDeletion.RowGroups rowGroups -> removedRowGroups.put(fileId, rowGroups.rowGroups());
                 case FileDeletion.Rewrite survivors -> {
-                    long copied = copier.copy(file, rows, rewriteSink());
+                    long copied = copier.copy(file, rows, rewrite.get());
                     if (copied != survivors.survivingRows()) {
                         // never commit a rewrite that lost or invented rows
                         throw new TrinoException(NSC_BAD_DATA, "nsc file %s read back %s surviving rows of its table's version %s, whose listing says %s"
@@ -147,38 +149,49 @@ public final class NscMergeSink
                 }
             }
         });
-        List<NscWriteFragment> written = rewrite.map(NscMergeSink::finishSink).orElse(List.of());
+        List<NscWriteFragment> written = rewrite.finish();
         log.debug("Row changes in %s: %s files and row groups of %s files removed in the metadata, %s files rewritten into %s, %s files of inserted rows",
                 table.schemaTableName(), removed.size(), removedRowGroups.size(), rewritten.size(), written.size(), inserted.size());
         return completedFuture(List.of(new NscMergeFragment(removed, removedRowGroups, rewritten, written, inserted).toSlice()));
-    }
-
-    private static List<NscWriteFragment> finishSink(ConnectorPageSink sink)
-    {
-        return getFutureValue(sink.finish()).stream().map(NscWriteFragment::fromSlice).collect(toImmutableList());
-    }
-
-    private ConnectorPageSink insertSink()
-    {
-        if (insert.isEmpty()) {
-            insert = Optional.of(rewriteSinks.get());
-        }
-        return insert.get();
-    }
-
-    private ConnectorPageSink rewriteSink()
-    {
-        if (rewrite.isEmpty()) {
-            rewrite = Optional.of(rewriteSinks.get());
-        }
-        return rewrite.get();
     }
 
     /** Uploaded files are never committed: the storage nodes reclaim them as orphans. */
     @Override
     public void abort()
     {
-        rewrite.ifPresent(ConnectorPageSink::abort);
-        insert.ifPresent(ConnectorPageSink::abort);
+        rewrite.abort();
+        insert.abort();
+    }
+
+    /** A page sink made on first use: a DELETE that removes whole files writes none. */
+    private static final class LazyPageSink
+    {
+        private final Supplier<ConnectorPageSink> sinks;
+        private Optional<ConnectorPageSink> sink = Optional.empty();
+
+        LazyPageSink(Supplier<ConnectorPageSink> sinks)
+        {
+            this.sinks = sinks;
+        }
+
+        ConnectorPageSink get()
+        {
+            if (sink.isEmpty()) {
+                sink = Optional.of(sinks.get());
+            }
+            return sink.get();
+        }
+
+        /** The files written, none if the sink was never made. */
+        List<NscWriteFragment> finish()
+        {
+            return sink.<List<NscWriteFragment>>map(made -> getFutureValue(made.finish()).stream().map(NscWriteFragment::fromSlice).collect(toImmutableList()))
+                    .orElse(List.of());
+        }
+
+        void abort()
+        {
+            sink.ifPresent(ConnectorPageSink::abort);
+        }
     }
 }

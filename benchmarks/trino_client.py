@@ -82,9 +82,11 @@ def normalized(rows):
     return [[float("%.9g" % field) if isinstance(field, float) else field for field in row] for row in rows]
 
 
-def write_csv(path, records):
+def write_csv(path, records, header=()):
+    """The records as CSV, after the header's comment lines (machine.header_lines) if any."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", newline="") as out:
+        out.writelines(line + "\n" for line in header)
         writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
         writer.writeheader()
         writer.writerows(records)

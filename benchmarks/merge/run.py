@@ -16,7 +16,6 @@ arithmetic over tpch.sf<scale>.orders. Writes a CSV (with the machine header) an
 Standard library only.
 """
 import argparse
-import csv
 import os
 import sys
 import time
@@ -24,7 +23,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import machine  # noqa: E402
 from nsc_metrics import service_metrics  # noqa: E402
-from trino_client import data_size_bytes, request, run_query  # noqa: E402
+from trino_client import data_size_bytes, request, run_query, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = "nsc.bench_merge.orders"
@@ -69,16 +68,6 @@ def metadata_counters(port):
     return {name: metrics.get(name, 0) for name in METADATA_COUNTERS}
 
 
-def write_results(path, header, records):
-    """The machine header as comment lines, then the runs as CSV."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", newline="") as out:
-        out.write("\n".join(header) + "\n")
-        writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
-        writer.writeheader()
-        writer.writerows(records)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", default="http://127.0.0.1:8080")
@@ -120,7 +109,7 @@ def main():
     run_query(args.server, args.user, f"DROP TABLE {TABLE}")
 
     header = machine.header_lines("python3 benchmarks/merge/run.py " + " ".join(sys.argv[1:]), load_at_start)
-    write_results(args.out, header, records)
+    write_csv(args.out, records, header)
     walls = sorted(record["wall_seconds"] for record in records)
     print("\n".join(header))
     print(f"median wall {walls[len(walls) // 2]} s over {len(walls)} runs; raw results: {args.out}")

@@ -71,8 +71,19 @@ def width(mode):
     return max(13, len(mode) + 7)
 
 
+def mode_properties(mode):
+    """A mode's session properties; 'MODE@name=value@...' adds nsc properties to MODE's, as in 'auto@dynamic_filtering_wait_timeout=10s'."""
+    base, *extra = mode.split("@")
+    properties = MODE_SESSIONS.get(base, f"nsc.pushdown={base}")
+    for setting in extra:
+        if "=" not in setting:
+            raise SystemExit(f"mode {mode!r}: {setting!r} is not name=value")
+        properties += f",nsc.{setting}"
+    return properties
+
+
 def session_of(catalog, schema, mode=None):
-    properties = MODE_SESSIONS.get(mode, f"nsc.pushdown={mode}") if mode else None
+    properties = mode_properties(mode) if mode else None
     return {"catalog": catalog, "schema": schema, "properties": properties}
 
 
@@ -145,7 +156,7 @@ def main():
     parser.add_argument("--user", default="benchmark")
     parser.add_argument("--scale", type=float, default=10.0, help="TPC-H scale nsc.tpch holds (./nsc demo --scale)")
     parser.add_argument("--repeat", type=int, default=1, help="warm runs after the cold one, per query and mode")
-    parser.add_argument("--modes", default=",".join(MODES), help="pushdown modes to run, comma-separated (auto-adaptive, auto-estimated: auto with and without the workers' measurements)")
+    parser.add_argument("--modes", default=",".join(MODES), help="pushdown modes to run, comma-separated (auto-adaptive, auto-estimated: auto with and without the workers' measurements; MODE@name=value adds the nsc session property name)")
     parser.add_argument("--queries", default="", help="query names to run (q01,q06,...); all 22 when empty")
     parser.add_argument("--reference", help="JSON file of the tpch catalog's answers (default: <out>-reference.json)")
     parser.add_argument("--out", required=True, help="prefix of the raw CSV and the summary")

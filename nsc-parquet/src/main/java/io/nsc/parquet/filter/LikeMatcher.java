@@ -1,5 +1,8 @@
 package io.nsc.parquet.filter;
 
+import io.airlift.slice.Slice;
+import io.airlift.slice.Slices;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,15 +24,47 @@ public final class LikeMatcher
 {
     // a pattern position that matches any one code point
     private static final int ANY = -1;
+    private static final int REPLACEMENT_CHARACTER = 0xFFFD;
 
     // the code points of each segment, ANY for '_'
     private final int[][] segments;
+    // the same segments as UTF-8, when the pattern can be matched on a value's bytes (see matches(Slice))
+    private final Optional<Slice[]> utf8Segments;
     private final boolean anchoredAtBothEnds;
 
     private LikeMatcher(List<int[]> segments, boolean hasPercent)
     {
         this.segments = segments.toArray(int[][]::new);
         this.anchoredAtBothEnds = !hasPercent;
+        this.utf8Segments = matchesOnBytes(this.segments)
+                ? Optional.of(segments.stream().map(LikeMatcher::utf8).toArray(Slice[]::new))
+                : Optional.empty();
+    }
+
+    /**
+     * A pattern of literal code points between {@code %}s matches a UTF-8 value exactly where its
+     * UTF-8 bytes occur in the value's bytes: an encoded code point starts with a byte no other
+     * code point's encoding holds inside it, so a match of the bytes is a match of whole code
+     * points, also after an invalid sequence (which never takes a following lead byte). Only a
+     * {@code _}, which needs code point boundaries, and U+FFFD, which stands for any invalid
+     * sequence of the value, need the value's code points.
+     */
+    private static boolean matchesOnBytes(int[][] segments)
+    {
+        for (int[] segment : segments) {
+            for (int codePoint : segment) {
+                // a lone surrogate has no UTF-8 encoding of its own either
+                if (codePoint == ANY || codePoint == REPLACEMENT_CHARACTER || (codePoint >= Character.MIN_SURROGATE && codePoint <= Character.MAX_SURROGATE)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static Slice utf8(int[] segment)
+    {
+        return Slices.utf8Slice(new String(segment, 0, segment.length));
     }
 
     /**
@@ -69,6 +104,42 @@ public final class LikeMatcher
         checkArgument(!escaping, "LIKE pattern must not end with escape character");
         segments.add(Arrays.copyOf(segment, length));
         return new LikeMatcher(segments, hasPercent);
+    }
+
+    /** Whether the UTF-8 value, read as code points (an invalid sequence as U+FFFD), matches the whole pattern. */
+    public boolean matches(Slice value)
+    {
+        if (utf8Segments.isEmpty()) {
+            return matches(value.toStringUtf8().codePoints().toArray());
+        }
+        Slice[] bytes = utf8Segments.get();
+        if (anchoredAtBothEnds) {
+            return value.equals(bytes[0]);
+        }
+        Slice first = bytes[0];
+        Slice last = bytes[bytes.length - 1];
+        int end = value.length() - last.length();
+        if (end < first.length() || !startsWith(value, 0, first) || !startsWith(value, end, last)) {
+            return false;
+        }
+        int position = first.length();
+        for (int segment = 1; segment < bytes.length - 1; segment++) {
+            if (bytes[segment].length() == 0) {
+                // '%%': nothing to find (and Slice.indexOf finds no empty slice)
+                continue;
+            }
+            int found = value.indexOf(bytes[segment], position);
+            if (found < 0 || found + bytes[segment].length() > end) {
+                return false;
+            }
+            position = found + bytes[segment].length();
+        }
+        return true;
+    }
+
+    private static boolean startsWith(Slice value, int offset, Slice segment)
+    {
+        return value.equals(offset, segment.length(), segment, 0, segment.length());
     }
 
     /** Whether the value, as code points, matches the whole pattern. */

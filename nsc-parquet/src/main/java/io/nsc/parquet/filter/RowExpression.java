@@ -1,7 +1,6 @@
 package io.nsc.parquet.filter;
 
 import com.google.common.collect.ImmutableList;
-import io.airlift.slice.Slice;
 import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.block.Block;
@@ -343,9 +342,7 @@ public sealed interface RowExpression
             if (block.isNull(position)) {
                 return null;
             }
-            Slice value = (Slice) readNativeValue(VARCHAR, block, position);
-            // code points of the decoded string: '_' is one code point, and invalid UTF-8 compares as U+FFFD
-            return matcher.matches(value.toStringUtf8().codePoints().toArray());
+            return matcher.matches(VARCHAR.getSlice(block, position));
         }
 
         @Override

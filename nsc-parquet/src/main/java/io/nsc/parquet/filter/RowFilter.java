@@ -1,6 +1,7 @@
 package io.nsc.parquet.filter;
 
 import com.google.common.collect.ImmutableList;
+import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
@@ -8,6 +9,7 @@ import io.trino.spi.type.Type;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
@@ -114,6 +116,7 @@ public final class RowFilter
             }
             count = filter.filter().filter(page.getBlock(filter.channel()), positions, count);
         }
+        IntFunction<Block> blocks = page::getBlock;
         for (RowExpression expression : expressions) {
             if (count == 0) {
                 break;
@@ -121,7 +124,7 @@ public final class RowFilter
             int passed = 0;
             for (int i = 0; i < count; i++) {
                 // only TRUE keeps a row: FALSE and UNKNOWN drop it, as in a WHERE clause
-                if (Boolean.TRUE.equals(expression.evaluate(page::getBlock, positions[i]))) {
+                if (Boolean.TRUE.equals(expression.evaluate(blocks, positions[i]))) {
                     positions[passed++] = positions[i];
                 }
             }

@@ -269,6 +269,7 @@ def testbed_lines(environment):
     if "load_average_at_start" in environment:
         lines.append(f"load average (1, 5, 15 min) at start {_load(environment.get('load_average_at_start'))}, "
                      f"at end {_load(environment.get('load_average_at_end'))}"
+                     + (f" (after waiting {environment['waited_for_quiet_s']:g} s for it to settle)" if environment.get("waited_for_quiet_s") else "")
                      + ("; LOADED MACHINE at start: rerun quiet before quoting these figures" if loaded_at_start(environment) else ""))
     return lines
 

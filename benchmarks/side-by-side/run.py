@@ -90,6 +90,8 @@ def parse_args(argv, available_cpus=None):
                                                "--storage-cpus leaves); disjoint from the storage side's")
     parser.add_argument("--keep", action="store_true", help="keep the data copies (nsc's replicas, the S3 objects) after the run")
     parser.add_argument("--trino-heap", default=os.environ.get("NSC_BENCH_TRINO_HEAP", "4G"))
+    parser.add_argument("--settle", type=int, default=300,
+                        help="seconds to wait at most, before each testbed, for the 1-minute load average to fall below 0.25 per CPU (default 300)")
     parser.add_argument("--trino-server", default=os.environ.get("NSC_BENCH_TRINO_SERVER"), help=argparse.SUPPRESS)
     parser.add_argument("--plugins", default=os.environ.get("NSC_BENCH_PLUGINS"), help=argparse.SUPPRESS)
     parser.add_argument("--s3proxy-jar", default=os.environ.get("NSC_BENCH_S3PROXY_JAR"), help=argparse.SUPPRESS)
@@ -184,6 +186,22 @@ def other_activity(exclude=(), seconds=3.0):
 
 def load_average():
     return [round(value, 2) for value in os.getloadavg()]
+
+
+def wait_until_quiet(limit_seconds):
+    """Waits, at most limit_seconds, until the 1-minute load average is below what the report calls
+    a loaded machine: the build before a run, or the other testbed's run just before it, would
+    otherwise be what the load average at start records. Returns the seconds waited."""
+    quiet_below = report.LOADED_PER_CPU * (os.cpu_count() or 1)
+    started = time.monotonic()
+    while os.getloadavg()[0] >= quiet_below and time.monotonic() - started < limit_seconds:
+        if int(time.monotonic() - started) % 60 < 5:
+            log(f"waiting for a quiet machine: load average {os.getloadavg()[0]:.2f}, below {quiet_below:.2f} wanted")
+        time.sleep(5)
+    waited = round(time.monotonic() - started, 1)
+    if os.getloadavg()[0] >= quiet_below:
+        log(f"the machine did not quiet down within {limit_seconds} s (load average {os.getloadavg()[0]:.2f}): the results will say LOADED")
+    return waited
 
 
 def testbed_facts(args, mode):
@@ -640,7 +658,9 @@ def run_testbed(args, settings, mode, out):
     log(f"testbed {mode}" + (f": storage side on CPUs {cpusets.format_cpu_list(args.cpu_sets['storage'])}, "
                              f"Trino on CPUs {cpusets.format_cpu_list(args.cpu_sets['trino'])}" if mode == "split" else
                              ": every process on every CPU"))
+    settled = wait_until_quiet(args.settle)
     facts = machine_facts(args, settings, mode)
+    facts["waited_for_quiet_s"] = settled
     bench = Bench(args, settings, mode, out)
     sampler = LoadSampler()
     sampler.start()

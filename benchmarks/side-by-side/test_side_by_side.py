@@ -207,6 +207,25 @@ class BothTestbedsTest(unittest.TestCase):
         self.assertEqual(1, code)
 
 
+class QuietMachineTest(unittest.TestCase):
+    def test_waits_while_the_load_is_high_and_stops_when_it_falls(self):
+        loads = iter([(1.2, 1, 1), (1.2, 1, 1), (0.9, 1, 1), (0.3, 1, 1), (0.3, 1, 1), (0.3, 1, 1)])
+        with mock.patch.object(run.os, "getloadavg", lambda: next(loads)), mock.patch.object(run.os, "cpu_count", return_value=2), \
+                mock.patch.object(run.time, "sleep") as sleep, contextlib.redirect_stdout(io.StringIO()):
+            run.wait_until_quiet(300)
+        # 1.2 and 0.9 are at or above 0.25 per CPU on 2 CPUs (0.5): two sleeps, then quiet
+        self.assertEqual(sleep.call_count, 2)
+
+    def test_gives_up_after_the_limit(self):
+        clock = iter(range(0, 1000, 50))
+        with mock.patch.object(run.os, "getloadavg", return_value=(3.0, 3, 3)), mock.patch.object(run.os, "cpu_count", return_value=2), \
+                mock.patch.object(run.time, "monotonic", lambda: next(clock)), mock.patch.object(run.time, "sleep"), \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            waited = run.wait_until_quiet(120)
+        self.assertGreaterEqual(waited, 120)
+        self.assertIn("did not quiet down within 120 s", out.getvalue())
+
+
 class CgroupDetectionTest(unittest.TestCase):
     # a hybrid machine (this one): cpuset on the v1 hierarchy, a cgroup2 beside it without it
     HYBRID = ("31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
@@ -497,6 +516,12 @@ class ReportTest(unittest.TestCase):
     def test_a_run_started_on_a_loaded_machine_is_labelled(self):
         summary, _ = self._render(dict(self.SPLIT, load_average_at_start=[1.4, 0.8, 0.5]))
         self.assertIn("LOADED MACHINE at start", summary)
+
+    def test_the_wait_for_a_quiet_machine_is_reported(self):
+        summary, _ = self._render(dict(self.SPLIT, waited_for_quiet_s=95.0))
+        self.assertIn("at end 1.50 1.20 0.90 (after waiting 95 s for it to settle)", summary)
+        summary, _ = self._render(dict(self.SPLIT, waited_for_quiet_s=0.0))
+        self.assertNotIn("waiting", summary)
 
     def test_results_from_before_the_split_testbed_still_render_as_shared(self):
         summary, page = self._render({"scale": 1, "cpus": 2, "command": "./nsc bench --sweep", "rates": ["1gbit"]})

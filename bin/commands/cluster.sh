@@ -7,15 +7,16 @@
 MAX_TRINO_WORKERS=8
 
 cmd_demo() {
-    local scale=1 port=8080 secure=0 workers='' catalog=''
+    local scale=1 port=8080 secure=0 access_control=0 workers='' catalog=''
     while (($#)); do
         case $1 in
             --catalog) catalog=${2:?--catalog needs a value}; shift 2 ;;
             --scale) scale=${2:?--scale needs a value}; shift 2 ;;
             --trino-port) port=${2:?--trino-port needs a value}; shift 2 ;;
             --secure) secure=1; shift ;;
+            --access-control) access_control=1; shift ;;
             --workers) workers=${2:?--workers needs a value}; shift 2 ;;
-            *) die "unknown demo option: $1 (try --scale S, --trino-port P, --secure, --workers N, --catalog h2|postgresql)" ;;
+            *) die "unknown demo option: $1 (try --scale S, --trino-port P, --secure, --access-control, --workers N, --catalog h2|postgresql)" ;;
         esac
     done
     choose_catalog "$catalog"
@@ -49,6 +50,9 @@ cmd_demo() {
     if any_trino_node_running && [[ $(cat "$STATE/trino.secure" 2>/dev/null || echo 0) != "$secure" ]]; then
         die "Trino already runs $(trino_secure && echo with || echo without) --secure; stop the cluster first to change that"
     fi
+    if any_trino_node_running && [[ $(cat "$STATE/trino.access-control" 2>/dev/null || echo 0) != "$access_control" ]]; then
+        die "Trino already runs $(trino_access_control && echo with || echo without) --access-control; stop the cluster first to change that"
+    fi
 
     local demo_started started
     demo_started=$(now_us)
@@ -70,7 +74,7 @@ cmd_demo() {
     step_done "Trino server download/unpack" "$started"
     # the cluster CA and ./nsc's own certificate, before any component needs them
     cli_certificate
-    any_trino_node_running || { echo "$port" >"$STATE/trino.port" && echo "$secure" >"$STATE/trino.secure"; }
+    any_trino_node_running || { echo "$port" >"$STATE/trino.port" && echo "$secure" >"$STATE/trino.secure" && echo "$access_control" >"$STATE/trino.access-control"; }
 
     started=$(now_us)
     start_components "${down[@]}"

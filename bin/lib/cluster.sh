@@ -153,6 +153,8 @@ start_component() {
         trino)
             env+=(NSC_TRINO_SERVER="$(trino_server_dir)" NSC_HTTP_PORT="$(trino_http_port)" NSC_TRINO_ROLE=coordinator NSC_TRINO_HEAP="$(trino_heap trino)")
             trino_secure && env+=(NSC_TRINO_SECURE=1 NSC_TRINO_HTTPS_PORT="$(trino_port)")
+            # --access-control: the roles nsc ships, or the operator's own rules
+            trino_access_control && env+=(NSC_TRINO_ACCESS_CONTROL="${NSC_TRINO_ACCESS_CONTROL:-$NSC_HOME/etc/trino/access-control.json}")
             # with workers the coordinator runs no splits, as in a production cluster: the splits'
             # work is the workers', the coordinator keeps its CPU for planning, scheduling and the
             # dynamic filters it collects, and its heap can be small

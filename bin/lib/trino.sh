@@ -51,6 +51,8 @@ trino_port() { cat "$STATE/trino.port" 2>/dev/null || echo 8080; }
 # --secure: clients get HTTPS with passwords on the Trino port; plain HTTP (internal
 # communication, health) moves to the port after it, on 127.0.0.1 like everything else.
 trino_secure() { [[ $(cat "$STATE/trino.secure" 2>/dev/null || echo 0) == 1 ]]; }
+# --access-control: Trino's file-based access control over etc/trino/access-control.json.
+trino_access_control() { [[ $(cat "$STATE/trino.access-control" 2>/dev/null || echo 0) == 1 ]]; }
 
 trino_http_port() {
     if trino_secure; then echo $(($(trino_port) + 1)); else trino_port; fi

@@ -17,11 +17,16 @@ import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.tests.cluster.NscCluster;
 import io.nsc.tests.cluster.NscClusterExtension;
 import io.nsc.tests.cluster.ProcessCluster;
+import io.nsc.tests.cluster.TrinoAccess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -85,6 +90,45 @@ final class TestClusterSecurity
         // and the audit log names who tried what
         String audit = Files.readString(cluster.metadataDirectory().resolve("data/audit.log"));
         assertThat(audit).contains("\"caller\":\"storage:storage-2\",\"method\":\"RegisterNode\",\"target\":\"storage-1 at 127.0.0.1:1\",\"outcome\":\"PERMISSION_DENIED\"");
+    }
+
+    @Test
+    void trinoUsersLogInAndTheAuditLogNamesThem(NscCluster nscCluster)
+            throws Exception
+    {
+        assumeTrue(nscCluster instanceof ProcessCluster, "needs the process cluster's directories");
+        ProcessCluster cluster = (ProcessCluster) nscCluster;
+        TrinoAccess admin = cluster.trinoAccess();
+        Path tls = cluster.identity("trino").ca().getParent();
+        // --secure makes a password for each role of the shipped access rules, not only for nsc
+        TrinoAccess writer = new TrinoAccess(admin.httpsPort(), "writer", Files.readString(tls.resolve("trino-password-writer")).strip(), admin.caFile());
+        TrinoAccess analyst = new TrinoAccess(admin.httpsPort(), "analyst", Files.readString(tls.resolve("trino-password-analyst")).strip(), admin.caFile());
+        try (Connection connection = analyst.connect("nsc")) {
+            assertThat(Jdbc.query(connection, "SELECT count(*) FROM nsc.tpch.region").rows()).isEqualTo(List.of(List.of(5L)));
+        }
+        assertThatThrownBy(() -> new TrinoAccess(admin.httpsPort(), "writer", admin.password(), admin.caFile()).connect("nsc").close())
+                .hasMessageContaining("Access Denied");
+        String table = "audited_" + Long.toHexString(System.nanoTime());
+        try (Connection connection = writer.connect("nsc"); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE nsc.tpch.%s AS SELECT * FROM nsc.tpch.region".formatted(table));
+            statement.execute("DROP TABLE nsc.tpch.%s".formatted(table));
+        }
+        // every Trino node has the certificate client:trino; the audit log also names the Trino user
+        List<String> audit = Files.readAllLines(cluster.metadataDirectory().resolve("data/audit.log"));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"client:trino\",\"user\":\"writer\",\"query\":\"", "\"method\":\"DropTable\"", "\"target\":\"tpch.%s\"".formatted(table)));
+
+        // the catalog, the audit log and the table data are the services' user's only
+        assertThat(permissions(cluster.metadataDirectory().resolve("data"))).isEqualTo("rwx------");
+        assertThat(permissions(cluster.metadataDirectory().resolve("data/audit.log"))).isEqualTo("rw-------");
+        for (Path disk : cluster.storageDataDirectories("storage-1")) {
+            assertThat(permissions(disk)).isEqualTo("rwx------");
+        }
+    }
+
+    private static String permissions(Path path)
+            throws IOException
+    {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
     }
 
     private static ManagedChannel anonymous(ProcessCluster cluster, String component)

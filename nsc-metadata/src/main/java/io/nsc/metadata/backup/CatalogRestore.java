@@ -25,6 +25,7 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.stream.Stream;
 
+import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyDirectory;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
@@ -80,7 +81,7 @@ public final class CatalogRestore
         if (!Files.isRegularFile(backupFile)) {
             throw new RestoreRefusedException("%s does not exist or is not a file".formatted(backupFile), null);
         }
-        Files.createDirectories(directory);
+        ownerOnlyDirectory(directory);
         deleteRecursively(staging);
         try {
             Files.createDirectories(staging);

@@ -21,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
+import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyDirectory;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.util.Objects.requireNonNull;
 
@@ -98,7 +99,7 @@ public final class H2CatalogDatabase
     {
         Path directory = dataDir.toAbsolutePath();
         try {
-            Files.createDirectories(directory);
+            ownerOnlyDirectory(directory);
         }
         catch (IOException e) {
             throw new UncheckedIOException("Cannot create data directory " + directory, e);

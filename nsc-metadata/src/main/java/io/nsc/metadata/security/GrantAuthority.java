@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyDirectory;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -57,7 +58,7 @@ public final class GrantAuthority
                 }
                 return secret;
             }
-            Files.createDirectories(dataDir);
+            ownerOnlyDirectory(dataDir);
             byte[] secret = newSecret();
             Path temporary = Files.createTempFile(dataDir, SECRET_FILE, ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.write(temporary, secret);

@@ -9,6 +9,7 @@ import io.nsc.metadata.backup.CatalogBackups;
 import io.nsc.metadata.backup.CatalogBackups.Backup;
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.protocol.proto.BackupCatalogResponse;
+import io.nsc.protocol.security.EndUser;
 import io.nsc.protocol.security.PeerAuthentication;
 
 import java.io.IOException;
@@ -59,20 +60,20 @@ final class CatalogBackupCall
             channel = FileChannel.open(backup.file(), READ);
         }
         catch (StatusRuntimeException e) {
-            audit.record(PeerAuthentication.caller(), METHOD, "catalog", e.getStatus().getCode().name());
+            audit.record(PeerAuthentication.caller(), EndUser.current(), METHOD, "catalog", e.getStatus().getCode().name());
             stats.rpcFailed(false);
             fail(e);
             return;
         }
         catch (IOException | RuntimeException e) {
-            audit.record(PeerAuthentication.caller(), METHOD, "catalog", "INTERNAL");
+            audit.record(PeerAuthentication.caller(), EndUser.current(), METHOD, "catalog", "INTERNAL");
             stats.rpcFailed(true);
             log.error(e, "Catalog backup failed");
             fail(Status.INTERNAL.withDescription("Catalog backup failed: " + e.getMessage()).withCause(e).asRuntimeException());
             return;
         }
         // who copied the whole catalog is worth knowing, like who changed it
-        audit.record(PeerAuthentication.caller(), METHOD, "catalog (%s bytes)".formatted(backup.sizeBytes()), "OK");
+        audit.record(PeerAuthentication.caller(), EndUser.current(), METHOD, "catalog (%s bytes)".formatted(backup.sizeBytes()), "OK");
         call.onNext(BackupCatalogResponse.newBuilder()
                 .setClusterId(backup.manifest().clusterId())
                 .setSchemaVersion(backup.manifest().schemaVersion())

@@ -80,10 +80,10 @@ import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.proto.TruncateTableResponse;
-
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
 import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.security.EndUser;
 import io.nsc.protocol.security.PeerAuthentication;
 import io.nsc.protocol.security.TransportSecurity;
 
@@ -619,14 +619,14 @@ public final class MetadataGrpcService
                 response = call.get();
             }
             catch (StatusRuntimeException e) {
-                audit.record(PeerAuthentication.caller(), method, target, e.getStatus().getCode().name());
+                audit.record(PeerAuthentication.caller(), EndUser.current(), method, target, e.getStatus().getCode().name());
                 throw e;
             }
             catch (RuntimeException e) {
-                audit.record(PeerAuthentication.caller(), method, target, "INTERNAL");
+                audit.record(PeerAuthentication.caller(), EndUser.current(), method, target, "INTERNAL");
                 throw e;
             }
-            audit.record(PeerAuthentication.caller(), method, target, "OK");
+            audit.record(PeerAuthentication.caller(), EndUser.current(), method, target, "OK");
             return response;
         });
     }

@@ -48,6 +48,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -210,6 +211,15 @@ final class TestMetadataSecurity
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"client:trino\"", "\"target\":\"secure.forged (1 files)\"", "\"outcome\":\"PERMISSION_DENIED\""));
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"storage:node-a\"", "\"method\":\"RegisterNode\""));
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"caller\":\"storage:node-b\"", "\"target\":\"node-a at 127.0.0.1:1\"", "\"outcome\":\"PERMISSION_DENIED\""));
+    }
+
+    @Test
+    void catalogAndAuditLogAreTheServicesUsersOnly()
+            throws IOException
+    {
+        // other users of the machine can neither list nor read the catalog, the grant secret or the audit log
+        assertThat(Files.getPosixFilePermissions(directory.resolve("metadata"))).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(directory.resolve("metadata/audit.log"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.nsc.protocol.security.AccessPolicy;
+import io.nsc.protocol.security.EndUser;
 import io.nsc.protocol.security.PeerAuthentication;
 import io.nsc.protocol.security.TransportSecurity;
 
@@ -71,6 +72,7 @@ public final class ServiceEndpoints
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
                 .addService(health.getHealthService());
         services.forEach(service -> builder.addService(MalformedRequests.refuseAsInvalidArgument(service.bindService())));
+        builder.intercept(EndUser.serverInterceptor());
         // insecure: TlsModule has said so loudly at start-up
         security.grpcServerContext().ifPresent(context -> builder.sslContext(context).intercept(new PeerAuthentication(policy)));
         Server grpcServer;

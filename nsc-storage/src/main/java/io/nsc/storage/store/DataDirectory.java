@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
+import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyDirectory;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
@@ -57,10 +58,11 @@ public final class DataDirectory
         this.clusterIdFile = this.root.resolve(CLUSTER_ID_FILE);
     }
 
-    /** Creates the layout if missing. */
+    /** Creates the layout if missing, the directory readable by the service's user only. */
     public void create()
             throws IOException
     {
+        ownerOnlyDirectory(root);
         Files.createDirectories(files);
         Files.createDirectories(tmp);
         Files.createDirectories(quarantine);

@@ -2,6 +2,7 @@ package io.nsc.trino.client;
 
 import com.google.inject.Inject;
 import com.google.protobuf.ByteString;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -36,9 +37,11 @@ import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.proto.TruncateTableRequest;
+import io.nsc.protocol.security.EndUser;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.NscConfig;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
@@ -83,6 +86,7 @@ public class NscMetadataClient
     private final MetadataAddresses addresses;
     private final ManagedChannel channel;
     private final long timeoutMillis;
+    private final Optional<ClientInterceptor> endUser;
 
     @Inject
     public NscMetadataClient(NscConfig config, TransportSecurity security)
@@ -90,12 +94,32 @@ public class NscMetadataClient
         this.addresses = MetadataAddresses.parse(requireNonNull(config.getMetadataAddress(), "metadataAddress is null"));
         this.channel = GrpcChannels.forMetadataService(addresses, security);
         this.timeoutMillis = config.getMetadataTimeout().toMillis();
+        this.endUser = Optional.empty();
+    }
+
+    private NscMetadataClient(NscMetadataClient shared, EndUser endUser)
+    {
+        this.addresses = shared.addresses;
+        this.channel = shared.channel;
+        this.timeoutMillis = shared.timeoutMillis;
+        this.endUser = Optional.of(endUser.headers());
+    }
+
+    /**
+     * This client with the session's Trino user and query id on every call, for the metadata
+     * service's audit log; it shares this client's connections, which only this client closes.
+     */
+    public NscMetadataClient onBehalfOf(ConnectorSession session)
+    {
+        return new NscMetadataClient(this, new EndUser(session.getUser(), session.getQueryId()));
     }
 
     @PreDestroy
     public void close()
     {
-        GrpcChannels.close(channel);
+        if (endUser.isEmpty()) {
+            GrpcChannels.close(channel);
+        }
     }
 
     public List<String> listSchemas()
@@ -591,7 +615,8 @@ public class NscMetadataClient
 
     private MetadataServiceBlockingStub stub()
     {
-        return MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeoutMillis, MILLISECONDS);
+        MetadataServiceBlockingStub stub = MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeoutMillis, MILLISECONDS);
+        return endUser.map(stub::withInterceptors).orElse(stub);
     }
 
     private <T> T call(String action, Supplier<T> call)

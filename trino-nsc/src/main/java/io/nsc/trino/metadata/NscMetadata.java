@@ -136,6 +136,12 @@ public class NscMetadata
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
     }
 
+    /** The metadata service for a statement that changes the catalog: its audit log names the session's user and query. */
+    private NscMetadataClient client(ConnectorSession session)
+    {
+        return client.onBehalfOf(session);
+    }
+
     @Override
     public List<String> listSchemaNames(ConnectorSession session)
     {
@@ -547,13 +553,13 @@ public class NscMetadata
     public void createSchema(ConnectorSession session, String schemaName, Map<String, Object> properties, TrinoPrincipal owner)
     {
         checkName("schema", schemaName);
-        client.createSchema(schemaName);
+        client(session).createSchema(schemaName);
     }
 
     @Override
     public void dropSchema(ConnectorSession session, String schemaName, boolean cascade)
     {
-        client.dropSchema(schemaName, cascade);
+        client(session).dropSchema(schemaName, cascade);
         plannedTables.keySet().removeIf(table -> table.getSchemaName().equals(schemaName));
     }
 
@@ -561,7 +567,7 @@ public class NscMetadata
     public void createTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, SaveMode saveMode)
     {
         NewTable table = checkNewTable(tableMetadata);
-        client.createTable(table.name(), table.protoColumns(), table.storedProperties(), table.comment(), saveMode);
+        client(session).createTable(table.name(), table.protoColumns(), table.storedProperties(), table.comment(), saveMode);
         plannedTables.remove(table.name());
     }
 
@@ -600,7 +606,7 @@ public class NscMetadata
                 .putAllTableProperties(handle.tableProperties())
                 .addAllFiles(toDataFiles(fragments));
         handle.comment().ifPresent(commit::setTableComment);
-        client.commitFiles(commit.build());
+        client(session).commitFiles(commit.build());
         plannedTables.remove(handle.schemaTableName());
         return Optional.empty();
     }
@@ -648,7 +654,7 @@ public class NscMetadata
             return Optional.empty();
         }
         try {
-            client.commitFiles(CommitFilesRequest.newBuilder()
+            client(session).commitFiles(CommitFilesRequest.newBuilder()
                     .setSchemaName(handle.schemaTableName().getSchemaName())
                     .setTableName(handle.schemaTableName().getTableName())
                     .addAllColumns(toFileColumns(handle))
@@ -670,7 +676,7 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
         // the table this statement planned, not another created under its name since
-        client.truncateTable(handle.schemaTableName(), handle.tableId());
+        client(session).truncateTable(handle.schemaTableName(), handle.tableId());
         tableFilesCache.invalidate(handle.tableId());
         plannedTables.remove(handle.schemaTableName());
     }
@@ -710,7 +716,7 @@ public class NscMetadata
             return OptionalLong.of(0);
         }
         // a DELETE that writes no file: the table's columns as they are
-        return OptionalLong.of(commitDelete(handle, delete, tableInfo(handle).getColumnsList()).getRowsRemoved());
+        return OptionalLong.of(commitDelete(session, handle, delete, tableInfo(handle).getColumnsList()).getRowsRemoved());
     }
 
     @Override
@@ -756,7 +762,7 @@ public class NscMetadata
             return;
         }
         // the files written have the columns the statement began with: a column change since fails the commit
-        commitDelete(handle.table(), changes, toFileColumns(handle.rewrite()));
+        commitDelete(session, handle.table(), changes, toFileColumns(handle.rewrite()));
     }
 
     /**
@@ -764,7 +770,7 @@ public class NscMetadata
      * rewritten files' survivors and the inserted rows' files. A MERGE that only inserts commits
      * as an INSERT does.
      */
-    private CommitFilesResponse commitDelete(NscTableHandle table, NscMergeFragment changes, List<Column> fileColumns)
+    private CommitFilesResponse commitDelete(ConnectorSession session, NscTableHandle table, NscMergeFragment changes, List<Column> fileColumns)
     {
         try {
             CommitFilesRequest.Builder request = CommitFilesRequest.newBuilder()
@@ -778,7 +784,7 @@ public class NscMetadata
             if (changes.removesFiles()) {
                 request.setRemovals(changes.toRemovals(table.version()));
             }
-            CommitFilesResponse response = client.commitFiles(request.build());
+            CommitFilesResponse response = client(session).commitFiles(request.build());
             log.info("Row changes in %s read version %s and committed version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted, %s files of inserted rows",
                     table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRemoved(), response.getRowGroupsRemoved(),
                     response.getFilesRewritten(), changes.written().size(), response.getRowsRemoved(), changes.inserted().size());
@@ -794,7 +800,7 @@ public class NscMetadata
     public void renameSchema(ConnectorSession session, String source, String target)
     {
         checkName("schema", target);
-        client.renameSchema(source, target);
+        client(session).renameSchema(source, target);
         plannedTables.keySet().removeIf(table -> table.getSchemaName().equals(source) || table.getSchemaName().equals(target));
     }
 
@@ -804,7 +810,7 @@ public class NscMetadata
         NscTableHandle handle = (NscTableHandle) tableHandle;
         checkName("schema", newTableName.getSchemaName());
         checkName("table", newTableName.getTableName());
-        client.renameTable(handle.schemaTableName(), newTableName);
+        client(session).renameTable(handle.schemaTableName(), newTableName);
         plannedTables.remove(handle.schemaTableName());
         plannedTables.remove(newTableName);
     }
@@ -813,7 +819,7 @@ public class NscMetadata
     public void setTableComment(ConnectorSession session, ConnectorTableHandle tableHandle, Optional<String> comment)
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
-        client.setComment(handle.schemaTableName(), Optional.empty(), comment);
+        client(session).setComment(handle.schemaTableName(), Optional.empty(), comment);
         plannedTables.remove(handle.schemaTableName());
     }
 
@@ -821,7 +827,7 @@ public class NscMetadata
     public void setColumnComment(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, Optional<String> comment)
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
-        client.setComment(handle.schemaTableName(), Optional.of(((NscColumnHandle) column).name()), comment);
+        client(session).setComment(handle.schemaTableName(), Optional.of(((NscColumnHandle) column).name()), comment);
         plannedTables.remove(handle.schemaTableName());
     }
 
@@ -840,7 +846,7 @@ public class NscMetadata
                 .setName(column.getName())
                 .setType(column.getType().getTypeSignature().toString());
         Optional.ofNullable(column.getComment()).ifPresent(added::setComment);
-        alterColumn(handle, AlterColumnRequest.newBuilder().setAddColumn(added), Optional.empty());
+        alterColumn(session, handle, AlterColumnRequest.newBuilder().setAddColumn(added), Optional.empty());
     }
 
     @Override
@@ -852,6 +858,7 @@ public class NscMetadata
         // the properties that name the column follow it, in the same transaction
         Map<String, String> properties = NscTableProperties.renameColumn(handle.properties(), name, target);
         alterColumn(
+                session,
                 handle,
                 AlterColumnRequest.newBuilder().setRenameColumn(RenameColumn.newBuilder().setName(name).setNewName(target)),
                 properties.equals(handle.properties()) ? Optional.empty() : Optional.of(properties));
@@ -865,15 +872,16 @@ public class NscMetadata
         // files stay sorted by it, but no property names a column the table no longer has
         Map<String, String> properties = NscTableProperties.dropColumn(handle.properties(), name);
         alterColumn(
+                session,
                 handle,
                 AlterColumnRequest.newBuilder().setDropColumn(name),
                 properties.equals(handle.properties()) ? Optional.empty() : Optional.of(properties));
     }
 
-    private void alterColumn(NscTableHandle handle, AlterColumnRequest.Builder change, Optional<Map<String, String>> properties)
+    private void alterColumn(ConnectorSession session, NscTableHandle handle, AlterColumnRequest.Builder change, Optional<Map<String, String>> properties)
     {
         // the table this statement planned, not another created under its name since
-        client.alterColumn(handle.schemaTableName(), handle.tableId(), change, properties);
+        client(session).alterColumn(handle.schemaTableName(), handle.tableId(), change, properties);
         tableFilesCache.invalidate(handle.tableId());
         plannedTables.remove(handle.schemaTableName());
     }
@@ -882,7 +890,7 @@ public class NscMetadata
     public void dropTable(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
-        client.dropTable(handle.schemaTableName());
+        client(session).dropTable(handle.schemaTableName());
         tableFilesCache.invalidate(handle.tableId());
         plannedTables.remove(handle.schemaTableName());
     }

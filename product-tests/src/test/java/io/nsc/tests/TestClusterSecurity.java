@@ -106,8 +106,13 @@ final class TestClusterSecurity
         try (Connection connection = analyst.connect("nsc")) {
             assertThat(Jdbc.query(connection, "SELECT count(*) FROM nsc.tpch.region").rows()).isEqualTo(List.of(List.of(5L)));
         }
-        assertThatThrownBy(() -> new TrinoAccess(admin.httpsPort(), "writer", admin.password(), admin.caFile()).connect("nsc").close())
-                .hasMessageContaining("Access Denied");
+        // each user has a password of their own (a JDBC connection asks nothing before its first query)
+        TrinoAccess wrongPassword = new TrinoAccess(admin.httpsPort(), "writer", admin.password(), admin.caFile());
+        assertThatThrownBy(() -> {
+            try (Connection connection = wrongPassword.connect("nsc"); Statement statement = connection.createStatement()) {
+                statement.executeQuery("SELECT 1").close();
+            }
+        }).hasStackTraceContaining("Authentication failed");
         String table = "audited_" + Long.toHexString(System.nanoTime());
         try (Connection connection = writer.connect("nsc"); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE nsc.tpch.%s AS SELECT * FROM nsc.tpch.region".formatted(table));

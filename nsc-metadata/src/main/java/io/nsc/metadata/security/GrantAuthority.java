@@ -13,7 +13,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 
 import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyDirectory;
+import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyFileAttributes;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -60,7 +60,7 @@ public final class GrantAuthority
             }
             ownerOnlyDirectory(dataDir);
             byte[] secret = newSecret();
-            Path temporary = Files.createTempFile(dataDir, SECRET_FILE, ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Path temporary = Files.createTempFile(dataDir, SECRET_FILE, ".tmp", ownerOnlyFileAttributes(dataDir));
             Files.write(temporary, secret);
             Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
             return secret;

@@ -22,15 +22,21 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.util.concurrent.TimeUnit.DAYS;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * The table properties of nsc tables. The metadata service keeps them as their SQL text (see
@@ -264,6 +270,28 @@ public final class NscTableProperties
         return ImmutableMap.copyOf(changed);
     }
 
+    /**
+     * The stored properties after ALTER TABLE ... SET PROPERTIES; an empty value resets the
+     * property to unset. Only {@value #VERSION_RETENTION} may change: the others decide how the
+     * table's files are written and read, which the files already written keep.
+     *
+     * @param changes values as Trino decoded them with this class's property metadata
+     * @throws TrinoException NOT_SUPPORTED naming a property that cannot change
+     */
+    public static Map<String, String> setProperties(Map<String, String> stored, Map<String, Optional<Object>> changes)
+    {
+        Map<String, String> changed = new LinkedHashMap<>(stored);
+        changes.forEach((name, value) -> {
+            if (!name.equals(VERSION_RETENTION)) {
+                throw new TrinoException(NOT_SUPPORTED, "Table property %s cannot be changed after the table is created: its files were written by it (only %s can be set)".formatted(name, VERSION_RETENTION));
+            }
+            value.ifPresentOrElse(
+                    retention -> changed.put(VERSION_RETENTION, toSql((Duration) retention)),
+                    () -> changed.remove(VERSION_RETENTION));
+        });
+        return ImmutableMap.copyOf(changed);
+    }
+
     /** The properties as the metadata service stores them: SQL text, only what differs from "unset". */
     public static Map<String, String> toStored(Map<String, Object> properties)
     {
@@ -373,14 +401,16 @@ public final class NscTableProperties
         return retention;
     }
 
-    /** '7d' rather than Duration's '7.00d', as a user would write it. */
+    /** '7d' or '36h' rather than Duration's '7.00d' or '1.50d': the largest unit that holds it whole, as a user would write it. */
     private static String toSql(Duration duration)
     {
-        Duration succinct = duration.convertToMostSuccinctTimeUnit();
-        if (succinct.getValue() == Math.rint(succinct.getValue())) {
-            return "%d%s".formatted((long) succinct.getValue(), Duration.timeUnitToString(succinct.getUnit()));
+        for (TimeUnit unit : List.of(DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS)) {
+            double value = duration.getValue(unit);
+            if (value == Math.rint(value)) {
+                return "%d%s".formatted((long) value, Duration.timeUnitToString(unit));
+            }
         }
-        return succinct.toString();
+        return duration.toString();
     }
 
     private static Integer decodeReplicaCount(String property, Integer count)

@@ -15,6 +15,7 @@ import java.util.Map;
 
 import static io.trino.spi.StandardErrorCode.INVALID_ARGUMENTS;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -161,6 +162,18 @@ final class TestNscTimeTravel
         assertThat(properties.getRowCount()).isEqualTo(1);
         MaterializedRow first = properties.getMaterializedRows().getFirst();
         assertThat(first.getField(0)).isEqualTo(1L);
+
+        assertUpdate("ALTER TABLE nsc.travel.kept SET PROPERTIES version_retention = '36h'");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.travel.kept")).contains("version_retention = '36h'");
+        assertThat(computeScalar("SELECT count(*) FROM nsc.travel.\"kept$history\"")).isEqualTo(1L);
+        assertUpdate("ALTER TABLE nsc.travel.kept SET PROPERTIES version_retention = DEFAULT");
+        assertThat((String) computeScalar("SHOW CREATE TABLE nsc.travel.kept")).doesNotContain("version_retention");
+        assertThat(query("ALTER TABLE nsc.travel.kept SET PROPERTIES replication = 1")).failure()
+                .hasErrorCode(NOT_SUPPORTED)
+                .hasMessage("Table property replication cannot be changed after the table is created: its files were written by it (only version_retention can be set)");
+        assertThat(query("ALTER TABLE nsc.travel.kept SET PROPERTIES version_retention = 'never'")).failure()
+                .hasErrorCode(INVALID_TABLE_PROPERTY)
+                .hasMessageContaining("version_retention must be a duration such as '7d' or '12h', not 'never'");
 
         assertThat(query("CREATE TABLE nsc.travel.bad (k bigint) WITH (version_retention = 'a while')")).failure()
                 .hasErrorCode(INVALID_TABLE_PROPERTY)

@@ -314,6 +314,28 @@ public final class TableCatalog
     }
 
     /**
+     * Replaces every property of the table (ALTER TABLE ... SET PROPERTIES). Properties belong
+     * to no version: the table's version stays, and a new version_retention applies to the
+     * versions kept now as well as later ones.
+     *
+     * @param expectedTableId when present, only the table with this id is changed
+     */
+    public void setProperties(SchemaTableName name, OptionalLong expectedTableId, Map<String, String> properties)
+    {
+        requireNonNull(name, "name is null");
+        requireNonNull(expectedTableId, "expectedTableId is null");
+        validateProperties(properties);
+        database.inTransaction(handle -> {
+            TableEntry table = findTable(handle, name).orElseThrow(() -> notFound("Table %s does not exist", name));
+            if (expectedTableId.isPresent() && expectedTableId.getAsLong() != table.tableId()) {
+                throw aborted("Table %s was dropped and created again since the statement began; no property was changed", name);
+            }
+            TableRows.replaceProperties(handle, table.tableId(), properties);
+            return null;
+        });
+    }
+
+    /**
      * Adds, renames or drops a column (see {@link ColumnChange}) and moves the table to a new
      * version with the same files: a write that began under the old columns then fails at its
      * commit, whose columns no longer match. Comments go with their column: a dropped column's

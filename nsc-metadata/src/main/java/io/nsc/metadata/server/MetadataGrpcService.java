@@ -78,6 +78,8 @@ import io.nsc.protocol.proto.RenameTableResponse;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetCommentResponse;
+import io.nsc.protocol.proto.SetTablePropertiesRequest;
+import io.nsc.protocol.proto.SetTablePropertiesResponse;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
@@ -128,6 +130,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getDropTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getSetTablePropertiesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAlterColumnMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameSchemaMethod(), CLIENT)
@@ -315,6 +318,16 @@ public final class MetadataGrpcService
                     request.hasColumnName() ? Optional.of(request.getColumnName()) : Optional.empty(),
                     request.hasComment() ? Optional.of(request.getComment()) : Optional.empty());
             return SetCommentResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void setTableProperties(SetTablePropertiesRequest request, StreamObserver<SetTablePropertiesResponse> observer)
+    {
+        audited("SetTableProperties", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
+            OptionalLong expectedTableId = request.getExpectedTableId() > 0 ? OptionalLong.of(request.getExpectedTableId()) : OptionalLong.empty();
+            tables.setProperties(new SchemaTableName(request.getSchemaName(), request.getTableName()), expectedTableId, request.getPropertiesMap());
+            return SetTablePropertiesResponse.getDefaultInstance();
         });
     }
 

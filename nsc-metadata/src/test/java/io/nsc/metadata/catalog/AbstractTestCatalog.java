@@ -1209,6 +1209,21 @@ abstract class AbstractTestCatalog
         clock.advance(1, DAYS);
         assertThat(allocations.findOrphans("node-a", List.of(file.fileId()))).containsExactly(file.fileId());
 
+        // a retention set later applies to the versions kept now
+        SchemaTableName later = new SchemaTableName("tpch", "later");
+        tables.createTable(later, LINEITEM_COLUMNS, Map.of(), false);
+        tables.alterColumn(later, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("l_comment", "varchar")), Optional.empty());
+        clock.advance(30, MINUTES);
+        tables.setProperties(later, OptionalLong.empty(), Map.of("version_retention", "3h"));
+        clock.advance(2, HOURS);
+        assertThat(history.tableAtVersion(later, 1).version()).isEqualTo(1);
+        assertThat(tables.getTable(later).orElseThrow().version()).isEqualTo(2);
+        assertStatus(() -> tables.setProperties(later, OptionalLong.of(12345), Map.of()), ABORTED,
+                "Table tpch.later was dropped and created again since the statement began; no property was changed");
+        assertStatus(() -> tables.setProperties(later, OptionalLong.empty(), Map.of("version_retention", "-1h")), INVALID_ARGUMENT,
+                "Table property version_retention must be a duration such as '7d' or '12h', not '-1h'");
+        assertThat(tables.getTable(later).orElseThrow().properties()).containsExactly(Map.entry("version_retention", "3h"));
+
         assertStatus(() -> tables.createTable(new SchemaTableName("tpch", "bad"), LINEITEM_COLUMNS, Map.of("version_retention", "soon"), false),
                 INVALID_ARGUMENT, "Table property version_retention must be a duration such as '7d' or '12h', not 'soon'");
         assertStatus(() -> tables.createTable(new SchemaTableName("tpch", "bad"), LINEITEM_COLUMNS, Map.of("version_retention", "3651d"), false),

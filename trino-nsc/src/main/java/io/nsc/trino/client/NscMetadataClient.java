@@ -34,6 +34,7 @@ import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameTableRequest;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
+import io.nsc.protocol.proto.SetTablePropertiesRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableVersion;
@@ -64,6 +65,7 @@ import static io.nsc.trino.NscErrorCode.NSC_TABLE_VERSION_EXPIRED;
 import static io.trino.spi.StandardErrorCode.COLUMN_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.COLUMN_NOT_FOUND;
 import static io.trino.spi.StandardErrorCode.INVALID_ARGUMENTS;
+import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.SCHEMA_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
@@ -417,6 +419,32 @@ public class NscMetadataClient
                         : tableNotFound(name, e);
                 case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
                 default -> metadataError("set a comment on " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Replaces every property of the table with this id (ALTER TABLE ... SET PROPERTIES).
+     *
+     * @throws TrinoException TABLE_NOT_FOUND, INVALID_TABLE_PROPERTY
+     */
+    public void setTableProperties(SchemaTableName name, long tableId, Map<String, String> properties)
+    {
+        SetTablePropertiesRequest request = SetTablePropertiesRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .setExpectedTableId(tableId)
+                .putAllProperties(properties)
+                .build();
+        try {
+            stub().setTableProperties(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> tableNotFound(name, e);
+                case ABORTED -> new TrinoException(TABLE_NOT_FOUND, e.getStatus().getDescription(), e);
+                case INVALID_ARGUMENT -> new TrinoException(INVALID_TABLE_PROPERTY, e.getStatus().getDescription(), e);
+                default -> metadataError("set the properties of " + name, e);
             };
         }
     }

@@ -863,6 +863,15 @@ public class NscMetadata
     }
 
     @Override
+    public void setTableProperties(ConnectorSession session, ConnectorTableHandle tableHandle, Map<String, Optional<Object>> properties)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        // the table this statement planned, not another created under its name since
+        client(session).setTableProperties(handle.schemaTableName(), handle.tableId(), NscTableProperties.setProperties(handle.properties(), properties));
+        plannedTables.remove(handle.schemaTableName());
+    }
+
+    @Override
     public void renameColumn(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle source, String target)
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;

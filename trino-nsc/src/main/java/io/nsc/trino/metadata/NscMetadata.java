@@ -165,6 +165,10 @@ public class NscMetadata
             throw new TrinoException(NOT_SUPPORTED, "nsc tables are read at one version: FOR VERSION AS OF or FOR TIMESTAMP AS OF, not a range");
         }
         if (endVersion.isPresent()) {
+            if (client.getTable(tableName).isEmpty()) {
+                // a missing table is what the statement gets wrong first, whatever its pointer
+                return null;
+            }
             // an earlier version never changes: it needs no pin, and a query may read it beside the current one
             return client.getTable(tableName, TableVersionPointers.toPointer(session, endVersion.get()))
                     .map(this::toTableHandle)

@@ -80,6 +80,41 @@ final class TestWrites
     }
 
     @Test
+    void testTimeTravelRecoversDeletedRows(NscCluster cluster)
+            throws SQLException
+    {
+        try (Connection connection = cluster.connect("nsc");
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS nsc.product_travel");
+            statement.execute("CREATE TABLE nsc.product_travel.orders WITH (version_retention = '1d') AS SELECT * FROM tpch.tiny.orders");
+            String created = (String) Jdbc.rows(connection, "SELECT CAST(committed_at AS varchar) FROM nsc.product_travel.\"orders$history\" WHERE version = 1").getFirst().getFirst();
+            statement.execute("DELETE FROM nsc.product_travel.orders WHERE o_orderpriority = '1-URGENT'");
+            assertThat(Jdbc.rows(connection, "SELECT count(*) FROM nsc.product_travel.orders WHERE o_orderpriority = '1-URGENT'")).containsExactly(List.of(0L));
+
+            // the version before the DELETE, by number and by time, is the table as it was
+            Jdbc.assertSameRows(connection, "(SELECT * FROM nsc.product_travel.orders FOR VERSION AS OF 1)", "tpch.tiny.orders", 15000);
+            Jdbc.assertSameRows(connection, "(SELECT * FROM nsc.product_travel.orders FOR TIMESTAMP AS OF TIMESTAMP '%s')".formatted(created), "tpch.tiny.orders", 15000);
+            assertThat(Jdbc.rows(connection, "SELECT version, operation, row_count, is_current FROM nsc.product_travel.\"orders$history\" ORDER BY version"))
+                    .containsExactly(List.of(1L, "CREATE TABLE AS", 15000L, false), List.of(2L, "DELETE", 15000L - urgentOrders(connection), true));
+
+            // and what the DELETE took goes back in
+            statement.execute("INSERT INTO nsc.product_travel.orders SELECT * FROM nsc.product_travel.orders FOR VERSION AS OF 1 WHERE o_orderpriority = '1-URGENT'");
+            Jdbc.assertSameRows(connection, "nsc.product_travel.orders", "tpch.tiny.orders", 15000);
+
+            assertThatThrownBy(() -> Jdbc.rows(connection, "SELECT * FROM nsc.product_travel.orders FOR VERSION AS OF 99"))
+                    .hasMessageContaining("Table product_travel.orders is at version 3: version 99 does not exist");
+            statement.execute("DROP TABLE nsc.product_travel.orders");
+            statement.execute("DROP SCHEMA nsc.product_travel");
+        }
+    }
+
+    private static long urgentOrders(Connection connection)
+            throws SQLException
+    {
+        return (long) Jdbc.rows(connection, "SELECT count(*) FROM tpch.tiny.orders WHERE o_orderpriority = '1-URGENT'").getFirst().getFirst();
+    }
+
+    @Test
     void testBadInputGetsClearErrors(NscCluster cluster)
             throws SQLException
     {

@@ -4,6 +4,7 @@ import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
+import io.airlift.units.Duration;
 import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.trino.write.RowGroupSize;
 import io.nsc.trino.split.BloomFilterValues;
@@ -21,14 +22,21 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.nsc.trino.NscErrorCode.NSC_METADATA_ERROR;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
+import static java.util.concurrent.TimeUnit.DAYS;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * The table properties of nsc tables. The metadata service keeps them as their SQL text (see
@@ -43,6 +51,9 @@ public final class NscTableProperties
     public static final String MIN_REPLICAS = "min_replicas";
     public static final String BLOOM_FILTER_COLUMNS = "bloom_filter_columns";
     public static final String COMPRESSION_CODEC = "compression_codec";
+    public static final String VERSION_RETENTION = "version_retention";
+    // as the metadata service allows: far beyond any use, far from overflowing a time in milliseconds
+    private static final Duration MAX_VERSION_RETENTION = new Duration(3650, DAYS);
     private static final String BLOOM_FILTER_TYPES = "bigint, integer, smallint, tinyint, date, varchar and varbinary";
 
     /** Copies of each file when the table does not say. Never fewer: a write needs that many live storage nodes. */
@@ -114,7 +125,17 @@ public final class NscTableProperties
                         null,
                         false,
                         value -> decodeCompressionCodec((String) value),
-                        ParquetWriteCodec::name));
+                        ParquetWriteCodec::name),
+                // unset means the metadata service's metadata.table-version-retention: stored only when set
+                new PropertyMetadata<>(
+                        VERSION_RETENTION,
+                        "How long a version stays readable (FOR VERSION AS OF, FOR TIMESTAMP AS OF) after a later one replaced it, such as '7d' (unset: the metadata service's metadata.table-version-retention)",
+                        VARCHAR,
+                        Duration.class,
+                        null,
+                        false,
+                        value -> decodeVersionRetention((String) value),
+                        NscTableProperties::toSql));
     }
 
     public List<PropertyMetadata<?>> getTableProperties()
@@ -155,6 +176,11 @@ public final class NscTableProperties
     public static Optional<ParquetWriteCodec> getCompressionCodec(Map<String, Object> properties)
     {
         return Optional.ofNullable((ParquetWriteCodec) properties.get(COMPRESSION_CODEC));
+    }
+
+    public static Optional<Duration> getVersionRetention(Map<String, Object> properties)
+    {
+        return Optional.ofNullable((Duration) properties.get(VERSION_RETENTION));
     }
 
     /**
@@ -244,6 +270,28 @@ public final class NscTableProperties
         return ImmutableMap.copyOf(changed);
     }
 
+    /**
+     * The stored properties after ALTER TABLE ... SET PROPERTIES; an empty value resets the
+     * property to unset. Only {@value #VERSION_RETENTION} may change: the others decide how the
+     * table's files are written and read, which the files already written keep.
+     *
+     * @param changes values as Trino decoded them with this class's property metadata
+     * @throws TrinoException NOT_SUPPORTED naming a property that cannot change
+     */
+    public static Map<String, String> setProperties(Map<String, String> stored, Map<String, Optional<Object>> changes)
+    {
+        Map<String, String> changed = new LinkedHashMap<>(stored);
+        changes.forEach((name, value) -> {
+            if (!name.equals(VERSION_RETENTION)) {
+                throw new TrinoException(NOT_SUPPORTED, "Table property %s cannot be changed after the table is created: its files were written by it (only %s can be set)".formatted(name, VERSION_RETENTION));
+            }
+            value.ifPresentOrElse(
+                    retention -> changed.put(VERSION_RETENTION, toSql((Duration) retention)),
+                    () -> changed.remove(VERSION_RETENTION));
+        });
+        return ImmutableMap.copyOf(changed);
+    }
+
     /** The properties as the metadata service stores them: SQL text, only what differs from "unset". */
     public static Map<String, String> toStored(Map<String, Object> properties)
     {
@@ -261,6 +309,7 @@ public final class NscTableProperties
         getReplication(properties).ifPresent(replication -> stored.put(REPLICATION, Integer.toString(replication)));
         getMinReplicas(properties).ifPresent(minReplicas -> stored.put(MIN_REPLICAS, Integer.toString(minReplicas)));
         getCompressionCodec(properties).ifPresent(codec -> stored.put(COMPRESSION_CODEC, codec.name()));
+        getVersionRetention(properties).ifPresent(retention -> stored.put(VERSION_RETENTION, toSql(retention)));
         return stored.buildOrThrow();
     }
 
@@ -299,6 +348,10 @@ public final class NscTableProperties
             if (compressionCodec != null) {
                 properties.put(COMPRESSION_CODEC, decodeCompressionCodec(compressionCodec));
             }
+            String versionRetention = stored.get(VERSION_RETENTION);
+            if (versionRetention != null) {
+                properties.put(VERSION_RETENTION, decodeVersionRetention(versionRetention));
+            }
         }
         catch (TrinoException | NumberFormatException e) {
             throw new TrinoException(NSC_METADATA_ERROR, "Table %s has malformed properties %s: %s".formatted(tableName, stored, e.getMessage()), e);
@@ -331,6 +384,33 @@ public final class NscTableProperties
         catch (IllegalArgumentException e) {
             throw new TrinoException(INVALID_TABLE_PROPERTY, "Invalid %s: %s".formatted(COMPRESSION_CODEC, e.getMessage()), e);
         }
+    }
+
+    private static Duration decodeVersionRetention(String value)
+    {
+        Duration retention;
+        try {
+            retention = Duration.valueOf(value.trim());
+        }
+        catch (IllegalArgumentException e) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s must be a duration such as '7d' or '12h', not '%s'".formatted(VERSION_RETENTION, value), e);
+        }
+        if (retention.compareTo(MAX_VERSION_RETENTION) > 0) {
+            throw new TrinoException(INVALID_TABLE_PROPERTY, "%s is %s, more than the longest allowed, %s".formatted(VERSION_RETENTION, value, toSql(MAX_VERSION_RETENTION)));
+        }
+        return retention;
+    }
+
+    /** '7d' or '36h' rather than Duration's '7.00d' or '1.50d': the largest unit that holds it whole, as a user would write it. */
+    private static String toSql(Duration duration)
+    {
+        for (TimeUnit unit : List.of(DAYS, HOURS, MINUTES, SECONDS, MILLISECONDS)) {
+            double value = duration.getValue(unit);
+            if (value == Math.rint(value)) {
+                return "%d%s".formatted((long) value, Duration.timeUnitToString(unit));
+            }
+        }
+        return duration.toString();
     }
 
     private static Integer decodeReplicaCount(String property, Integer count)

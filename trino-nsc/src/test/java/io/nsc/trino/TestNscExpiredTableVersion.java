@@ -35,7 +35,7 @@ final class TestNscExpiredTableVersion
     @Test
     void testScanOfAReplacedVersionFailsAndItsRerunReadsTheNewOne()
     {
-        assertUpdate("CREATE SCHEMA nsc.expiry");
+        assertUpdate("CREATE SCHEMA IF NOT EXISTS nsc.expiry");
         assertUpdate("CREATE TABLE nsc.expiry.t (k bigint)");
         assertUpdate("INSERT INTO nsc.expiry.t VALUES 1", 1);
         assertUpdate("INSERT INTO nsc.expiry.t VALUES 2", 1);
@@ -46,5 +46,24 @@ final class TestNscExpiredTableVersion
                 .hasMessageMatching("nsc table with id \\d+: Version 3 of table with id \\d+ is no longer retained: version 4 replaced it at least \\S+ ago \\(metadata.table-version-retention\\); rerun the query");
         assertThat(insert.ran()).isTrue();
         assertThat(computeActual("SELECT sum(k) FROM nsc.expiry.t").getOnlyValue()).isEqualTo(6L);
+    }
+
+    @Test
+    void testTimeTravelToAVersionNoLongerKeptNamesTheRetention()
+    {
+        assertUpdate("CREATE SCHEMA IF NOT EXISTS nsc.expiry");
+        assertUpdate("CREATE TABLE nsc.expiry.gone (k bigint)");
+        assertUpdate("INSERT INTO nsc.expiry.gone VALUES 1", 1);
+        assertThat(query("SELECT * FROM nsc.expiry.gone FOR VERSION AS OF 1")).failure()
+                .hasErrorCode(NSC_TABLE_VERSION_EXPIRED)
+                .hasMessageMatching("Version 1 of table expiry.gone is no longer kept: versions are kept for \\S+ after a later one replaced them \\(metadata.table-version-retention\\)");
+        assertThat(query("SELECT version FROM nsc.expiry.\"gone$history\"")).matches("VALUES BIGINT '2'");
+
+        // a table that keeps its versions longer than the service does
+        assertUpdate("CREATE TABLE nsc.expiry.kept (k bigint) WITH (version_retention = '1h')");
+        assertUpdate("INSERT INTO nsc.expiry.kept VALUES 1", 1);
+        assertUpdate("INSERT INTO nsc.expiry.kept VALUES 2", 1);
+        assertThat(query("SELECT sum(k) FROM nsc.expiry.kept FOR VERSION AS OF 2")).matches("VALUES BIGINT '1'");
+        assertThat(query("SELECT version FROM nsc.expiry.\"kept$history\"")).matches("VALUES BIGINT '1', 2, 3");
     }
 }

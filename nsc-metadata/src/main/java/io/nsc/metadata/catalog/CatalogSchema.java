@@ -212,7 +212,21 @@ public final class CatalogSchema
                         removed_version BIGINT NOT NULL,
                         PRIMARY KEY (file_id, row_group))
                     """,
-                    "ALTER TABLE dropped_files ADD COLUMN removed_version BIGINT"));
+                    "ALTER TABLE dropped_files ADD COLUMN removed_version BIGINT"),
+            // 12: time travel. Each version records what made it and the table's totals after it
+            // (NULL for versions committed before), for the $history and $snapshots tables; each
+            // column the versions that added and dropped it (NULL: there from the start, or
+            // dropped before this migration), so that an old version is read with the columns it
+            // had; a dropped table keeps its own version retention (the table property
+            // version_retention; NULL: the service's) until it is purged.
+            List.of(
+                    "ALTER TABLE table_versions ADD COLUMN operation VARCHAR(64)",
+                    "ALTER TABLE table_versions ADD COLUMN row_count BIGINT",
+                    "ALTER TABLE table_versions ADD COLUMN file_count BIGINT",
+                    "ALTER TABLE table_versions ADD COLUMN size_bytes BIGINT",
+                    "ALTER TABLE columns ADD COLUMN added_version BIGINT",
+                    "ALTER TABLE columns ADD COLUMN dropped_version BIGINT",
+                    "ALTER TABLE dropped_tables ADD COLUMN version_retention_millis BIGINT"));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */
     public static final int VERSION = MIGRATIONS.size();

@@ -105,9 +105,21 @@ public final class CommitCatalog
             insertFiles(handle, tableId, version, request.files());
             deleteAllocations(handle, request.files());
             TableRows.updateTable(handle, tableId, version, request.files());
-            retention.recordVersion(handle, tableId, version, now);
+            retention.recordVersion(handle, tableId, version, now, operation(request, existing.isEmpty()));
             return new CommitResult(tableId, version, existing.isEmpty(), replaced, removed);
         });
+    }
+
+    /** What the history calls the commit: a row change inserts rows beside the survivors only in UPDATE and MERGE. */
+    private static TableOperation operation(CommitRequest request, boolean creates)
+    {
+        if (creates) {
+            return TableOperation.CREATE_TABLE_AS;
+        }
+        if (request.removals().isPresent()) {
+            return request.removals().get().insertedFileIds().isEmpty() ? TableOperation.DELETE : TableOperation.MERGE;
+        }
+        return TableOperation.INSERT;
     }
 
     private static void checkExpectedTableId(SchemaTableName name, Optional<TableEntry> existing, CommitRequest request)

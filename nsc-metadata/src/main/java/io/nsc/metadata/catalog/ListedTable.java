@@ -4,6 +4,7 @@ import org.jdbi.v3.core.Handle;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import static java.util.Objects.requireNonNull;
 
@@ -13,12 +14,15 @@ import static java.util.Objects.requireNonNull;
  *
  * @param lastVersion the current version of a live table, the last one of a dropped table
  * @param droppedMillis when the table was dropped; empty for a live table
+ * @param retentionMillis the version retention a dropped table had; empty for a live table (its
+ *        property says) and for one dropped before tables kept their own
  */
-record ListedTable(long tableId, long lastVersion, Optional<Long> droppedMillis)
+record ListedTable(long tableId, long lastVersion, Optional<Long> droppedMillis, OptionalLong retentionMillis)
 {
     ListedTable
     {
         requireNonNull(droppedMillis, "droppedMillis is null");
+        requireNonNull(retentionMillis, "retentionMillis is null");
     }
 
     /** The live table with the id, else the dropped one still in the catalog; empty when neither is. */
@@ -26,14 +30,15 @@ record ListedTable(long tableId, long lastVersion, Optional<Long> droppedMillis)
     {
         Optional<ListedTable> live = handle.createQuery("SELECT version FROM tables WHERE table_id = :table_id")
                 .bind("table_id", tableId)
-                .map((row, _) -> new ListedTable(tableId, row.getLong("version"), Optional.empty()))
+                .map((row, _) -> new ListedTable(tableId, row.getLong("version"), Optional.empty(), OptionalLong.empty()))
                 .findOne();
         if (live.isPresent()) {
             return live;
         }
-        return handle.createQuery("SELECT version, dropped_millis FROM dropped_tables WHERE table_id = :table_id")
+        return handle.createQuery("SELECT version, dropped_millis, version_retention_millis FROM dropped_tables WHERE table_id = :table_id")
                 .bind("table_id", tableId)
-                .map((row, _) -> new ListedTable(tableId, row.getLong("version"), Optional.of(row.getLong("dropped_millis"))))
+                .map((row, _) -> new ListedTable(tableId, row.getLong("version"), Optional.of(row.getLong("dropped_millis")),
+                        row.getObject("version_retention_millis") == null ? OptionalLong.empty() : OptionalLong.of(row.getLong("version_retention_millis"))))
                 .findOne();
     }
 

@@ -138,7 +138,7 @@ public final class TableCatalog
             DroppedTable dropped = retention.drop(handle, table, now);
             long tableId = TableRows.insertTable(handle, name, table.columns(), table.properties(), table.comment(), table.createdMillis());
             TableRows.updateTable(handle, tableId, 1, List.of());
-            retention.recordVersion(handle, tableId, 1, now);
+            retention.recordVersion(handle, tableId, 1, now, TableOperation.TRUNCATE);
             return new TruncatedTable(findTable(handle, name).orElseThrow(), dropped);
         });
     }
@@ -279,7 +279,7 @@ public final class TableCatalog
             }
             long tableId = TableRows.insertTable(handle, name, columns, properties, comment, now);
             TableRows.updateTable(handle, tableId, 1, List.of());
-            retention.recordVersion(handle, tableId, 1, now);
+            retention.recordVersion(handle, tableId, 1, now, TableOperation.CREATE_TABLE);
             return new CreateTableResult(findTable(handle, name).orElseThrow(), true, replaced);
         });
     }
@@ -314,6 +314,28 @@ public final class TableCatalog
     }
 
     /**
+     * Replaces every property of the table (ALTER TABLE ... SET PROPERTIES). Properties belong
+     * to no version: the table's version stays, and a new version_retention applies to the
+     * versions kept now as well as later ones.
+     *
+     * @param expectedTableId when present, only the table with this id is changed
+     */
+    public void setProperties(SchemaTableName name, OptionalLong expectedTableId, Map<String, String> properties)
+    {
+        requireNonNull(name, "name is null");
+        requireNonNull(expectedTableId, "expectedTableId is null");
+        validateProperties(properties);
+        database.inTransaction(handle -> {
+            TableEntry table = findTable(handle, name).orElseThrow(() -> notFound("Table %s does not exist", name));
+            if (expectedTableId.isPresent() && expectedTableId.getAsLong() != table.tableId()) {
+                throw aborted("Table %s was dropped and created again since the statement began; no property was changed", name);
+            }
+            TableRows.replaceProperties(handle, table.tableId(), properties);
+            return null;
+        });
+    }
+
+    /**
      * Adds, renames or drops a column (see {@link ColumnChange}) and moves the table to a new
      * version with the same files: a write that began under the old columns then fails at its
      * commit, whose columns no longer match. Comments go with their column: a dropped column's
@@ -340,10 +362,11 @@ public final class TableCatalog
             if (expectedTableId.isPresent() && expectedTableId.getAsLong() != table.tableId()) {
                 throw aborted("Table %s was dropped and created again since the statement began; no column was changed", name);
             }
+            long version = table.version() + 1;
             switch (change) {
                 case ColumnChange.Add add -> {
                     checkNoLiveColumn(table, add.column().name());
-                    TableRows.insertColumn(handle, table.tableId(), table.columns().size(), add.column());
+                    TableRows.insertColumn(handle, table.tableId(), table.columns().size(), add.column(), version);
                 }
                 case ColumnChange.Rename rename -> {
                     int ordinal = liveColumn(table, rename.name());
@@ -359,18 +382,27 @@ public final class TableCatalog
                     if (table.columns().stream().filter(column -> !column.dropped()).count() == 1) {
                         throw invalidArgument("Cannot drop column %s: it is the only column of table %s", drop.name(), name);
                     }
-                    handle.createUpdate("UPDATE columns SET dropped = TRUE, column_comment = NULL WHERE table_id = :table_id AND ordinal = :ordinal")
+                    handle.createUpdate("UPDATE columns SET dropped = TRUE, dropped_version = :version, column_comment = NULL WHERE table_id = :table_id AND ordinal = :ordinal")
+                            .bind("version", version)
                             .bind("table_id", table.tableId())
                             .bind("ordinal", ordinal)
                             .execute();
                 }
             }
             properties.ifPresent(replacement -> TableRows.replaceProperties(handle, table.tableId(), replacement));
-            long version = table.version() + 1;
             TableRows.updateTable(handle, table.tableId(), version, List.of());
-            retention.recordVersion(handle, table.tableId(), version, clock.millis());
+            retention.recordVersion(handle, table.tableId(), version, clock.millis(), operation(change));
             return findTable(handle, name).orElseThrow();
         });
+    }
+
+    private static TableOperation operation(ColumnChange change)
+    {
+        return switch (change) {
+            case ColumnChange.Add _ -> TableOperation.ADD_COLUMN;
+            case ColumnChange.Rename _ -> TableOperation.RENAME_COLUMN;
+            case ColumnChange.Drop _ -> TableOperation.DROP_COLUMN;
+        };
     }
 
     private static int liveColumn(TableEntry table, String columnName)

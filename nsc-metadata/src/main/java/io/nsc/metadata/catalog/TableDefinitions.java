@@ -1,5 +1,7 @@
 package io.nsc.metadata.catalog;
 
+import io.airlift.units.Duration;
+
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -8,8 +10,11 @@ import java.util.Set;
 
 import static io.nsc.metadata.MetadataErrors.failedPrecondition;
 import static io.nsc.metadata.MetadataErrors.invalidArgument;
+import static io.nsc.metadata.catalog.Durations.succinct;
 import static io.nsc.metadata.catalog.Names.checkColumnName;
 import static io.nsc.metadata.catalog.Names.checkTablePropertyName;
+import static io.nsc.metadata.catalog.TableVersionRetention.VERSION_RETENTION_PROPERTY;
+import static java.util.concurrent.TimeUnit.DAYS;
 
 /**
  * Checks of a table's columns and properties as a CREATE TABLE or a commit brings them: before
@@ -18,6 +23,8 @@ import static io.nsc.metadata.catalog.Names.checkTablePropertyName;
 final class TableDefinitions
 {
     private static final int MAX_TABLE_PROPERTY_VALUE_LENGTH = 65_536;
+    // ten years: far beyond any use, and far from overflowing a time in milliseconds
+    static final Duration MAX_VERSION_RETENTION = new Duration(3650, DAYS);
     // what the catalog's comment columns hold (CatalogSchema migration 9)
     static final int MAX_COMMENT_LENGTH = 65_536;
 
@@ -66,6 +73,25 @@ final class TableDefinitions
                 throw invalidArgument("The value of table property %s is longer than %s characters", name, MAX_TABLE_PROPERTY_VALUE_LENGTH);
             }
         });
+        String retention = properties.get(VERSION_RETENTION_PROPERTY);
+        if (retention != null) {
+            validateVersionRetention(retention);
+        }
+    }
+
+    /** The one property the service reads itself: it decides how long the table's versions are kept. */
+    private static void validateVersionRetention(String value)
+    {
+        Duration retention;
+        try {
+            retention = Duration.valueOf(value);
+        }
+        catch (IllegalArgumentException e) {
+            throw invalidArgument("Table property %s must be a duration such as '7d' or '12h', not '%s'", VERSION_RETENTION_PROPERTY, value);
+        }
+        if (retention.compareTo(MAX_VERSION_RETENTION) > 0) {
+            throw invalidArgument("Table property %s is %s, more than the longest allowed, %s", VERSION_RETENTION_PROPERTY, value, succinct(MAX_VERSION_RETENTION));
+        }
     }
 
     static void checkColumnsMatch(SchemaTableName name, List<TableColumn> tableColumns, List<TableColumn> fileColumns)

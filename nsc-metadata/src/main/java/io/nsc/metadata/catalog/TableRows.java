@@ -50,6 +50,26 @@ final class TableRows
                 .list();
     }
 
+    /**
+     * The table's column slots as they were at {@code version}: a column added by a later version
+     * holds no live column yet, one dropped by a later version is still live. A column dropped
+     * before the catalog recorded when (schema version 12) counts as dropped at every version.
+     * Names and comments are today's: a rename is no part of a version.
+     */
+    static List<TableColumn> columnsAt(Handle handle, long tableId, long version)
+    {
+        return handle.createQuery("SELECT column_name, column_type, column_comment, dropped, added_version, dropped_version FROM columns WHERE table_id = :table_id ORDER BY ordinal")
+                .bind("table_id", tableId)
+                .map((row, _) -> {
+                    Long added = row.getObject("added_version", Long.class);
+                    Long dropped = row.getObject("dropped_version", Long.class);
+                    boolean notYetAdded = added != null && added > version;
+                    boolean alreadyDropped = row.getBoolean("dropped") && (dropped == null || dropped <= version);
+                    return new TableColumn(row.getString("column_name"), row.getString("column_type"), Optional.ofNullable(row.getString("column_comment")), notYetAdded || alreadyDropped);
+                })
+                .list();
+    }
+
     private static Map<String, String> properties(Handle handle, long tableId)
     {
         return handle.createQuery("SELECT property_name, property_value FROM table_properties WHERE table_id = :table_id ORDER BY property_name")
@@ -83,7 +103,14 @@ final class TableRows
 
     static void insertColumn(Handle handle, long tableId, int ordinal, TableColumn column)
     {
-        handle.createUpdate("INSERT INTO columns (table_id, ordinal, column_name, column_type, column_comment, dropped) VALUES (:table_id, :ordinal, :column_name, :column_type, :column_comment, :dropped)")
+        insertColumn(handle, tableId, ordinal, column, null);
+    }
+
+    /** A column an ALTER TABLE adds: versions before {@code addedVersion} are read without it. */
+    static void insertColumn(Handle handle, long tableId, int ordinal, TableColumn column, Long addedVersion)
+    {
+        handle.createUpdate("INSERT INTO columns (table_id, ordinal, column_name, column_type, column_comment, dropped, added_version) VALUES (:table_id, :ordinal, :column_name, :column_type, :column_comment, :dropped, :added_version)")
+                .bind("added_version", addedVersion)
                 .bind("table_id", tableId)
                 .bind("ordinal", ordinal)
                 .bind("column_name", column.name())

@@ -12,6 +12,7 @@ import static io.nsc.metadata.MetadataErrors.notFound;
 import static io.nsc.metadata.catalog.Durations.succinct;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * Keeps table versions readable for the retention after they stop being current, so that a query
@@ -23,12 +24,16 @@ import static java.util.concurrent.TimeUnit.HOURS;
  * the same way, for the retention after the commit that removed them.
  *
  * <p>The rule needs, per version, only the time of the commit that replaced it: each commit
- * records its own time and trims its table's times older than the retention, which answer
- * "expired" just as a missing time does.
+ * records its own time and trims its table's versions whose successor is older than the
+ * retention, which answer "expired" just as a missing time does. A table may set its own
+ * retention with the table property {@value #VERSION_RETENTION_PROPERTY}; a dropped table keeps
+ * the one it had when it was dropped.
  */
 public final class TableVersionRetention
 {
     public static final Duration DEFAULT_RETENTION = new Duration(1, HOURS);
+    /** The table property that keeps one table's versions longer or shorter than the service's retention. */
+    public static final String VERSION_RETENTION_PROPERTY = "version_retention";
 
     private final Duration retention;
     private final long retentionMillis;
@@ -39,19 +44,53 @@ public final class TableVersionRetention
         this.retentionMillis = retention.toMillis();
     }
 
-    /** Records when the table reached {@code version}, and forgets the times that no longer keep a version. */
-    void recordVersion(Handle handle, long tableId, long version, long now)
+    /**
+     * Records when the table reached {@code version}, by which operation and with which totals
+     * (the table row's, so the caller updates it first), and forgets the versions the retention
+     * no longer keeps: those whose successor was committed the retention ago or longer, or has no
+     * time any more. A version's own time is kept as long as the version is readable, so that
+     * the history shows it and a timestamp resolves to it.
+     */
+    void recordVersion(Handle handle, long tableId, long version, long now, TableOperation operation)
     {
-        handle.createUpdate("INSERT INTO table_versions (table_id, version, committed_millis) VALUES (:table_id, :version, :now)")
+        handle.createUpdate(
+                        """
+                        INSERT INTO table_versions (table_id, version, committed_millis, operation, row_count, file_count, size_bytes)
+                        SELECT table_id, :version, :now, :operation, row_count, file_count, size_bytes FROM tables WHERE table_id = :table_id
+                        """)
                 .bind("table_id", tableId)
                 .bind("version", version)
                 .bind("now", now)
+                .bind("operation", operation.sql())
                 .execute();
-        handle.createUpdate("DELETE FROM table_versions WHERE table_id = :table_id AND version < :version AND committed_millis <= :expired")
+        handle.createUpdate(
+                        """
+                        DELETE FROM table_versions WHERE table_id = :table_id AND version < :version AND NOT EXISTS (
+                            SELECT 1 FROM table_versions successor
+                            WHERE successor.table_id = table_versions.table_id AND successor.version = table_versions.version + 1 AND successor.committed_millis > :expired)
+                        """)
                 .bind("table_id", tableId)
                 .bind("version", version)
-                .bind("expired", now - retentionMillis)
+                .bind("expired", now - retentionMillis(handle, tableId))
                 .execute();
+    }
+
+    /** The retention of the live table: its version_retention property, else the service's. */
+    long retentionMillis(Handle handle, long tableId)
+    {
+        return handle.createQuery("SELECT property_value FROM table_properties WHERE table_id = :table_id AND property_name = :name")
+                .bind("table_id", tableId)
+                .bind("name", VERSION_RETENTION_PROPERTY)
+                .mapTo(String.class)
+                .findOne()
+                .map(value -> Duration.valueOf(value).toMillis())
+                .orElse(retentionMillis);
+    }
+
+    /** The retention the table's versions are kept for, as the service's configuration or the table's property says. */
+    Duration retention(long tableRetentionMillis)
+    {
+        return tableRetentionMillis == retentionMillis ? retention : new Duration(tableRetentionMillis, MILLISECONDS);
     }
 
     /**
@@ -60,18 +99,31 @@ public final class TableVersionRetention
      */
     void checkRetained(Handle handle, ListedTable table, long version, long now)
     {
-        if (table.droppedMillis().isPresent() && expired(table.droppedMillis().get(), now)) {
-            throw notFound("Table with id %s was dropped at least %s ago (metadata.table-version-retention): its files are no longer kept",
-                    table.tableId(), succinct(retention));
+        long tableRetention = table.retentionMillis().orElseGet(() -> retentionMillis(handle, table.tableId()));
+        if (table.droppedMillis().isPresent() && expired(table.droppedMillis().get(), now, tableRetention)) {
+            throw notFound("Table with id %s was dropped at least %s ago (%s): its files are no longer kept",
+                    table.tableId(), succinct(retention(tableRetention)), retentionSetting(tableRetention));
         }
         if (version == table.lastVersion()) {
             return;
         }
-        Optional<Long> replacedMillis = committedMillis(handle, table.tableId(), version + 1);
-        if (replacedMillis.isEmpty() || expired(replacedMillis.get(), now)) {
-            throw failedPrecondition("Version %s of table with id %s is no longer retained: version %s replaced it at least %s ago (metadata.table-version-retention); rerun the query",
-                    version, table.tableId(), version + 1, succinct(retention));
+        if (!retained(handle, table.tableId(), version, now, tableRetention)) {
+            throw failedPrecondition("Version %s of table with id %s is no longer retained: version %s replaced it at least %s ago (%s); rerun the query",
+                    version, table.tableId(), version + 1, succinct(retention(tableRetention)), retentionSetting(tableRetention));
         }
+    }
+
+    /** Whether {@code version}, which a later one replaced, is still kept. */
+    boolean retained(Handle handle, long tableId, long version, long now, long tableRetention)
+    {
+        Optional<Long> replacedMillis = committedMillis(handle, tableId, version + 1);
+        return replacedMillis.isPresent() && !expired(replacedMillis.get(), now, tableRetention);
+    }
+
+    /** Where the retention in force comes from, for messages: the table's property or the service's configuration. */
+    String retentionSetting(long tableRetention)
+    {
+        return tableRetention == retentionMillis ? "metadata.table-version-retention" : "the table's " + VERSION_RETENTION_PROPERTY;
     }
 
     /**
@@ -83,7 +135,7 @@ public final class TableVersionRetention
     {
         purgeExpiredDrops(handle, now);
         purgeExpiredRemovals(handle, now);
-        int filesKept = keepDropped(handle, table, now);
+        int filesKept = keepDropped(handle, table, now, retentionMillis(handle, table.tableId()));
         // children first: they reference the rows deleted after them
         for (String sql : List.of(
                 "DELETE FROM file_replicas WHERE file_id IN (SELECT file_id FROM files WHERE table_id = :table_id)",
@@ -107,9 +159,10 @@ public final class TableVersionRetention
      *
      * @return the number of files kept (those a DELETE had removed are not counted: they were no longer the table's)
      */
-    private static int keepDropped(Handle handle, TableEntry table, long now)
+    private static int keepDropped(Handle handle, TableEntry table, long now, long tableRetention)
     {
-        handle.createUpdate("INSERT INTO dropped_tables (table_id, schema_name, table_name, version, dropped_millis) VALUES (:table_id, :schema_name, :table_name, :version, :now)")
+        handle.createUpdate("INSERT INTO dropped_tables (table_id, schema_name, table_name, version, dropped_millis, version_retention_millis) VALUES (:table_id, :schema_name, :table_name, :version, :now, :retention)")
+                .bind("retention", tableRetention)
                 .bind("table_id", table.tableId())
                 .bind("schema_name", table.name().schemaName())
                 .bind("table_name", table.name().tableName())
@@ -151,14 +204,15 @@ public final class TableVersionRetention
      */
     int purgeExpiredDrops(Handle handle, long now)
     {
-        // the same bound as expired(): a drop exactly the retention ago is purged
-        long droppedBy = now - retentionMillis;
+        // the same bound as expired(): a drop exactly the retention ago is purged; a table
+        // dropped before the per-table retention was recorded has the service's
+        String expiredDrops = "SELECT table_id FROM dropped_tables WHERE dropped_millis + COALESCE(version_retention_millis, %s) <= :value".formatted(retentionMillis);
         // children first: they reference the rows deleted after them
-        update(handle, "DELETE FROM dropped_file_replicas WHERE file_id IN (SELECT f.file_id FROM dropped_files f JOIN dropped_tables t ON t.table_id = f.table_id WHERE t.dropped_millis <= :value)", droppedBy);
-        update(handle, "DELETE FROM removed_row_groups WHERE file_id IN (SELECT f.file_id FROM dropped_files f JOIN dropped_tables t ON t.table_id = f.table_id WHERE t.dropped_millis <= :value)", droppedBy);
-        int files = update(handle, "DELETE FROM dropped_files WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= :value)", droppedBy);
-        update(handle, "DELETE FROM table_versions WHERE table_id IN (SELECT table_id FROM dropped_tables WHERE dropped_millis <= :value)", droppedBy);
-        update(handle, "DELETE FROM dropped_tables WHERE dropped_millis <= :value", droppedBy);
+        update(handle, "DELETE FROM dropped_file_replicas WHERE file_id IN (SELECT file_id FROM dropped_files WHERE table_id IN (%s))".formatted(expiredDrops), now);
+        update(handle, "DELETE FROM removed_row_groups WHERE file_id IN (SELECT file_id FROM dropped_files WHERE table_id IN (%s))".formatted(expiredDrops), now);
+        int files = update(handle, "DELETE FROM dropped_files WHERE table_id IN (%s)".formatted(expiredDrops), now);
+        update(handle, "DELETE FROM table_versions WHERE table_id IN (%s)".formatted(expiredDrops), now);
+        update(handle, "DELETE FROM dropped_tables WHERE table_id IN (%s)".formatted(expiredDrops), now);
         return files;
     }
 
@@ -171,15 +225,36 @@ public final class TableVersionRetention
      */
     int purgeExpiredRemovals(Handle handle, long now)
     {
+        // each table by its own retention: few tables hold removed files at any time
+        List<Long> tableIds = handle.createQuery("SELECT DISTINCT table_id FROM removed_files ORDER BY table_id")
+                .mapTo(Long.class)
+                .list();
+        int files = 0;
+        for (long tableId : tableIds) {
+            files += purgeExpiredRemovals(handle, tableId, now - retentionMillis(handle, tableId));
+        }
+        return files;
+    }
+
+    private static int purgeExpiredRemovals(Handle handle, long tableId, long keptSince)
+    {
         // the same bound as expired(): a removal exactly the retention ago is purged
         String expiredRemovals = """
                 SELECT f.file_id FROM removed_files f
-                WHERE NOT EXISTS (SELECT 1 FROM table_versions v WHERE v.table_id = f.table_id AND v.version = f.removed_version AND v.committed_millis > :value)
+                WHERE f.table_id = :table_id AND NOT EXISTS (SELECT 1 FROM table_versions v WHERE v.table_id = f.table_id AND v.version = f.removed_version AND v.committed_millis > :value)
                 """;
-        long keptSince = now - retentionMillis;
-        update(handle, "DELETE FROM removed_file_replicas WHERE file_id IN (%s)".formatted(expiredRemovals), keptSince);
-        update(handle, "DELETE FROM removed_row_groups WHERE file_id IN (%s)".formatted(expiredRemovals), keptSince);
-        return update(handle, "DELETE FROM removed_files WHERE file_id IN (%s)".formatted(expiredRemovals), keptSince);
+        // children first: they reference the rows deleted after them
+        deleteFileRows(handle, "removed_file_replicas", expiredRemovals, tableId, keptSince);
+        deleteFileRows(handle, "removed_row_groups", expiredRemovals, tableId, keptSince);
+        return deleteFileRows(handle, "removed_files", expiredRemovals, tableId, keptSince);
+    }
+
+    private static int deleteFileRows(Handle handle, String table, String fileIds, long tableId, long keptSince)
+    {
+        return handle.createUpdate("DELETE FROM %s WHERE file_id IN (%s)".formatted(table, fileIds))
+                .bind("table_id", tableId)
+                .bind("value", keptSince)
+                .execute();
     }
 
     /**
@@ -199,12 +274,12 @@ public final class TableVersionRetention
      * A version replaced (or a table dropped) exactly the retention ago is expired: so a retention
      * of 0 keeps nothing but current versions, even within the millisecond of the replacing commit.
      */
-    private boolean expired(long endedMillis, long now)
+    private static boolean expired(long endedMillis, long now, long tableRetention)
     {
-        return now - endedMillis >= retentionMillis;
+        return now - endedMillis >= tableRetention;
     }
 
-    private static Optional<Long> committedMillis(Handle handle, long tableId, long version)
+    static Optional<Long> committedMillis(Handle handle, long tableId, long version)
     {
         return handle.createQuery("SELECT committed_millis FROM table_versions WHERE table_id = :table_id AND version = :version")
                 .bind("table_id", tableId)

@@ -22,6 +22,7 @@ import io.nsc.metadata.catalog.TableCatalog;
 import io.nsc.metadata.catalog.TableColumn;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TableFilesPage;
+import io.nsc.metadata.catalog.TableHistory;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
@@ -62,6 +63,8 @@ import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListNodesResponse;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListSchemasResponse;
+import io.nsc.protocol.proto.ListTableVersionsRequest;
+import io.nsc.protocol.proto.ListTableVersionsResponse;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -75,9 +78,12 @@ import io.nsc.protocol.proto.RenameTableResponse;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetCommentResponse;
+import io.nsc.protocol.proto.SetTablePropertiesRequest;
+import io.nsc.protocol.proto.SetTablePropertiesResponse;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.proto.TruncateTableResponse;
 import io.nsc.metadata.security.CatalogAuditLog;
@@ -116,6 +122,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getListSchemasMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getListTablesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetTableMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getListTableVersionsMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetTableFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getListNodesMethod(), CLIENT, METADATA)
             .allow(MetadataServiceGrpc.getCreateSchemaMethod(), CLIENT)
@@ -123,6 +130,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getDropTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getDropSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getSetTablePropertiesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAlterColumnMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameSchemaMethod(), CLIENT)
@@ -142,6 +150,7 @@ public final class MetadataGrpcService
     private static final Logger log = Logger.get(MetadataGrpcService.class);
 
     private final TableCatalog tables;
+    private final TableHistory history;
     private final CommitCatalog commits;
     private final AllocationCatalog allocations;
     private final FileAllocator allocator;
@@ -162,6 +171,7 @@ public final class MetadataGrpcService
     public MetadataGrpcService(
             ClusterCatalog cluster,
             TableCatalog tables,
+            TableHistory history,
             CommitCatalog commits,
             AllocationCatalog allocations,
             FileAllocator allocator,
@@ -180,6 +190,7 @@ public final class MetadataGrpcService
         this.audit = requireNonNull(audit, "audit is null");
         this.requireAttestations = !security.isInsecure();
         this.tables = requireNonNull(tables, "tables is null");
+        this.history = requireNonNull(history, "history is null");
         this.commits = requireNonNull(commits, "commits is null");
         this.allocations = requireNonNull(allocations, "allocations is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -228,10 +239,34 @@ public final class MetadataGrpcService
     {
         respond("GetTable", observer, () -> {
             SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
-            TableEntry table = tables.getTable(name)
-                    .orElseThrow(() -> notFound("Table %s does not exist", name));
+            TableEntry table = switch (request.getAsOfCase()) {
+                case ASOF_NOT_SET -> tables.getTable(name).orElseThrow(() -> notFound("Table %s does not exist", name));
+                case VERSION -> history.tableAtVersion(name, request.getVersion());
+                case TIMESTAMP_MILLIS -> history.tableAsOf(name, request.getTimestampMillis());
+            };
             stats.tableLookedUp();
             return toTableInfo(table);
+        });
+    }
+
+    @Override
+    public void listTableVersions(ListTableVersionsRequest request, StreamObserver<ListTableVersionsResponse> observer)
+    {
+        respond("ListTableVersions", observer, () -> {
+            ListTableVersionsResponse.Builder response = ListTableVersionsResponse.newBuilder();
+            for (io.nsc.metadata.catalog.TableVersion version : history.listVersions(new SchemaTableName(request.getSchemaName(), request.getTableName()))) {
+                TableVersion.Builder builder = TableVersion.newBuilder()
+                        .setVersion(version.version())
+                        .setCommittedMillis(version.committedMillis())
+                        .setCurrent(version.current());
+                version.operation().ifPresent(builder::setOperation);
+                version.rowCount().ifPresent(builder::setRowCount);
+                version.fileCount().ifPresent(builder::setFileCount);
+                version.sizeBytes().ifPresent(builder::setSizeBytes);
+                version.expiresMillis().ifPresent(builder::setExpiresMillis);
+                response.addVersions(builder);
+            }
+            return response.build();
         });
     }
 
@@ -283,6 +318,16 @@ public final class MetadataGrpcService
                     request.hasColumnName() ? Optional.of(request.getColumnName()) : Optional.empty(),
                     request.hasComment() ? Optional.of(request.getComment()) : Optional.empty());
             return SetCommentResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void setTableProperties(SetTablePropertiesRequest request, StreamObserver<SetTablePropertiesResponse> observer)
+    {
+        audited("SetTableProperties", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
+            OptionalLong expectedTableId = request.getExpectedTableId() > 0 ? OptionalLong.of(request.getExpectedTableId()) : OptionalLong.empty();
+            tables.setProperties(new SchemaTableName(request.getSchemaName(), request.getTableName()), expectedTableId, request.getPropertiesMap());
+            return SetTablePropertiesResponse.getDefaultInstance();
         });
     }
 

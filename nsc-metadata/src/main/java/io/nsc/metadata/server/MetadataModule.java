@@ -19,6 +19,7 @@ import io.nsc.metadata.catalog.PostgreSqlCatalogDatabase;
 import io.nsc.metadata.catalog.PostgreSqlConnectionSettings;
 import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.catalog.TableCatalog;
+import io.nsc.metadata.catalog.TableHistory;
 import io.nsc.metadata.catalog.TableVersionRetention;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
@@ -112,6 +113,13 @@ public class MetadataModule
     public static TableCatalog createTableCatalog(CatalogDatabase database, Clock clock, TableVersionRetention retention)
     {
         return new TableCatalog(database, clock, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static TableHistory createTableHistory(CatalogDatabase database, Clock clock, TableVersionRetention retention)
+    {
+        return new TableHistory(database, clock, retention);
     }
 
     @Provides

@@ -26,15 +26,18 @@ import static io.grpc.Status.Code.ALREADY_EXISTS;
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
 import static io.grpc.Status.Code.INVALID_ARGUMENT;
 import static io.grpc.Status.Code.NOT_FOUND;
+import static io.grpc.Status.Code.OUT_OF_RANGE;
 import static io.nsc.metadata.StatusAssertions.assertStatus;
 import static io.nsc.metadata.StatusAssertions.assertStatusContains;
 import static io.nsc.metadata.TestingStats.compactStats;
 import static io.nsc.metadata.TestingStats.compactStatsOfRowGroups;
+import static java.util.concurrent.TimeUnit.DAYS;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The catalog's behaviour, the same on every backend: each concrete subclass runs these tests
@@ -57,6 +60,7 @@ abstract class AbstractTestCatalog
     protected CatalogDatabase database;
     protected ClusterCatalog cluster;
     protected TableCatalog tables;
+    protected TableHistory history;
     protected CommitCatalog commits;
     protected AllocationCatalog allocations;
     protected NodeCatalog nodes;
@@ -444,7 +448,7 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
-        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(11);
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(12);
         assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
     }
 
@@ -1110,6 +1114,123 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testTimeTravelResolvesVersionsAndTimes()
+    {
+        tables.createSchema("tpch", false);
+        long created = clock.millis();
+        tables.createTable(LINEITEM, LINEITEM_COLUMNS, PROPERTIES, false);
+        clock.advance(1, MINUTES);
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(first), OptionalLong.of(1)));
+        long inserted = clock.millis();
+        clock.advance(1, MINUTES);
+        TableColumn comment = new TableColumn("l_comment", "varchar");
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Add(comment), Optional.empty());
+        clock.advance(1, MINUTES);
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.Drop("l_quantity"), Optional.empty());
+        clock.advance(1, MINUTES);
+
+        // each version with the columns it had: l_comment came at 3, l_quantity went at 4
+        TableColumn quantityDropped = new TableColumn("l_quantity", "double", Optional.empty(), true);
+        TableColumn commentNotYet = new TableColumn("l_comment", "varchar", Optional.empty(), true);
+        assertThat(history.tableAtVersion(LINEITEM, 1).columns()).containsExactly(LINEITEM_COLUMNS.get(0), LINEITEM_COLUMNS.get(1), LINEITEM_COLUMNS.get(2), LINEITEM_COLUMNS.get(3), commentNotYet);
+        assertThat(history.tableAtVersion(LINEITEM, 3).columns()).containsExactly(LINEITEM_COLUMNS.get(0), LINEITEM_COLUMNS.get(1), LINEITEM_COLUMNS.get(2), LINEITEM_COLUMNS.get(3), comment);
+        assertThat(history.tableAtVersion(LINEITEM, 4).columns()).containsExactly(LINEITEM_COLUMNS.get(0), LINEITEM_COLUMNS.get(1), quantityDropped, LINEITEM_COLUMNS.get(3), comment);
+        assertThat(history.tableAtVersion(LINEITEM, 4)).isEqualTo(tables.getTable(LINEITEM).orElseThrow());
+        TableEntry second = history.tableAtVersion(LINEITEM, 2);
+        assertThat(second.version()).isEqualTo(2);
+        assertThat(second.rowCount()).isEqualTo(10);
+        assertThat(second.fileCount()).isEqualTo(1);
+        assertThat(history.tableAtVersion(LINEITEM, 1).rowCount()).isZero();
+
+        // a time resolves to the version current then; a commit's own millisecond is its version's
+        assertThat(history.tableAsOf(LINEITEM, created).version()).isEqualTo(1);
+        assertThat(history.tableAsOf(LINEITEM, inserted - 1).version()).isEqualTo(1);
+        assertThat(history.tableAsOf(LINEITEM, inserted).version()).isEqualTo(2);
+        assertThat(history.tableAsOf(LINEITEM, clock.millis()).version()).isEqualTo(4);
+
+        assertStatus(() -> history.tableAtVersion(LINEITEM, 5), OUT_OF_RANGE, "Table tpch.lineitem is at version 4: version 5 does not exist");
+        assertStatus(() -> history.tableAtVersion(LINEITEM, 0), INVALID_ARGUMENT, "Table versions start at 1, got 0");
+        assertStatus(() -> history.tableAtVersion(new SchemaTableName("tpch", "nope"), 1), NOT_FOUND, "Table tpch.nope does not exist");
+        assertStatusContains(() -> history.tableAsOf(LINEITEM, created - 1), OUT_OF_RANGE, "Table tpch.lineitem has no version as of");
+        assertStatusContains(() -> history.tableAsOf(LINEITEM, clock.millis() + 1), INVALID_ARGUMENT, "that is in the future");
+
+        assertThat(history.listVersions(LINEITEM))
+                .extracting(TableVersion::version, version -> version.operation().orElseThrow(), version -> version.rowCount().orElseThrow(), TableVersion::current)
+                .containsExactly(
+                        tuple(1L, "CREATE TABLE", 0L, false),
+                        tuple(2L, "INSERT", 10L, false),
+                        tuple(3L, "ADD COLUMN", 10L, false),
+                        tuple(4L, "DROP COLUMN", 10L, true));
+        assertThat(history.listVersions(LINEITEM).getFirst().expiresMillis()).hasValue(inserted + HOURS.toMillis(1));
+
+        // the retention after version 2 replaced version 1: version 1 is gone, by number and by time
+        clock.advance(inserted + HOURS.toMillis(1) - clock.millis(), MILLISECONDS);
+        assertStatus(() -> history.tableAtVersion(LINEITEM, 1), FAILED_PRECONDITION,
+                "Version 1 of table tpch.lineitem is no longer kept: versions are kept for 1h after a later one replaced them (metadata.table-version-retention)");
+        assertStatusContains(() -> history.tableAsOf(LINEITEM, created), FAILED_PRECONDITION, "Version 1 of table tpch.lineitem is no longer kept");
+        assertThat(history.listVersions(LINEITEM)).extracting(TableVersion::version).containsExactly(2L, 3L, 4L);
+        // a commit forgets the time of version 1, and time travel to then still names the version
+        FileEntry later = file(1, "node-b");
+        allocate(later);
+        commits.commit(new CommitRequest(LINEITEM, tables.getTable(LINEITEM).orElseThrow().columns(), false, List.of(later), OptionalLong.of(4)));
+        assertThat(countRows("SELECT count(*) FROM table_versions WHERE version = 1")).isZero();
+        assertStatusContains(() -> history.tableAsOf(LINEITEM, created), FAILED_PRECONDITION, "Version 1 of table tpch.lineitem is no longer kept");
+        assertThat(history.listVersions(LINEITEM)).extracting(TableVersion::version).containsExactly(2L, 3L, 4L, 5L);
+    }
+
+    @Test
+    void testTableVersionRetentionProperty()
+    {
+        tables.createSchema("tpch", false);
+        SchemaTableName kept = new SchemaTableName("tpch", "kept");
+        tables.createTable(kept, LINEITEM_COLUMNS, Map.of("version_retention", "2.00d"), false);
+        tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false);
+        for (SchemaTableName name : List.of(kept, LINEITEM)) {
+            tables.alterColumn(name, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("l_comment", "varchar")), Optional.empty());
+        }
+        clock.advance(1, DAYS);
+        assertThat(history.tableAtVersion(kept, 1).version()).isEqualTo(1);
+        assertStatus(() -> history.tableAtVersion(LINEITEM, 1), FAILED_PRECONDITION,
+                "Version 1 of table tpch.lineitem is no longer kept: versions are kept for 1h after a later one replaced them (metadata.table-version-retention)");
+        clock.advance(1, DAYS);
+        assertStatus(() -> history.tableAtVersion(kept, 1), FAILED_PRECONDITION,
+                "Version 1 of table tpch.kept is no longer kept: versions are kept for 2d after a later one replaced them (the table's version_retention)");
+
+        // a dropped table's files are kept for its own retention
+        FileEntry file = file(3, "node-a");
+        allocate(file);
+        long keptId = commits.commit(new CommitRequest(kept, tables.getTable(kept).orElseThrow().columns(), false, List.of(file), OptionalLong.empty())).tableId();
+        tables.dropTable(kept, false);
+        clock.advance(1, DAYS);
+        assertThat(allocations.findOrphans("node-a", List.of(file.fileId()))).isEmpty();
+        assertThat(listVersion(keptId, 3)).containsExactly(file);
+        clock.advance(1, DAYS);
+        assertThat(allocations.findOrphans("node-a", List.of(file.fileId()))).containsExactly(file.fileId());
+
+        // a retention set later applies to the versions kept now
+        SchemaTableName later = new SchemaTableName("tpch", "later");
+        tables.createTable(later, LINEITEM_COLUMNS, Map.of(), false);
+        tables.alterColumn(later, OptionalLong.empty(), new ColumnChange.Add(new TableColumn("l_comment", "varchar")), Optional.empty());
+        clock.advance(30, MINUTES);
+        tables.setProperties(later, OptionalLong.empty(), Map.of("version_retention", "3h"));
+        clock.advance(2, HOURS);
+        assertThat(history.tableAtVersion(later, 1).version()).isEqualTo(1);
+        assertThat(tables.getTable(later).orElseThrow().version()).isEqualTo(2);
+        assertStatus(() -> tables.setProperties(later, OptionalLong.of(12345), Map.of()), ABORTED,
+                "Table tpch.later was dropped and created again since the statement began; no property was changed");
+        assertStatus(() -> tables.setProperties(later, OptionalLong.empty(), Map.of("version_retention", "-1h")), INVALID_ARGUMENT,
+                "Table property version_retention must be a duration such as '7d' or '12h', not '-1h'");
+        assertThat(tables.getTable(later).orElseThrow().properties()).containsExactly(Map.entry("version_retention", "3h"));
+
+        assertStatus(() -> tables.createTable(new SchemaTableName("tpch", "bad"), LINEITEM_COLUMNS, Map.of("version_retention", "soon"), false),
+                INVALID_ARGUMENT, "Table property version_retention must be a duration such as '7d' or '12h', not 'soon'");
+        assertStatus(() -> tables.createTable(new SchemaTableName("tpch", "bad"), LINEITEM_COLUMNS, Map.of("version_retention", "3651d"), false),
+                INVALID_ARGUMENT, "Table property version_retention is 3651d, more than the longest allowed, 3650d");
+    }
+
+    @Test
     void testDropSchema()
     {
         assertStatus(() -> tables.dropSchema("tpch", false), NOT_FOUND, "Schema tpch does not exist");
@@ -1307,6 +1428,7 @@ abstract class AbstractTestCatalog
         TestingCatalog catalog = TestingCatalog.create(database, clock, ALLOCATION_TIMEOUT, TableVersionRetention.DEFAULT_RETENTION);
         cluster = catalog.cluster();
         tables = catalog.tables();
+        history = catalog.history();
         commits = catalog.commits();
         allocations = catalog.allocations();
         nodes = catalog.nodes();

@@ -12,6 +12,7 @@ public record TestingCatalog(
         CatalogDatabase database,
         ClusterCatalog cluster,
         TableCatalog tables,
+        TableHistory history,
         CommitCatalog commits,
         AllocationCatalog allocations,
         NodeCatalog nodes,
@@ -25,6 +26,7 @@ public record TestingCatalog(
         requireNonNull(database, "database is null");
         requireNonNull(cluster, "cluster is null");
         requireNonNull(tables, "tables is null");
+        requireNonNull(history, "history is null");
         requireNonNull(commits, "commits is null");
         requireNonNull(allocations, "allocations is null");
         requireNonNull(nodes, "nodes is null");
@@ -44,6 +46,7 @@ public record TestingCatalog(
                 database,
                 new ClusterCatalog(database),
                 new TableCatalog(database, clock, retention),
+                new TableHistory(database, clock, retention),
                 new CommitCatalog(database, clock, timeout, retention),
                 new AllocationCatalog(database, clock, timeout, retention),
                 new NodeCatalog(database),

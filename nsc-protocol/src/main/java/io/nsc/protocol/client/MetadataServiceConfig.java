@@ -38,6 +38,7 @@ final class MetadataServiceConfig
             MetadataServiceGrpc.getListSchemasMethod(),
             MetadataServiceGrpc.getListTablesMethod(),
             MetadataServiceGrpc.getGetTableMethod(),
+            MetadataServiceGrpc.getListTableVersionsMethod(),
             MetadataServiceGrpc.getGetTableFilesMethod(),
             MetadataServiceGrpc.getAllocateFilesMethod(),
             MetadataServiceGrpc.getRegisterNodeMethod(),

@@ -26,6 +26,7 @@ import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
 import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
+import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
@@ -33,8 +34,10 @@ import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameTableRequest;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
+import io.nsc.protocol.proto.SetTablePropertiesRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.security.EndUser;
@@ -62,6 +65,7 @@ import static io.nsc.trino.NscErrorCode.NSC_TABLE_VERSION_EXPIRED;
 import static io.trino.spi.StandardErrorCode.COLUMN_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.COLUMN_NOT_FOUND;
 import static io.trino.spi.StandardErrorCode.INVALID_ARGUMENTS;
+import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.SCHEMA_ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_EMPTY;
@@ -157,6 +161,55 @@ public class NscMetadataClient
                 return Optional.empty();
             }
             throw metadataError("get table " + name, e);
+        }
+    }
+
+    /**
+     * The table at a version it had (time travel), with the columns it had then.
+     *
+     * @return empty when the table does not exist
+     * @throws TrinoException INVALID_ARGUMENTS for a version or time outside the table's history;
+     *         NSC_TABLE_VERSION_EXPIRED for a version the table version retention no longer keeps
+     */
+    public Optional<TableInfo> getTable(SchemaTableName name, TableVersionPointer pointer)
+    {
+        GetTableRequest.Builder request = GetTableRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName());
+        switch (pointer) {
+            case TableVersionPointer.Version version -> request.setVersion(version.version());
+            case TableVersionPointer.AsOf asOf -> request.setTimestampMillis(asOf.epochMillis());
+        }
+        try {
+            return Optional.of(stub().getTable(request.build()));
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw switch (e.getStatus().getCode()) {
+                case INVALID_ARGUMENT, OUT_OF_RANGE -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
+                case FAILED_PRECONDITION -> new TrinoException(NSC_TABLE_VERSION_EXPIRED, e.getStatus().getDescription(), e);
+                default -> metadataError("get %s of table %s".formatted(pointer, name), e);
+            };
+        }
+    }
+
+    /** The versions of the table the retention keeps, oldest first; empty when the table does not exist. */
+    public Optional<List<TableVersion>> listTableVersions(SchemaTableName name)
+    {
+        ListTableVersionsRequest request = ListTableVersionsRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .build();
+        try {
+            return Optional.of(stub().listTableVersions(request).getVersionsList());
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw metadataError("list the versions of table " + name, e);
         }
     }
 
@@ -366,6 +419,32 @@ public class NscMetadataClient
                         : tableNotFound(name, e);
                 case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
                 default -> metadataError("set a comment on " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Replaces every property of the table with this id (ALTER TABLE ... SET PROPERTIES).
+     *
+     * @throws TrinoException TABLE_NOT_FOUND, INVALID_TABLE_PROPERTY
+     */
+    public void setTableProperties(SchemaTableName name, long tableId, Map<String, String> properties)
+    {
+        SetTablePropertiesRequest request = SetTablePropertiesRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .setExpectedTableId(tableId)
+                .putAllProperties(properties)
+                .build();
+        try {
+            stub().setTableProperties(request);
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> tableNotFound(name, e);
+                case ABORTED -> new TrinoException(TABLE_NOT_FOUND, e.getStatus().getDescription(), e);
+                case INVALID_ARGUMENT -> new TrinoException(INVALID_TABLE_PROPERTY, e.getStatus().getDescription(), e);
+                default -> metadataError("set the properties of " + name, e);
             };
         }
     }

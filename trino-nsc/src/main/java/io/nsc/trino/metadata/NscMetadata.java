@@ -161,8 +161,18 @@ public class NscMetadata
             Optional<ConnectorTableVersion> startVersion,
             Optional<ConnectorTableVersion> endVersion)
     {
-        if (startVersion.isPresent() || endVersion.isPresent()) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support versioned tables");
+        if (startVersion.isPresent()) {
+            throw new TrinoException(NOT_SUPPORTED, "nsc tables are read at one version: FOR VERSION AS OF or FOR TIMESTAMP AS OF, not a range");
+        }
+        if (endVersion.isPresent()) {
+            if (client.getTable(tableName).isEmpty()) {
+                // a missing table is what the statement gets wrong first, whatever its pointer
+                return null;
+            }
+            // an earlier version never changes: it needs no pin, and a query may read it beside the current one
+            return client.getTable(tableName, TableVersionPointers.toPointer(session, endVersion.get()))
+                    .map(this::toTableHandle)
+                    .orElse(null);
         }
         TableInfo planned = plannedTables.get(tableName);
         if (planned == null) {
@@ -180,9 +190,16 @@ public class NscMetadata
     public Optional<SystemTable> getSystemTable(ConnectorSession session, SchemaTableName tableName)
     {
         // no nsc table name has a '$' (NameRules), so "t$files" is never a table of its own
-        return NscFilesTable.Name.parse(tableName)
+        Optional<SystemTable> filesTable = NscFilesTable.Name.parse(tableName)
                 .flatMap(name -> client.getTable(name.dataTable())
                         .map(table -> new NscFilesTable(tableName, name.kind(), toTableHandle(table), tableFilesCache)));
+        if (filesTable.isPresent()) {
+            return filesTable;
+        }
+        return NscHistoryTable.Name.parse(tableName)
+                .filter(name -> client.getTable(name.dataTable()).isPresent())
+                .map(name -> new NscHistoryTable(tableName, name.kind(), () -> client.listTableVersions(name.dataTable())
+                        .orElseThrow(() -> new TableNotFoundException(name.dataTable()))));
     }
 
     @Override
@@ -847,6 +864,15 @@ public class NscMetadata
                 .setType(column.getType().getTypeSignature().toString());
         Optional.ofNullable(column.getComment()).ifPresent(added::setComment);
         alterColumn(session, handle, AlterColumnRequest.newBuilder().setAddColumn(added), Optional.empty());
+    }
+
+    @Override
+    public void setTableProperties(ConnectorSession session, ConnectorTableHandle tableHandle, Map<String, Optional<Object>> properties)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        // the table this statement planned, not another created under its name since
+        client(session).setTableProperties(handle.schemaTableName(), handle.tableId(), NscTableProperties.setProperties(handle.properties(), properties));
+        plannedTables.remove(handle.schemaTableName());
     }
 
     @Override

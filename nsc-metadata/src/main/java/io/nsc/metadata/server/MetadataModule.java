@@ -20,6 +20,7 @@ import io.nsc.metadata.catalog.PostgreSqlConnectionSettings;
 import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.catalog.TableCatalog;
 import io.nsc.metadata.catalog.TableVersionRetention;
+import io.nsc.metadata.catalog.ViewCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
@@ -112,6 +113,13 @@ public class MetadataModule
     public static TableCatalog createTableCatalog(CatalogDatabase database, Clock clock, TableVersionRetention retention)
     {
         return new TableCatalog(database, clock, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static ViewCatalog createViewCatalog(CatalogDatabase database, Clock clock)
+    {
+        return new ViewCatalog(database, clock);
     }
 
     @Provides

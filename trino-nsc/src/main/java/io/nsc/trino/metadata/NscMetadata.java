@@ -156,10 +156,12 @@ public class NscMetadata
     @Override
     public List<SchemaTableName> listTables(ConnectorSession session, Optional<String> schemaName)
     {
-        return ImmutableList.<SchemaTableName>builder()
+        // a set: a name that moved from a table to a view between the two listings is listed once
+        return ImmutableSet.<SchemaTableName>builder()
                 .addAll(client.listTables(schemaName))
                 .addAll(client.listViews(schemaName))
-                .build();
+                .build()
+                .asList();
     }
 
     @Override

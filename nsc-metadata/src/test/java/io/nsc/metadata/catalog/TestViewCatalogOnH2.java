@@ -38,7 +38,7 @@ final class TestViewCatalogOnH2
             TestingCatalog.create(old, Clock.systemUTC()).tables().createSchema("old", false);
         }
         try (CatalogDatabase upgraded = H2CatalogDatabase.open(directory)) {
-            assertThat(upgraded.schemaVersion()).isEqualTo(12);
+            assertThat(upgraded.schemaVersion()).isEqualTo(CatalogSchema.VERSION);
             TableCatalog tables = TestingCatalog.create(upgraded, Clock.systemUTC()).tables();
             ViewCatalog views = new ViewCatalog(upgraded, Clock.systemUTC());
             tables.createTable(new SchemaTableName("old", "t"), List.of(new TableColumn("x", "bigint")), Map.of(), false);

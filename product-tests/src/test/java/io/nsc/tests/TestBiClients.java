@@ -109,6 +109,37 @@ final class TestBiClients
         }
     }
 
+    /** A view, as a BI tool lists it beside the tables: by the JDBC type VIEW, with its columns. */
+    @Test
+    void testJdbcSeesViews(NscCluster cluster)
+            throws SQLException
+    {
+        String schema = "product_bi_views";
+        try (Connection connection = cluster.connect("nsc");
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA nsc." + schema);
+            try {
+                statement.execute("CREATE TABLE nsc.%s.orders AS SELECT o_orderkey AS order_id, o_totalprice AS price FROM tpch.tiny.orders".formatted(schema));
+                statement.execute("CREATE VIEW nsc.%s.large_orders COMMENT 'Orders over 100,000' AS SELECT order_id, price FROM nsc.%s.orders WHERE price > 100000".formatted(schema, schema));
+                DatabaseMetaData metaData = connection.getMetaData();
+
+                List<Map<String, Object>> views = rows(metaData.getTables("nsc", schema, "%", new String[] {"VIEW"}));
+                assertThat(views).hasSize(1);
+                assertThat(views.getFirst()).containsEntry("TABLE_CAT", "nsc").containsEntry("TABLE_SCHEM", schema)
+                        .containsEntry("TABLE_NAME", "large_orders").containsEntry("TABLE_TYPE", "VIEW");
+                assertThat(column(metaData.getTables("nsc", schema, "%", new String[] {"TABLE"}), "TABLE_NAME")).containsExactly("orders");
+                assertThat(column(metaData.getTables("nsc", schema, "%", null), "TABLE_NAME")).containsExactlyInAnyOrder("orders", "large_orders");
+                assertThat(column(metaData.getColumns("nsc", schema, "large_orders", "%"), "COLUMN_NAME")).containsExactly("order_id", "price");
+
+                assertThat(Jdbc.rows(connection, "SELECT count(*) FROM nsc.%s.large_orders".formatted(schema)))
+                        .isEqualTo(Jdbc.rows(connection, "SELECT count(*) FROM tpch.tiny.orders WHERE o_totalprice > 100000"));
+            }
+            finally {
+                statement.execute("DROP SCHEMA nsc.%s CASCADE".formatted(schema));
+            }
+        }
+    }
+
     @Test
     void testSqlAlchemyThroughTheTrinoPythonClient(NscCluster cluster)
             throws Exception

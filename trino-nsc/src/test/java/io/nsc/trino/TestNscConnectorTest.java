@@ -132,11 +132,13 @@ final class TestNscConnectorTest
                     SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
                     SUPPORTS_DROP_NOT_NULL_CONSTRAINT -> false;
 
-            // no views of any kind
+            // views live in the metadata service's catalog, in one namespace with the tables
             case SUPPORTS_CREATE_VIEW,
                     SUPPORTS_COMMENT_ON_VIEW,
-                    SUPPORTS_COMMENT_ON_VIEW_COLUMN,
-                    SUPPORTS_CREATE_MATERIALIZED_VIEW,
+                    SUPPORTS_COMMENT_ON_VIEW_COLUMN -> true;
+
+            // no materialized views
+            case SUPPORTS_CREATE_MATERIALIZED_VIEW,
                     SUPPORTS_CREATE_MATERIALIZED_VIEW_GRACE_PERIOD,
                     SUPPORTS_CREATE_FEDERATED_MATERIALIZED_VIEW,
                     SUPPORTS_MATERIALIZED_VIEW_FRESHNESS_FROM_BASE_TABLES,

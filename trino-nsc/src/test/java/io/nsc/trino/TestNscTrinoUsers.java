@@ -75,6 +75,15 @@ final class TestNscTrinoUsers
         // what a writer makes, everyone may read, and only writers change
         assertThat(query(analyst, "SELECT count(*) FROM nsc.staging.nation WHERE n_comment = 'checked'")).matches("VALUES BIGINT '5'");
         assertDenied(analyst, "DELETE FROM nsc.staging.nation");
+        // views too: a writer's view, read by everyone, changed only by writers. The shipped rules
+        // give writers no GRANT_SELECT, which a SECURITY DEFINER view filtering a column needs
+        // ("View owner 'writer' cannot create view that selects from ..."): this one runs as its reader
+        assertUpdate(writer, "CREATE VIEW nsc.staging.checked SECURITY INVOKER AS SELECT n_name FROM nsc.staging.nation WHERE n_comment = 'checked'");
+        assertUpdate(writer, "COMMENT ON VIEW nsc.staging.checked IS 'checked nations'");
+        assertThat(query(analyst, "SELECT count(*) FROM nsc.staging.checked")).matches("VALUES BIGINT '5'");
+        assertDenied(analyst, "DROP VIEW nsc.staging.checked");
+        assertDenied(analyst, "CREATE VIEW nsc.tpch.mine AS SELECT 1 x");
+        assertUpdate(writer, "DROP VIEW nsc.staging.checked");
         String dropQuery = getQueryRunner().executeWithPlan(writer, "DROP TABLE nsc.staging.nation").queryId().toString();
         assertUpdate(writer, "DROP SCHEMA nsc.staging");
 
@@ -82,6 +91,9 @@ final class TestNscTrinoUsers
         List<String> audit = Files.readAllLines(cluster.root().resolve("metadata/audit.log"), UTF_8);
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"user\":\"writer\"", "\"method\":\"CreateSchema\"", "\"target\":\"staging\"", "\"outcome\":\"OK\""));
         assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"user\":\"writer\"", "\"method\":\"CommitFiles\"", "\"target\":\"staging.nation"));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"user\":\"writer\"", "\"method\":\"CreateView\"", "\"target\":\"staging.checked\"", "\"outcome\":\"OK\""));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"user\":\"writer\"", "\"method\":\"UpdateView\"", "\"target\":\"staging.checked (version 1)\"", "\"outcome\":\"OK\""));
+        assertThat(audit).anySatisfy(line -> assertThat(line).contains("\"user\":\"writer\"", "\"method\":\"DropView\"", "\"target\":\"staging.checked\"", "\"outcome\":\"OK\""));
         assertThat(audit).anySatisfy(line -> assertThat(line).contains(
                 "\"caller\":\"client:",
                 "\"user\":\"writer\",\"query\":\"%s\"".formatted(dropQuery),

@@ -39,13 +39,15 @@ public final class TestingNscCluster
         implements AutoCloseable
 {
     private final Path root;
-    private final MetadataServer metadata;
+    private final Map<String, String> metadataProperties;
+    private MetadataServer metadata;
     private final List<StorageServer> storageNodes;
     private final TlsFiles clientFiles;
 
-    private TestingNscCluster(Path root, MetadataServer metadata, List<StorageServer> storageNodes, TlsFiles clientFiles)
+    private TestingNscCluster(Path root, Map<String, String> metadataProperties, MetadataServer metadata, List<StorageServer> storageNodes, TlsFiles clientFiles)
     {
         this.root = root;
+        this.metadataProperties = metadataProperties;
         this.metadata = metadata;
         this.storageNodes = new ArrayList<>(storageNodes);
         this.clientFiles = clientFiles;
@@ -75,14 +77,15 @@ public final class TestingNscCluster
         try {
             Path root = Files.createTempDirectory("nsc-cluster");
             ClusterCertificates certificates = ClusterCertificates.openOrCreate(root.resolve("tls"));
-            MetadataServer metadata = MetadataServer.start(ImmutableMap.<String, String>builder()
+            Map<String, String> allMetadataProperties = ImmutableMap.<String, String>builder()
                     .put("metadata.data-dir", root.resolve("metadata").toString())
                     .put("metadata.grpc-port", "0")
                     .put("metadata.http-port", "0")
                     .put("metadata.heartbeat-interval", "500ms")
                     .putAll(certificates.issue(ComponentRole.METADATA, "metadata", List.of()).toProperties("metadata"))
                     .putAll(metadataProperties)
-                    .buildKeepingLast());
+                    .buildKeepingLast();
+            MetadataServer metadata = MetadataServer.start(allMetadataProperties);
             ImmutableList.Builder<StorageServer> storageNodes = ImmutableList.builder();
             for (int i = 1; i <= storageNodeCount; i++) {
                 Path node = root.resolve("storage-" + i);
@@ -97,7 +100,7 @@ public final class TestingNscCluster
                         .buildKeepingLast()));
             }
             TlsFiles clientFiles = certificates.issue(ComponentRole.CLIENT, "trino", List.of());
-            TestingNscCluster cluster = new TestingNscCluster(root, metadata, storageNodes.build(), clientFiles);
+            TestingNscCluster cluster = new TestingNscCluster(root, allMetadataProperties, metadata, storageNodes.build(), clientFiles);
             cluster.awaitLiveNodes(storageNodeCount);
             return cluster;
         }
@@ -145,6 +148,20 @@ public final class TestingNscCluster
                 .orElseThrow(() -> new IllegalArgumentException("No running storage node " + nodeId));
         node.close();
         storageNodes.remove(node);
+    }
+
+    /**
+     * Stops the metadata service and starts it again on the same gRPC port and data directory, so
+     * that the connector and the storage nodes reconnect to it: it knows what its catalog kept.
+     */
+    public void restartMetadataService()
+    {
+        int grpcPort = metadata.grpcPort();
+        metadata.close();
+        metadata = MetadataServer.start(ImmutableMap.<String, String>builder()
+                .putAll(metadataProperties)
+                .put("metadata.grpc-port", String.valueOf(grpcPort))
+                .buildKeepingLast());
     }
 
     /** The metadata service's counters, as {@code /v1/metrics} serves them. */

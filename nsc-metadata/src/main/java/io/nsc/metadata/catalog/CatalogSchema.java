@@ -226,7 +226,24 @@ public final class CatalogSchema
                     "ALTER TABLE table_versions ADD COLUMN size_bytes BIGINT",
                     "ALTER TABLE columns ADD COLUMN added_version BIGINT",
                     "ALTER TABLE columns ADD COLUMN dropped_version BIGINT",
-                    "ALTER TABLE dropped_tables ADD COLUMN version_retention_millis BIGINT"));
+                    "ALTER TABLE dropped_tables ADD COLUMN version_retention_millis BIGINT"),
+            // 13: SQL views (CREATE VIEW). The definition is the connector's JSON, opaque to the
+            // service; the comment is kept beside it so that the service checks it as it checks
+            // table comments. A view's name shares its schema's namespace with the tables: the
+            // catalog refuses a view named as a table and a table named as a view. The version
+            // is bumped by every change, so a read-modify-write (COMMENT ON) cannot lose another.
+            // 1,048,576 characters: the most H2 keeps in a VARCHAR, and the definition limit.
+            List.of(
+                    """
+                    CREATE TABLE views (
+                        schema_name VARCHAR(128) NOT NULL REFERENCES schemas (schema_name),
+                        view_name VARCHAR(128) NOT NULL,
+                        definition VARCHAR(1048576) NOT NULL,
+                        view_comment VARCHAR(65536),
+                        version BIGINT NOT NULL,
+                        created_millis BIGINT NOT NULL,
+                        PRIMARY KEY (schema_name, view_name))
+                    """));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */
     public static final int VERSION = MIGRATIONS.size();

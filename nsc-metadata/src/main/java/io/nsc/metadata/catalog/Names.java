@@ -5,7 +5,7 @@ import io.nsc.protocol.catalog.NameRules;
 import static io.nsc.metadata.MetadataErrors.invalidArgument;
 
 /**
- * The naming rule for schemas, tables and columns ({@link NameRules}), enforced with the gRPC
+ * The naming rule for schemas, tables, views and columns ({@link NameRules}), enforced with the gRPC
  * status a client gets for bad input. Trino lower-cases unquoted identifiers before a connector
  * sees them, so accepting only lower-case names keeps every name reachable from SQL without
  * quoting, and keeps the catalog free of names that differ only in case.
@@ -27,6 +27,12 @@ public final class Names
     public static String checkTableName(String name)
     {
         return check("table", name);
+    }
+
+    /** Views share their schema's names with tables, and follow the same rule. */
+    public static String checkViewName(String name)
+    {
+        return check("view", name);
     }
 
     public static String checkColumnName(String name)

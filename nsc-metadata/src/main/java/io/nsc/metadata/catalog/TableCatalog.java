@@ -82,7 +82,7 @@ public final class TableCatalog
 
     /**
      * Drops a schema: an empty one, or with {@code cascade} one with its tables, each dropped as
-     * {@link #dropTable} drops it, all in one transaction. A name that breaks the naming rule
+     * {@link #dropTable} drops it, and its views, all in one transaction. A name that breaks the naming rule
      * cannot exist, so it is not found.
      *
      * @return the tables dropped with the schema; empty when the schema did not exist and {@code ifExists} is set
@@ -101,9 +101,16 @@ public final class TableCatalog
                     .bind("schema_name", schemaName)
                     .mapTo(String.class)
                     .list();
-            if (!tableNames.isEmpty() && !cascade) {
+            long views = handle.createQuery("SELECT count(*) FROM views WHERE schema_name = :schema_name")
+                    .bind("schema_name", schemaName)
+                    .mapTo(Long.class)
+                    .one();
+            if ((!tableNames.isEmpty() || views > 0) && !cascade) {
                 throw failedPrecondition("Schema %s is not empty", schemaName);
             }
+            handle.createUpdate("DELETE FROM views WHERE schema_name = :schema_name")
+                    .bind("schema_name", schemaName)
+                    .execute();
             long now = clock.millis();
             List<DroppedTable> dropped = new ArrayList<>();
             for (String tableName : tableNames) {
@@ -153,7 +160,7 @@ public final class TableCatalog
         }
     }
 
-    /** Renames a schema with every table in it; each keeps its id, versions and files. */
+    /** Renames a schema with every table and view in it; each table keeps its id, versions and files. */
     public void renameSchema(String schemaName, String newSchemaName)
     {
         requireNonNull(schemaName, "schemaName is null");
@@ -171,6 +178,10 @@ public final class TableCatalog
                     .bind("name", schemaName)
                     .execute();
             handle.createUpdate("UPDATE tables SET schema_name = :new_name WHERE schema_name = :name")
+                    .bind("new_name", newSchemaName)
+                    .bind("name", schemaName)
+                    .execute();
+            handle.createUpdate("UPDATE views SET schema_name = :new_name WHERE schema_name = :name")
                     .bind("new_name", newSchemaName)
                     .bind("name", schemaName)
                     .execute();
@@ -197,6 +208,7 @@ public final class TableCatalog
             if (findTable(handle, to).isPresent()) {
                 throw alreadyExists("Table %s already exists", to);
             }
+            ViewRows.checkNoView(handle, to);
             return handle.createUpdate("UPDATE tables SET schema_name = :schema_name, table_name = :table_name WHERE table_id = :table_id")
                     .bind("schema_name", to.schemaName())
                     .bind("table_name", to.tableName())

@@ -78,9 +78,14 @@ final class TableRows
                 .collect(toImmutableMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
-    /** A table at version 0, with no files: the caller sets the version it starts at. */
+    /**
+     * A table at version 0, with no files: the caller sets the version it starts at.
+     *
+     * @throws io.grpc.StatusRuntimeException ALREADY_EXISTS when a view has the name
+     */
     static long insertTable(Handle handle, SchemaTableName name, List<TableColumn> columns, Map<String, String> properties, Optional<String> comment, long createdMillis)
     {
+        ViewRows.checkNoView(handle, name);
         handle.createUpdate("INSERT INTO tables (schema_name, table_name, version, created_millis, row_count, file_count, size_bytes, table_comment) " +
                         "VALUES (:schema_name, :table_name, 0, :created_millis, 0, 0, 0, :table_comment)")
                 .bind("schema_name", name.schemaName())

@@ -23,6 +23,8 @@ import io.nsc.metadata.catalog.TableColumn;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TableFilesPage;
 import io.nsc.metadata.catalog.TableHistory;
+import io.nsc.metadata.catalog.ViewCatalog;
+import io.nsc.metadata.catalog.ViewEntry;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
@@ -41,6 +43,7 @@ import io.nsc.protocol.proto.CreateSchemaRequest;
 import io.nsc.protocol.proto.CreateSchemaResponse;
 import io.nsc.protocol.proto.CreateTableRequest;
 import io.nsc.protocol.proto.CreateTableResponse;
+import io.nsc.protocol.proto.CreateViewRequest;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.DrainNodeRequest;
 import io.nsc.protocol.proto.DrainNodeResponse;
@@ -48,6 +51,8 @@ import io.nsc.protocol.proto.DropSchemaRequest;
 import io.nsc.protocol.proto.DropSchemaResponse;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.DropTableResponse;
+import io.nsc.protocol.proto.DropViewRequest;
+import io.nsc.protocol.proto.DropViewResponse;
 import io.nsc.protocol.proto.FileAllocation;
 import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.FindOrphansRequest;
@@ -57,6 +62,7 @@ import io.nsc.protocol.proto.GetReplicationStatusResponse;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.GetViewRequest;
 import io.nsc.protocol.proto.HeartbeatRequest;
 import io.nsc.protocol.proto.HeartbeatResponse;
 import io.nsc.protocol.proto.ListNodesRequest;
@@ -67,6 +73,8 @@ import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTableVersionsResponse;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListTablesResponse;
+import io.nsc.protocol.proto.ListViewsRequest;
+import io.nsc.protocol.proto.ListViewsResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RemovedRowGroups;
@@ -75,6 +83,8 @@ import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameSchemaResponse;
 import io.nsc.protocol.proto.RenameTableRequest;
 import io.nsc.protocol.proto.RenameTableResponse;
+import io.nsc.protocol.proto.RenameViewRequest;
+import io.nsc.protocol.proto.RenameViewResponse;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetCommentResponse;
@@ -86,6 +96,8 @@ import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.proto.TruncateTableResponse;
+import io.nsc.protocol.proto.UpdateViewRequest;
+import io.nsc.protocol.proto.ViewInfo;
 import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.metadata.security.GrantAuthority;
 import io.nsc.protocol.security.AccessPolicy;
@@ -144,6 +156,12 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getDrainNodeMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetReplicationStatusMethod(), CLIENT, METADATA)
             .allow(MetadataServiceGrpc.getBackupCatalogMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getCreateViewMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getUpdateViewMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getGetViewMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getListViewsMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getDropViewMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getRenameViewMethod(), CLIENT)
             .requireComplete(MetadataServiceGrpc.getServiceDescriptor())
             .build();
 
@@ -151,6 +169,7 @@ public final class MetadataGrpcService
 
     private final TableCatalog tables;
     private final TableHistory history;
+    private final ViewCatalog views;
     private final CommitCatalog commits;
     private final AllocationCatalog allocations;
     private final FileAllocator allocator;
@@ -172,6 +191,7 @@ public final class MetadataGrpcService
             ClusterCatalog cluster,
             TableCatalog tables,
             TableHistory history,
+            ViewCatalog views,
             CommitCatalog commits,
             AllocationCatalog allocations,
             FileAllocator allocator,
@@ -191,6 +211,7 @@ public final class MetadataGrpcService
         this.requireAttestations = !security.isInsecure();
         this.tables = requireNonNull(tables, "tables is null");
         this.history = requireNonNull(history, "history is null");
+        this.views = requireNonNull(views, "views is null");
         this.commits = requireNonNull(commits, "commits is null");
         this.allocations = requireNonNull(allocations, "allocations is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -647,6 +668,80 @@ public final class MetadataGrpcService
     public void backupCatalog(BackupCatalogRequest request, StreamObserver<BackupCatalogResponse> observer)
     {
         new CatalogBackupCall(backups, audit, stats, (ServerCallStreamObserver<BackupCatalogResponse>) observer).start();
+    }
+
+    @Override
+    public void createView(CreateViewRequest request, StreamObserver<ViewInfo> observer)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
+        audited("CreateView", name + (request.getReplace() ? " (or replace)" : ""), observer, () -> {
+            ViewEntry view = views.createView(name, request.getDefinition(), request.hasComment() ? Optional.of(request.getComment()) : Optional.empty(), request.getReplace());
+            log.info("%s view %s (version %s)", view.version() == 1 ? "Created" : "Replaced", name, view.version());
+            return toViewInfo(view);
+        });
+    }
+
+    @Override
+    public void updateView(UpdateViewRequest request, StreamObserver<ViewInfo> observer)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
+        audited("UpdateView", name + " (version " + request.getExpectedVersion() + ")", observer, () -> toViewInfo(
+                views.updateView(name, request.getDefinition(), request.hasComment() ? Optional.of(request.getComment()) : Optional.empty(), request.getExpectedVersion())));
+    }
+
+    @Override
+    public void getView(GetViewRequest request, StreamObserver<ViewInfo> observer)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
+        respond("GetView", observer, () -> views.getView(name)
+                .map(MetadataGrpcService::toViewInfo)
+                .orElseThrow(() -> notFound("View %s does not exist", name)));
+    }
+
+    @Override
+    public void listViews(ListViewsRequest request, StreamObserver<ListViewsResponse> observer)
+    {
+        Optional<String> schema = request.getSchemaName().isEmpty() ? Optional.empty() : Optional.of(request.getSchemaName());
+        respond("ListViews", observer, () -> {
+            ListViewsResponse.Builder response = ListViewsResponse.newBuilder();
+            views.listViews(schema).forEach(name -> response.addViews(TableName.newBuilder().setSchemaName(name.schemaName()).setTableName(name.tableName())));
+            return response.build();
+        });
+    }
+
+    @Override
+    public void dropView(DropViewRequest request, StreamObserver<DropViewResponse> observer)
+    {
+        SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
+        audited("DropView", name.toString(), observer, () -> {
+            views.dropView(name);
+            log.info("Dropped view %s", name);
+            return DropViewResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void renameView(RenameViewRequest request, StreamObserver<RenameViewResponse> observer)
+    {
+        SchemaTableName from = new SchemaTableName(request.getSchemaName(), request.getViewName());
+        SchemaTableName to = new SchemaTableName(request.getNewSchemaName(), request.getNewViewName());
+        audited("RenameView", from + " to " + to, observer, () -> {
+            views.renameView(from, to);
+            log.info("Renamed view %s to %s", from, to);
+            return RenameViewResponse.getDefaultInstance();
+        });
+    }
+
+    private static ViewInfo toViewInfo(ViewEntry view)
+    {
+        ViewInfo.Builder info = ViewInfo.newBuilder()
+                .setSchemaName(view.name().schemaName())
+                .setViewName(view.name().tableName())
+                .setDefinition(view.definition())
+                .setVersion(view.version())
+                .setCreatedMillis(view.createdMillis());
+        view.comment().ifPresent(info::setComment);
+        return info.build();
     }
 
     /** Runs one call that changes the catalog, and records who asked for what and how it ended. */

@@ -21,6 +21,7 @@ import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.catalog.TableCatalog;
 import io.nsc.metadata.catalog.TableHistory;
 import io.nsc.metadata.catalog.TableVersionRetention;
+import io.nsc.metadata.catalog.ViewCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
 import io.nsc.metadata.placement.PlacementPolicy;
@@ -120,6 +121,13 @@ public class MetadataModule
     public static TableHistory createTableHistory(CatalogDatabase database, Clock clock, TableVersionRetention retention)
     {
         return new TableHistory(database, clock, retention);
+    }
+
+    @Provides
+    @Singleton
+    public static ViewCatalog createViewCatalog(CatalogDatabase database, Clock clock)
+    {
+        return new ViewCatalog(database, clock);
     }
 
     @Provides

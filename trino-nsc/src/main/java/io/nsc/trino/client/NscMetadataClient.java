@@ -17,21 +17,26 @@ import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.CreateSchemaRequest;
 import io.nsc.protocol.proto.CreateTableRequest;
 import io.nsc.protocol.proto.CreateTableResponse;
+import io.nsc.protocol.proto.CreateViewRequest;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.DropSchemaRequest;
 import io.nsc.protocol.proto.DropTableRequest;
+import io.nsc.protocol.proto.DropViewRequest;
 import io.nsc.protocol.proto.FileAllocation;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.GetViewRequest;
 import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
+import io.nsc.protocol.proto.ListViewsRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameTableRequest;
+import io.nsc.protocol.proto.RenameViewRequest;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetTablePropertiesRequest;
@@ -40,6 +45,8 @@ import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.TableName;
 import io.nsc.protocol.proto.TruncateTableRequest;
+import io.nsc.protocol.proto.UpdateViewRequest;
+import io.nsc.protocol.proto.ViewInfo;
 import io.nsc.protocol.security.EndUser;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.NscConfig;
@@ -692,6 +699,149 @@ public class NscMetadataClient
                 request.getFilesCount(), request.getSchemaName(), request.getTableName(), describe(e)), e);
     }
 
+    /**
+     * Creates a view; with {@code replace}, a view of that name is replaced in the same metadata
+     * transaction.
+     *
+     * @param definition the connector's serialized definition, stored as it is
+     * @throws TrinoException TABLE_ALREADY_EXISTS for a name a table or (without replace) a view has,
+     *         SCHEMA_NOT_FOUND, INVALID_ARGUMENTS for a definition or comment over the service's limits
+     */
+    public ViewInfo createView(SchemaTableName name, String definition, Optional<String> comment, boolean replace)
+    {
+        CreateViewRequest.Builder request = CreateViewRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setViewName(name.getTableName())
+                .setDefinition(definition)
+                .setReplace(replace);
+        comment.ifPresent(request::setComment);
+        try {
+            return stub().createView(request.build());
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case ALREADY_EXISTS -> new TrinoException(TABLE_ALREADY_EXISTS, e.getStatus().getDescription(), e);
+                case NOT_FOUND -> schemaNotFound(name.getSchemaName(), e);
+                case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
+                default -> metadataError("create view " + name, e);
+            };
+        }
+    }
+
+    /**
+     * Replaces the definition and comment of a view that is still at {@code expectedVersion}.
+     *
+     * @throws TrinoException TABLE_NOT_FOUND for a missing view, TRANSACTION_CONFLICT when the view
+     *         changed since that version (nothing is changed), INVALID_ARGUMENTS
+     */
+    public ViewInfo updateView(SchemaTableName name, String definition, Optional<String> comment, long expectedVersion)
+    {
+        UpdateViewRequest.Builder request = UpdateViewRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setViewName(name.getTableName())
+                .setDefinition(definition)
+                .setExpectedVersion(expectedVersion);
+        comment.ifPresent(request::setComment);
+        try {
+            return stub().updateView(request.build());
+        }
+        catch (StatusRuntimeException e) {
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> viewNotFound(name, e);
+                case ABORTED -> new TrinoException(TRANSACTION_CONFLICT, "View '%s' was changed by another statement meanwhile; nothing was changed".formatted(name), e);
+                case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
+                default -> metadataError("change view " + name, e);
+            };
+        }
+    }
+
+    public Optional<ViewInfo> getView(SchemaTableName name)
+    {
+        GetViewRequest request = GetViewRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setViewName(name.getTableName())
+                .build();
+        try {
+            return Optional.of(stub().getView(request));
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw metadataError("get view " + name, e);
+        }
+    }
+
+    /** Names of the views of one schema, or of all; none for a missing schema. */
+    public List<SchemaTableName> listViews(Optional<String> schema)
+    {
+        ListViewsRequest request = ListViewsRequest.newBuilder().setSchemaName(schema.orElse("")).build();
+        try {
+            return stub().listViews(request).getViewsList().stream()
+                    .map(NscMetadataClient::toSchemaTableName)
+                    .collect(toImmutableList());
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                return List.of();
+            }
+            throw metadataError("list views", e);
+        }
+    }
+
+    /** @throws TrinoException TABLE_NOT_FOUND when the view does not exist (any more) */
+    public void dropView(SchemaTableName name)
+    {
+        DropViewRequest request = DropViewRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setViewName(name.getTableName())
+                .build();
+        try {
+            stub().dropView(request);
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                throw viewNotFound(name, e);
+            }
+            throw metadataError("drop view " + name, e);
+        }
+    }
+
+    /**
+     * Renames a view, within its schema or into another.
+     *
+     * @throws TrinoException TABLE_NOT_FOUND, SCHEMA_NOT_FOUND, TABLE_ALREADY_EXISTS for a name a
+     *         table or view has (Trino checks before it asks, so only a concurrent statement gets here)
+     */
+    public void renameView(SchemaTableName from, SchemaTableName to)
+    {
+        RenameViewRequest request = RenameViewRequest.newBuilder()
+                .setSchemaName(from.getSchemaName())
+                .setViewName(from.getTableName())
+                .setNewSchemaName(to.getSchemaName())
+                .setNewViewName(to.getTableName())
+                .build();
+        try {
+            stub().renameView(request);
+        }
+        catch (StatusRuntimeException e) {
+            String description = e.getStatus().getDescription();
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> description != null && description.startsWith("Schema ")
+                        ? schemaNotFound(to.getSchemaName(), e)
+                        : viewNotFound(from, e);
+                case ALREADY_EXISTS -> new TrinoException(TABLE_ALREADY_EXISTS, description, e);
+                case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, description, e);
+                default -> metadataError("rename view %s to %s".formatted(from, to), e);
+            };
+        }
+    }
+
+    private static TrinoException viewNotFound(SchemaTableName name, Throwable cause)
+    {
+        return new TrinoException(TABLE_NOT_FOUND, "View '%s' does not exist".formatted(name), cause);
+    }
+
     private MetadataServiceBlockingStub stub()
     {
         MetadataServiceBlockingStub stub = MetadataServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeoutMillis, MILLISECONDS);
@@ -727,6 +877,11 @@ public class NscMetadataClient
 
     private static TrinoException tableAlreadyExists(SchemaTableName name, StatusRuntimeException e)
     {
+        String description = e.getStatus().getDescription();
+        if (description != null && description.startsWith("View ")) {
+            // a view has the name: saying a table has it would send the user looking for one
+            return new TrinoException(TABLE_ALREADY_EXISTS, description, e);
+        }
         return new TrinoException(TABLE_ALREADY_EXISTS, "Table '%s' already exists".formatted(name), e);
     }
 

@@ -50,11 +50,13 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableVersion;
+import io.trino.spi.connector.ConnectorViewDefinition;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
 import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
+import io.trino.spi.connector.RelationType;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.RowChangeParadigm;
 import io.trino.spi.connector.SaveMode;
@@ -126,6 +128,7 @@ public class NscMetadata
     private final TableFilesCache tableFilesCache;
     private final ParquetWriteCodec defaultCompressionCodec;
     private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
+    private final NscViews views;
 
     /** @param defaultCompressionCodec what writes into tables that set no compression_codec use */
     public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec)
@@ -134,6 +137,7 @@ public class NscMetadata
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
+        this.views = new NscViews(client);
     }
 
     /** The metadata service for a statement that changes the catalog: its audit log names the session's user and query. */
@@ -148,10 +152,26 @@ public class NscMetadata
         return client.listSchemas();
     }
 
+    /** Tables and views, as the SPI asks: they share their schema's names. */
     @Override
     public List<SchemaTableName> listTables(ConnectorSession session, Optional<String> schemaName)
     {
-        return client.listTables(schemaName);
+        // a set: a name that moved from a table to a view between the two listings is listed once
+        return ImmutableSet.<SchemaTableName>builder()
+                .addAll(client.listTables(schemaName))
+                .addAll(client.listViews(schemaName))
+                .build()
+                .asList();
+    }
+
+    @Override
+    public Map<SchemaTableName, RelationType> getRelationTypes(ConnectorSession session, Optional<String> schemaName)
+    {
+        Map<SchemaTableName, RelationType> relations = new HashMap<>();
+        client.listTables(schemaName).forEach(table -> relations.put(table, RelationType.TABLE));
+        // listed after the tables: a name that moved from a table to a view between the two listings is a view now
+        client.listViews(schemaName).forEach(view -> relations.put(view, RelationType.VIEW));
+        return relations;
     }
 
     @Override
@@ -250,12 +270,70 @@ public class NscMetadata
     @Override
     public Iterator<RelationColumnsMetadata> streamRelationColumns(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
     {
-        Set<SchemaTableName> names = relationFilter.apply(Set.copyOf(client.listTables(schemaName)));
+        Map<SchemaTableName, RelationType> relations = getRelationTypes(session, schemaName);
+        Set<SchemaTableName> names = relationFilter.apply(relations.keySet());
+        // a relation dropped since it was listed is left out
         return names.stream()
-                .map(name -> client.getTable(name)
-                        .map(table -> RelationColumnsMetadata.forTable(name, toColumnMetadata(toTableHandle(table).columns(), table))))
+                .map(name -> switch (relations.get(name)) {
+                    case VIEW -> views.get(name).map(view -> RelationColumnsMetadata.forView(name, view.getColumns()));
+                    case TABLE -> client.getTable(name)
+                            .map(table -> RelationColumnsMetadata.forTable(name, toColumnMetadata(toTableHandle(table).columns(), table)));
+                    case MATERIALIZED_VIEW -> throw new IllegalStateException("nsc has no materialized views: " + name);
+                })
                 .flatMap(Optional::stream)
                 .iterator();
+    }
+
+    @Override
+    public void createView(ConnectorSession session, SchemaTableName viewName, ConnectorViewDefinition definition, Map<String, Object> viewProperties, boolean replace)
+    {
+        checkName("schema", viewName.getSchemaName());
+        checkName("view", viewName.getTableName());
+        views.create(session, viewName, definition, replace);
+    }
+
+    @Override
+    public void dropView(ConnectorSession session, SchemaTableName viewName)
+    {
+        client(session).dropView(viewName);
+    }
+
+    @Override
+    public void renameView(ConnectorSession session, SchemaTableName source, SchemaTableName target)
+    {
+        checkName("schema", target.getSchemaName());
+        checkName("view", target.getTableName());
+        client(session).renameView(source, target);
+    }
+
+    @Override
+    public void setViewComment(ConnectorSession session, SchemaTableName viewName, Optional<String> comment)
+    {
+        views.setComment(session, viewName, comment);
+    }
+
+    @Override
+    public void setViewColumnComment(ConnectorSession session, SchemaTableName viewName, String columnName, Optional<String> comment)
+    {
+        views.setColumnComment(session, viewName, columnName, comment);
+    }
+
+    @Override
+    public List<SchemaTableName> listViews(ConnectorSession session, Optional<String> schemaName)
+    {
+        return client.listViews(schemaName);
+    }
+
+    @Override
+    public Map<SchemaTableName, ConnectorViewDefinition> getViews(ConnectorSession session, Optional<String> schemaName)
+    {
+        return views.getAll(schemaName);
+    }
+
+    @Override
+    public Optional<ConnectorViewDefinition> getView(ConnectorSession session, SchemaTableName viewName)
+    {
+        return views.get(viewName);
     }
 
     @Override

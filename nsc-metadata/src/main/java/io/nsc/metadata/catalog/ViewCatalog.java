@@ -1,0 +1,182 @@
+package io.nsc.metadata.catalog;
+
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+
+import static io.nsc.metadata.MetadataErrors.aborted;
+import static io.nsc.metadata.MetadataErrors.alreadyExists;
+import static io.nsc.metadata.MetadataErrors.notFound;
+import static io.nsc.metadata.catalog.Names.checkSchemaName;
+import static io.nsc.metadata.catalog.Names.checkViewName;
+import static io.nsc.metadata.catalog.TableDefinitions.validateComment;
+import static io.nsc.metadata.catalog.TableRows.schemaExists;
+import static io.nsc.metadata.catalog.ViewDefinitions.validateDefinition;
+import static io.nsc.metadata.catalog.ViewRows.findView;
+import static io.nsc.metadata.catalog.ViewRows.tableExists;
+import static io.nsc.metadata.catalog.ViewRows.viewExists;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * SQL views: a name in a schema and the connector's definition, opaque here. Views and tables
+ * share their schema's names: each refuses the other's. Each public method is one transaction;
+ * one that throws has changed nothing. A schema's views go with it when it is renamed or dropped
+ * ({@link TableCatalog#renameSchema}, {@link TableCatalog#dropSchema}).
+ */
+public final class ViewCatalog
+{
+    private final CatalogDatabase database;
+    private final Clock clock;
+
+    public ViewCatalog(CatalogDatabase database, Clock clock)
+    {
+        this.database = requireNonNull(database, "database is null");
+        this.clock = requireNonNull(clock, "clock is null");
+    }
+
+    /**
+     * Creates a view at version 1; with {@code replace}, a view of that name is replaced in the
+     * same transaction, taking the next version.
+     */
+    public ViewEntry createView(SchemaTableName name, String definition, Optional<String> comment, boolean replace)
+    {
+        checkSchemaName(name.schemaName());
+        checkViewName(name.tableName());
+        validateDefinition(definition);
+        validateComment(comment);
+        return database.inTransaction(handle -> {
+            if (!schemaExists(handle, name.schemaName())) {
+                throw notFound("Schema %s does not exist", name.schemaName());
+            }
+            checkNoTable(handle, name);
+            Optional<ViewEntry> existing = findView(handle, name);
+            long now = clock.millis();
+            if (existing.isEmpty()) {
+                handle.createUpdate("INSERT INTO views (schema_name, view_name, definition, view_comment, version, created_millis) VALUES (:schema_name, :view_name, :definition, :comment, 1, :now)")
+                        .bind("schema_name", name.schemaName())
+                        .bind("view_name", name.tableName())
+                        .bind("definition", definition)
+                        .bind("comment", comment.orElse(null))
+                        .bind("now", now)
+                        .execute();
+                return new ViewEntry(name, definition, comment, 1, now);
+            }
+            if (!replace) {
+                throw alreadyExists("View %s already exists", name);
+            }
+            // CREATE OR REPLACE makes a new view: it is created now
+            return update(handle, existing.get(), definition, comment, now);
+        });
+    }
+
+    /**
+     * Replaces the definition and comment of the view at {@code expectedVersion} (COMMENT ON
+     * VIEW and COMMENT ON COLUMN of a view rewrite the definition they read).
+     *
+     * @throws io.grpc.StatusRuntimeException NOT_FOUND for a missing view; ABORTED when the view
+     *         changed since {@code expectedVersion} was read
+     */
+    public ViewEntry updateView(SchemaTableName name, String definition, Optional<String> comment, long expectedVersion)
+    {
+        requireNonNull(name, "name is null");
+        validateDefinition(definition);
+        validateComment(comment);
+        return database.inTransaction(handle -> {
+            ViewEntry view = findView(handle, name).orElseThrow(() -> notFound("View %s does not exist", name));
+            if (view.version() != expectedVersion) {
+                throw aborted("View %s is at version %s, but the change expects version %s: it was changed meanwhile; nothing was changed", name, view.version(), expectedVersion);
+            }
+            return update(handle, view, definition, comment, view.createdMillis());
+        });
+    }
+
+    private static ViewEntry update(Handle handle, ViewEntry view, String definition, Optional<String> comment, long createdMillis)
+    {
+        long version = view.version() + 1;
+        handle.createUpdate("UPDATE views SET definition = :definition, view_comment = :comment, version = :version, created_millis = :created_millis WHERE schema_name = :schema_name AND view_name = :view_name")
+                .bind("definition", definition)
+                .bind("comment", comment.orElse(null))
+                .bind("version", version)
+                .bind("created_millis", createdMillis)
+                .bind("schema_name", view.name().schemaName())
+                .bind("view_name", view.name().tableName())
+                .execute();
+        return new ViewEntry(view.name(), definition, comment, version, createdMillis);
+    }
+
+    public void dropView(SchemaTableName name)
+    {
+        requireNonNull(name, "name is null");
+        database.inTransaction(handle -> {
+            int deleted = handle.createUpdate("DELETE FROM views WHERE schema_name = :schema_name AND view_name = :view_name")
+                    .bind("schema_name", name.schemaName())
+                    .bind("view_name", name.tableName())
+                    .execute();
+            if (deleted == 0) {
+                throw notFound("View %s does not exist", name);
+            }
+            return deleted;
+        });
+    }
+
+    /** ALTER VIEW ... RENAME TO, within its schema or into another; the view keeps its version. */
+    public void renameView(SchemaTableName from, SchemaTableName to)
+    {
+        requireNonNull(from, "from is null");
+        checkSchemaName(to.schemaName());
+        checkViewName(to.tableName());
+        database.inTransaction(handle -> {
+            if (!viewExists(handle, from)) {
+                throw notFound("View %s does not exist", from);
+            }
+            if (!schemaExists(handle, to.schemaName())) {
+                throw notFound("Schema %s does not exist", to.schemaName());
+            }
+            checkNoTable(handle, to);
+            if (viewExists(handle, to)) {
+                throw alreadyExists("View %s already exists", to);
+            }
+            return handle.createUpdate("UPDATE views SET schema_name = :new_schema_name, view_name = :new_view_name WHERE schema_name = :schema_name AND view_name = :view_name")
+                    .bind("new_schema_name", to.schemaName())
+                    .bind("new_view_name", to.tableName())
+                    .bind("schema_name", from.schemaName())
+                    .bind("view_name", from.tableName())
+                    .execute();
+        });
+    }
+
+    public Optional<ViewEntry> getView(SchemaTableName name)
+    {
+        requireNonNull(name, "name is null");
+        return database.inTransaction(handle -> findView(handle, name));
+    }
+
+    /** Views of one schema, or of every schema when {@code schemaName} is empty, ordered by name. */
+    public List<SchemaTableName> listViews(Optional<String> schemaName)
+    {
+        requireNonNull(schemaName, "schemaName is null");
+        return database.inTransaction(handle -> {
+            // as listing tables: a name that breaks the naming rule cannot exist, so it is not found
+            if (schemaName.isPresent() && !schemaExists(handle, schemaName.get())) {
+                throw notFound("Schema %s does not exist", schemaName.get());
+            }
+            String sql = "SELECT schema_name, view_name FROM views" +
+                    (schemaName.isPresent() ? " WHERE schema_name = :schema_name" : "") +
+                    " ORDER BY schema_name, view_name";
+            Query query = handle.createQuery(sql);
+            schemaName.ifPresent(name -> query.bind("schema_name", name));
+            return query.map((row, _) -> new SchemaTableName(row.getString("schema_name"), row.getString("view_name")))
+                    .list();
+        });
+    }
+
+    private static void checkNoTable(Handle handle, SchemaTableName name)
+    {
+        if (tableExists(handle, name)) {
+            throw alreadyExists("Table %s already exists: a view cannot have its name", name);
+        }
+    }
+}

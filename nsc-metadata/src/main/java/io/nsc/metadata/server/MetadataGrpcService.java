@@ -62,6 +62,8 @@ import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListNodesResponse;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListSchemasResponse;
+import io.nsc.protocol.proto.ListTableDefinitionsRequest;
+import io.nsc.protocol.proto.ListTableDefinitionsResponse;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -116,6 +118,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getListSchemasMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getListTablesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetTableMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getListTableDefinitionsMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetTableFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getListNodesMethod(), CLIENT, METADATA)
             .allow(MetadataServiceGrpc.getCreateSchemaMethod(), CLIENT)
@@ -140,6 +143,9 @@ public final class MetadataGrpcService
             .build();
 
     private static final Logger log = Logger.get(MetadataGrpcService.class);
+
+    // its limits are the protocol's (nsc.proto: ListTableDefinitionsRequest), no setting
+    private static final TableDefinitionsPaging TABLE_DEFINITIONS_PAGING = new TableDefinitionsPaging();
 
     private final TableCatalog tables;
     private final CommitCatalog commits;
@@ -232,6 +238,16 @@ public final class MetadataGrpcService
                     .orElseThrow(() -> notFound("Table %s does not exist", name));
             stats.tableLookedUp();
             return toTableInfo(table);
+        });
+    }
+
+    @Override
+    public void listTableDefinitions(ListTableDefinitionsRequest request, StreamObserver<ListTableDefinitionsResponse> observer)
+    {
+        respond("ListTableDefinitions", observer, () -> {
+            ListTableDefinitionsResponse response = TABLE_DEFINITIONS_PAGING.answer(tables, request, MetadataGrpcService::toTableInfo);
+            stats.tableDefinitionsListed(response.getTablesCount());
+            return response;
         });
     }
 
@@ -657,7 +673,7 @@ public final class MetadataGrpcService
         observer.onCompleted();
     }
 
-    private static TableInfo toTableInfo(TableEntry table)
+    static TableInfo toTableInfo(TableEntry table)
     {
         TableInfo.Builder info = TableInfo.newBuilder()
                 .setTableId(table.tableId())

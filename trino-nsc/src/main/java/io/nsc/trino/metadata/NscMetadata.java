@@ -3,6 +3,7 @@ package io.nsc.trino.metadata;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import com.google.common.collect.Iterators;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.nsc.protocol.proto.AlterColumnRequest;
@@ -55,6 +56,7 @@ import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
 import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
+import io.trino.spi.connector.RelationCommentMetadata;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.RowChangeParadigm;
 import io.trino.spi.connector.SaveMode;
@@ -75,6 +77,7 @@ import io.trino.spi.type.TypeManager;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -233,12 +236,42 @@ public class NscMetadata
     @Override
     public Iterator<RelationColumnsMetadata> streamRelationColumns(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
     {
-        Set<SchemaTableName> names = relationFilter.apply(Set.copyOf(client.listTables(schemaName)));
-        return names.stream()
-                .map(name -> client.getTable(name)
-                        .map(table -> RelationColumnsMetadata.forTable(name, toColumnMetadata(toTableHandle(table).columns(), table))))
-                .flatMap(Optional::stream)
-                .iterator();
+        return Iterators.transform(
+                tableDefinitions(schemaName, relationFilter, true),
+                table -> RelationColumnsMetadata.forTable(nameOf(table), toColumnMetadata(toTableHandle(table).columns(), table)));
+    }
+
+    @Override
+    public Iterator<RelationCommentMetadata> streamRelationComments(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
+    {
+        return Iterators.transform(
+                tableDefinitions(schemaName, relationFilter, false),
+                table -> RelationCommentMetadata.forRelation(nameOf(table), table.hasComment() ? Optional.of(table.getComment()) : Optional.empty()));
+    }
+
+    /**
+     * The tables of a listing (information_schema, JDBC metadata) that the filter keeps, with
+     * their definitions, a page of many tables per metadata call rather than a call per table.
+     * Trino's filter (access control) sees the names first; when it keeps only some, only those
+     * are fetched.
+     */
+    private Iterator<TableInfo> tableDefinitions(Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter, boolean withColumns)
+    {
+        Set<SchemaTableName> names = Set.copyOf(client.listTables(schemaName));
+        Set<SchemaTableName> kept = relationFilter.apply(names);
+        if (kept.isEmpty()) {
+            return Collections.emptyIterator();
+        }
+        Iterator<TableInfo> tables = kept.size() == names.size()
+                ? client.listTableDefinitions(schemaName, withColumns)
+                : client.listTableDefinitions(kept, withColumns);
+        // a table created since the names were listed was not seen by the filter
+        return Iterators.filter(tables, table -> kept.contains(nameOf(table)));
+    }
+
+    private static SchemaTableName nameOf(TableInfo table)
+    {
+        return new SchemaTableName(table.getSchemaName(), table.getTableName());
     }
 
     @Override

@@ -8,10 +8,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -100,37 +102,41 @@ public final class BenchmarkBiMetadata
     private static int createTables(String url, Properties properties, int tables, int columns)
             throws Exception
     {
+        Set<String> existing = new HashSet<>();
         try (Connection connection = DriverManager.getConnection(url, properties);
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS nsc." + SCHEMA);
+            try (ResultSet names = statement.executeQuery("SELECT table_name FROM nsc.information_schema.tables WHERE table_schema = '%s'".formatted(SCHEMA))) {
+                while (names.next()) {
+                    existing.add(names.getString(1));
+                }
+            }
         }
         ExecutorService executor = Executors.newFixedThreadPool(4);
         try {
-            List<Future<Boolean>> futures = new ArrayList<>();
+            List<Future<?>> futures = new ArrayList<>();
             for (int table = 0; table < tables; table++) {
                 int number = table;
-                futures.add(executor.submit(() -> createTable(url, properties, number, columns)));
+                if (!existing.contains("t%04d".formatted(number))) {
+                    futures.add(executor.submit(() -> createTable(url, properties, number, columns)));
+                }
             }
-            int created = 0;
-            for (Future<Boolean> future : futures) {
-                created += future.get() ? 1 : 0;
+            for (Future<?> future : futures) {
+                future.get();
             }
-            return created;
+            return futures.size();
         }
         finally {
             executor.shutdownNow();
         }
     }
 
-    private static boolean createTable(String url, Properties properties, int number, int columns)
+    private static Void createTable(String url, Properties properties, int number, int columns)
             throws SQLException
     {
         String name = "nsc.%s.t%04d".formatted(SCHEMA, number);
         try (Connection connection = DriverManager.getConnection(url, properties);
                 Statement statement = connection.createStatement()) {
-            if (count(connection, "SHOW TABLES FROM nsc.%s LIKE 't%04d'".formatted(SCHEMA, number)) > 0) {
-                return false;
-            }
             List<String> definitions = new ArrayList<>();
             for (int column = 0; column < columns; column++) {
                 String comment = column % 5 == 0 ? " COMMENT 'column %d of table %d'".formatted(column, number) : "";
@@ -141,7 +147,7 @@ public final class BenchmarkBiMetadata
             if (number < TABLES_WITH_ROWS) {
                 statement.execute("INSERT INTO %s (c00, c01) VALUES (1, 'one'), (2, 'two')".formatted(name));
             }
-            return true;
+            return null;
         }
     }
 

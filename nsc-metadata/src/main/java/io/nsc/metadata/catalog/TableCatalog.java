@@ -244,6 +244,25 @@ public final class TableCatalog
     }
 
     /**
+     * A page of table definitions, as {@link #getTable} reads each, in one transaction and a few
+     * queries: the tables of one schema (or of every schema when {@code schemaName} is empty),
+     * only those named in {@code names} when that is not empty, ordered by schema and table name,
+     * at most {@code limit} of them, starting after {@code after} when present.
+     *
+     * @param withColumns false: the tables without their columns (a listing of comments needs none)
+     */
+    public List<TableEntry> listTableDefinitions(Optional<String> schemaName, List<SchemaTableName> names, Optional<SchemaTableName> after, int limit, boolean withColumns)
+    {
+        return database.inTransaction(handle -> {
+            // as listTables: a name that breaks the naming rule cannot exist, NOT_FOUND
+            if (schemaName.isPresent() && !schemaExists(handle, schemaName.get())) {
+                throw notFound("Schema %s does not exist", schemaName.get());
+            }
+            return TableDefinitionListing.list(handle, schemaName, names, after, limit, withColumns);
+        });
+    }
+
+    /**
      * Creates an empty table. It starts at version 1, like a table after its first commit, so
      * that every existing table has a version a commit can expect.
      *

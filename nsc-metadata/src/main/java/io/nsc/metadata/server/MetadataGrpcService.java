@@ -71,6 +71,8 @@ import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListSchemasResponse;
 import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTableVersionsResponse;
+import io.nsc.protocol.proto.ListTableDefinitionsRequest;
+import io.nsc.protocol.proto.ListTableDefinitionsResponse;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.ListViewsRequest;
@@ -135,6 +137,7 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getListTablesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getListTableVersionsMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getListTableDefinitionsMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getGetTableFilesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getListNodesMethod(), CLIENT, METADATA)
             .allow(MetadataServiceGrpc.getCreateSchemaMethod(), CLIENT)
@@ -166,6 +169,9 @@ public final class MetadataGrpcService
             .build();
 
     private static final Logger log = Logger.get(MetadataGrpcService.class);
+
+    // its limits are the protocol's (nsc.proto: ListTableDefinitionsRequest), no setting
+    private static final TableDefinitionsPaging TABLE_DEFINITIONS_PAGING = new TableDefinitionsPaging();
 
     private final TableCatalog tables;
     private final TableHistory history;
@@ -288,6 +294,16 @@ public final class MetadataGrpcService
                 response.addVersions(builder);
             }
             return response.build();
+        });
+    }
+
+    @Override
+    public void listTableDefinitions(ListTableDefinitionsRequest request, StreamObserver<ListTableDefinitionsResponse> observer)
+    {
+        respond("ListTableDefinitions", observer, () -> {
+            ListTableDefinitionsResponse response = TABLE_DEFINITIONS_PAGING.answer(tables, request, MetadataGrpcService::toTableInfo);
+            stats.tableDefinitionsListed(response.getTablesCount());
+            return response;
         });
     }
 
@@ -797,7 +813,7 @@ public final class MetadataGrpcService
         observer.onCompleted();
     }
 
-    private static TableInfo toTableInfo(TableEntry table)
+    static TableInfo toTableInfo(TableEntry table)
     {
         TableInfo.Builder info = TableInfo.newBuilder()
                 .setTableId(table.tableId())

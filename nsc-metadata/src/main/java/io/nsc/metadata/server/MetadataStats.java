@@ -39,6 +39,8 @@ public final class MetadataStats
     private final CounterStat replicasReplaced = new CounterStat();
     private final CounterStat nodeRegistrations = new CounterStat();
     private final CounterStat tableLookups = new CounterStat();
+    private final CounterStat tableDefinitionPages = new CounterStat();
+    private final CounterStat tableDefinitionsListed = new CounterStat();
     private final CounterStat tableFileListings = new CounterStat();
     private final CounterStat tableFilesListed = new CounterStat();
     private final CounterStat rpcErrors = new CounterStat();
@@ -103,6 +105,13 @@ public final class MetadataStats
     public void tableLookedUp()
     {
         tableLookups.update(1);
+    }
+
+    /** One ListTableDefinitions answer with this many tables: the listings information_schema and JDBC metadata make. */
+    public void tableDefinitionsListed(int tableCount)
+    {
+        tableDefinitionPages.update(1);
+        tableDefinitionsListed.update(tableCount);
     }
 
     /** One GetTableFiles answer (a page, or a whole table) with this many files. */
@@ -247,6 +256,20 @@ public final class MetadataStats
 
     @Managed
     @Nested
+    public CounterStat getTableDefinitionPages()
+    {
+        return tableDefinitionPages;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getTableDefinitionsListed()
+    {
+        return tableDefinitionsListed;
+    }
+
+    @Managed
+    @Nested
     public CounterStat getTableFileListings()
     {
         return tableFileListings;
@@ -307,6 +330,8 @@ public final class MetadataStats
                 .put("replicas_replaced", replicasReplaced.getTotalCount())
                 .put("node_registrations", nodeRegistrations.getTotalCount())
                 .put("table_lookups", tableLookups.getTotalCount())
+                .put("table_definition_pages", tableDefinitionPages.getTotalCount())
+                .put("table_definitions_listed", tableDefinitionsListed.getTotalCount())
                 .put("table_file_pages", tableFileListings.getTotalCount())
                 .put("table_files_listed", tableFilesListed.getTotalCount())
                 .put("registered_nodes", getRegisteredNodes())

@@ -1,5 +1,7 @@
 package io.nsc.trino.client;
 
+import com.google.common.collect.AbstractIterator;
+import com.google.common.collect.Iterators;
 import com.google.inject.Inject;
 import com.google.protobuf.ByteString;
 import io.grpc.ClientInterceptor;
@@ -30,6 +32,8 @@ import io.nsc.protocol.proto.GetViewRequest;
 import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
 import io.nsc.protocol.proto.ListTableVersionsRequest;
+import io.nsc.protocol.proto.ListTableDefinitionsRequest;
+import io.nsc.protocol.proto.ListTableDefinitionsResponse;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListViewsRequest;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
@@ -58,6 +62,7 @@ import jakarta.annotation.PreDestroy;
 
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +98,8 @@ public class NscMetadataClient
 {
     // pages of the table's files read to tell whether a commit interrupted by a failover went through
     private static final int COMMIT_CHECK_PAGE_SIZE = 1000;
+    // the most table names one ListTableDefinitions request may carry (nsc.proto)
+    private static final int MAX_LISTED_NAMES = 1000;
 
     private final MetadataAddresses addresses;
     private final ManagedChannel channel;
@@ -217,6 +224,68 @@ public class NscMetadataClient
                 return Optional.empty();
             }
             throw metadataError("list the versions of table " + name, e);
+        }
+    }
+
+    /**
+     * The definitions of the tables of one schema, or of every schema when {@code schema} is
+     * empty, as {@link #getTable} answers each, ordered by name: a page of them per call as the
+     * iterator advances. A schema that does not exist (any more) lists nothing.
+     *
+     * @param withColumns false: the tables without their columns
+     */
+    public Iterator<TableInfo> listTableDefinitions(Optional<String> schema, boolean withColumns)
+    {
+        return tableDefinitionPages(ListTableDefinitionsRequest.newBuilder()
+                .setSchemaName(schema.orElse(""))
+                .setOmitColumns(!withColumns)
+                .build());
+    }
+
+    /**
+     * The definitions of these tables, those that exist, as {@link #listTableDefinitions(Optional, boolean)}
+     * answers them: a page per call, at most {@value #MAX_LISTED_NAMES} names per call.
+     */
+    public Iterator<TableInfo> listTableDefinitions(Collection<SchemaTableName> names, boolean withColumns)
+    {
+        Iterator<Iterator<TableInfo>> chunks = Iterators.transform(Iterators.partition(names.iterator(), MAX_LISTED_NAMES), chunk -> tableDefinitionPages(ListTableDefinitionsRequest.newBuilder()
+                .addAllTables(chunk.stream().map(NscMetadataClient::toTableName).toList())
+                .setOmitColumns(!withColumns)
+                .build()));
+        return Iterators.concat(chunks);
+    }
+
+    private Iterator<TableInfo> tableDefinitionPages(ListTableDefinitionsRequest first)
+    {
+        Iterator<List<TableInfo>> pages = new AbstractIterator<>()
+        {
+            private Optional<ByteString> pageToken = Optional.of(ByteString.EMPTY);
+
+            @Override
+            protected List<TableInfo> computeNext()
+            {
+                if (pageToken.isEmpty()) {
+                    return endOfData();
+                }
+                ListTableDefinitionsResponse page = tableDefinitionPage(first.toBuilder().setPageToken(pageToken.get()).build());
+                pageToken = Optional.of(page.getNextPageToken()).filter(token -> !token.isEmpty());
+                return page.getTablesList();
+            }
+        };
+        return Iterators.concat(Iterators.transform(pages, List::iterator));
+    }
+
+    private ListTableDefinitionsResponse tableDefinitionPage(ListTableDefinitionsRequest request)
+    {
+        try {
+            return stub().listTableDefinitions(request);
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                // the schema was dropped since the caller listed it
+                return ListTableDefinitionsResponse.getDefaultInstance();
+            }
+            throw metadataError("list table definitions", e);
         }
     }
 
@@ -894,5 +963,13 @@ public class NscMetadataClient
     private static SchemaTableName toSchemaTableName(TableName name)
     {
         return new SchemaTableName(name.getSchemaName(), name.getTableName());
+    }
+
+    private static TableName toTableName(SchemaTableName name)
+    {
+        return TableName.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .build();
     }
 }

@@ -3,6 +3,8 @@ package io.nsc.trino.metadata;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import com.google.common.collect.Iterators;
+import com.google.common.collect.Sets;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.nsc.protocol.proto.AlterColumnRequest;
@@ -56,6 +58,7 @@ import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
 import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
+import io.trino.spi.connector.RelationCommentMetadata;
 import io.trino.spi.connector.RelationType;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.RowChangeParadigm;
@@ -77,6 +80,7 @@ import io.trino.spi.type.TypeManager;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -91,6 +95,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.nsc.protocol.catalog.NameRules.problem;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
@@ -271,17 +276,67 @@ public class NscMetadata
     public Iterator<RelationColumnsMetadata> streamRelationColumns(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
     {
         Map<SchemaTableName, RelationType> relations = getRelationTypes(session, schemaName);
-        Set<SchemaTableName> names = relationFilter.apply(relations.keySet());
-        // a relation dropped since it was listed is left out
-        return names.stream()
-                .map(name -> switch (relations.get(name)) {
-                    case VIEW -> views.get(name).map(view -> RelationColumnsMetadata.forView(name, view.getColumns()));
-                    case TABLE -> client.getTable(name)
-                            .map(table -> RelationColumnsMetadata.forTable(name, toColumnMetadata(toTableHandle(table).columns(), table)));
-                    case MATERIALIZED_VIEW -> throw new IllegalStateException("nsc has no materialized views: " + name);
-                })
+        Set<SchemaTableName> kept = relationFilter.apply(relations.keySet());
+        Iterator<RelationColumnsMetadata> tables = Iterators.transform(
+                tableDefinitions(schemaName, relations, kept, true),
+                table -> RelationColumnsMetadata.forTable(nameOf(table), toColumnMetadata(toTableHandle(table).columns(), table)));
+        // a view dropped since it was listed is left out
+        Iterator<RelationColumnsMetadata> viewColumns = keptViews(relations, kept).stream()
+                .map(name -> views.get(name).map(view -> RelationColumnsMetadata.forView(name, view.getColumns())))
                 .flatMap(Optional::stream)
                 .iterator();
+        return Iterators.concat(tables, viewColumns);
+    }
+
+    @Override
+    public Iterator<RelationCommentMetadata> streamRelationComments(ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter)
+    {
+        Map<SchemaTableName, RelationType> relations = getRelationTypes(session, schemaName);
+        Set<SchemaTableName> kept = relationFilter.apply(relations.keySet());
+        Iterator<RelationCommentMetadata> tables = Iterators.transform(
+                tableDefinitions(schemaName, relations, kept, false),
+                table -> RelationCommentMetadata.forRelation(nameOf(table), table.hasComment() ? Optional.of(table.getComment()) : Optional.empty()));
+        Iterator<RelationCommentMetadata> viewComments = keptViews(relations, kept).stream()
+                .map(name -> views.get(name).map(view -> RelationCommentMetadata.forRelation(name, view.getComment())))
+                .flatMap(Optional::stream)
+                .iterator();
+        return Iterators.concat(tables, viewComments);
+    }
+
+    /**
+     * The tables of a listing (information_schema, JDBC metadata) that the filter kept, with
+     * their definitions, a page of many tables per metadata call rather than a call per table.
+     * Trino's filter (access control) sees the names first; when it kept only some tables, only
+     * those are fetched.
+     */
+    private Iterator<TableInfo> tableDefinitions(Optional<String> schemaName, Map<SchemaTableName, RelationType> relations, Set<SchemaTableName> kept, boolean withColumns)
+    {
+        Set<SchemaTableName> tables = relations.entrySet().stream()
+                .filter(relation -> relation.getValue() == RelationType.TABLE)
+                .map(Map.Entry::getKey)
+                .collect(toImmutableSet());
+        Set<SchemaTableName> keptTables = Sets.intersection(tables, kept).immutableCopy();
+        if (keptTables.isEmpty()) {
+            return Collections.emptyIterator();
+        }
+        Iterator<TableInfo> definitions = keptTables.size() == tables.size()
+                ? client.listTableDefinitions(schemaName, withColumns)
+                : client.listTableDefinitions(keptTables, withColumns);
+        // a table created since the names were listed was not seen by the filter
+        return Iterators.filter(definitions, table -> keptTables.contains(nameOf(table)));
+    }
+
+    private static List<SchemaTableName> keptViews(Map<SchemaTableName, RelationType> relations, Set<SchemaTableName> kept)
+    {
+        return kept.stream()
+                .filter(name -> relations.get(name) == RelationType.VIEW)
+                .sorted(Comparator.comparing(SchemaTableName::toString))
+                .toList();
+    }
+
+    private static SchemaTableName nameOf(TableInfo table)
+    {
+        return new SchemaTableName(table.getSchemaName(), table.getTableName());
     }
 
     @Override

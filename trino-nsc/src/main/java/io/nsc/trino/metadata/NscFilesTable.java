@@ -86,11 +86,9 @@ public final class NscFilesTable
         /** Empty when {@code name} is no metadata table's name. */
         public static Optional<Name> parse(SchemaTableName name)
         {
-            String table = name.getTableName();
             return Arrays.stream(Kind.values())
-                    .filter(kind -> table.endsWith(kind.suffix) && table.length() > kind.suffix.length())
-                    .findFirst()
-                    .map(kind -> new Name(new SchemaTableName(name.getSchemaName(), table.substring(0, table.length() - kind.suffix.length())), kind));
+                    .flatMap(kind -> MetadataTableNames.dataTable(name, kind.suffix).map(table -> new Name(table, kind)).stream())
+                    .findFirst();
         }
     }
 

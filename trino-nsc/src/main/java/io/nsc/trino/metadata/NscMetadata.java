@@ -214,7 +214,6 @@ public class NscMetadata
     @Override
     public Optional<SystemTable> getSystemTable(ConnectorSession session, SchemaTableName tableName)
     {
-        // no nsc table name has a '$' (NameRules), so "t$files" is never a table of its own
         Optional<SystemTable> filesTable = NscFilesTable.Name.parse(tableName)
                 .flatMap(name -> client.getTable(name.dataTable())
                         .map(table -> new NscFilesTable(tableName, name.kind(), toTableHandle(table), tableFilesCache)));

@@ -279,9 +279,11 @@ final class TestNscDelete
         assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", 2L, "rows_deleted", 3L));
         Set<String> filesAfter = fileIds(table);
         assertThat(Sets.intersection(filesBefore, filesAfter)).hasSize(1);
-        // two files of survivors (9 and 8 rows) and the new values' (one file per merge sink that got some)
+        // the survivors (9 and 8 rows) and the new values, in one file per merge sink that got
+        // some: a rewritten file's survivors go to the sink its file id picks, an inserted row to
+        // the one its place in the page picks (NscNodePartitioningProvider): 1 to 5 files
         Set<String> written = Sets.difference(filesAfter, filesBefore);
-        assertThat(written).hasSizeBetween(3, 4);
+        assertThat(written).hasSizeBetween(1, 5);
         assertThat(computeScalar("SELECT sum(row_count) FROM %s WHERE file_id IN ('%s')".formatted(filesTable(table, "files"), String.join("', '", written))))
                 .isEqualTo(20L);
         assertEveryMode("SELECT k, v FROM " + table, """

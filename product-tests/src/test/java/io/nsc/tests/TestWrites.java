@@ -103,6 +103,10 @@ final class TestWrites
 
             assertThatThrownBy(() -> Jdbc.rows(connection, "SELECT * FROM nsc.product_travel.orders FOR VERSION AS OF 99"))
                     .hasMessageContaining("Table product_travel.orders is at version 3: version 99 does not exist");
+            // back to the cluster's retention, which a dropped table keeps: a day would keep its
+            // files on the storage nodes that long, and TestDurability's drain waits for them
+            statement.execute("ALTER TABLE nsc.product_travel.orders SET PROPERTIES version_retention = DEFAULT");
+            assertThat((String) Jdbc.rows(connection, "SHOW CREATE TABLE nsc.product_travel.orders").getFirst().getFirst()).doesNotContain("version_retention");
             statement.execute("DROP TABLE nsc.product_travel.orders");
             statement.execute("DROP SCHEMA nsc.product_travel");
         }

@@ -85,7 +85,7 @@ public final class TableHistory
                 throw outOfRange("Table %s has no version as of %s: its first version was committed later", name, Instant.ofEpochMilli(millis));
             }
             // the version current then is gone: its own time was forgotten with it
-            throw expired(handle, table, first.get() - 1);
+            throw expired(table, first.get() - 1, retention.retentionMillis(handle, table.tableId()));
         });
     }
 
@@ -133,7 +133,7 @@ public final class TableHistory
         }
         long tableRetention = retention.retentionMillis(handle, table.tableId());
         if (!retention.retained(handle, table.tableId(), version, now, tableRetention)) {
-            throw expired(handle, table, version);
+            throw expired(table, version, tableRetention);
         }
         VersionRow row = handle.createQuery("SELECT version, committed_millis, operation, row_count, file_count, size_bytes FROM table_versions WHERE table_id = :table_id AND version = :version")
                 .bind("table_id", table.tableId())
@@ -154,9 +154,8 @@ public final class TableHistory
                 table.comment());
     }
 
-    private RuntimeException expired(Handle handle, TableEntry table, long version)
+    private RuntimeException expired(TableEntry table, long version, long tableRetention)
     {
-        long tableRetention = retention.retentionMillis(handle, table.tableId());
         return failedPrecondition("Version %s of table %s is no longer kept: versions are kept for %s after a later one replaced them (%s)",
                 version, table.name(), succinct(retention.retention(tableRetention)), retention.retentionSetting(tableRetention));
     }

@@ -99,6 +99,10 @@ public final class TableVersionRetention
      */
     void checkRetained(Handle handle, ListedTable table, long version, long now)
     {
+        if (version == table.lastVersion() && !table.dropped()) {
+            // the current version of a live table: every listing of it, so no retention is read
+            return;
+        }
         long tableRetention = table.retentionMillis().orElseGet(() -> retentionMillis(handle, table.tableId()));
         if (table.droppedMillis().isPresent() && expired(table.droppedMillis().get(), now, tableRetention)) {
             throw notFound("Table with id %s was dropped at least %s ago (%s): its files are no longer kept",

@@ -5,6 +5,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import io.airlift.slice.DynamicSliceOutput;
 import io.airlift.slice.Slice;
+import io.nsc.parquet.PageIndexBuilder.PageIndex;
 import io.nsc.parquet.stats.BloomFilterHashes;
 import io.nsc.parquet.stats.RowGroupBloomFilter;
 import io.nsc.protocol.stats.FilterValueType;
@@ -13,12 +14,14 @@ import io.trino.parquet.writer.ParquetSchemaConverter;
 import io.trino.parquet.writer.ParquetWriter;
 import io.trino.parquet.writer.ParquetWriterOptions;
 import io.trino.spi.Page;
+import io.trino.spi.block.Block;
 import io.trino.spi.type.Type;
 import org.apache.parquet.format.BloomFilterAlgorithm;
 import org.apache.parquet.format.BloomFilterCompression;
 import org.apache.parquet.format.BloomFilterHash;
 import org.apache.parquet.format.BloomFilterHeader;
 import org.apache.parquet.format.ColumnChunk;
+import org.apache.parquet.format.ColumnIndex;
 import org.apache.parquet.format.ColumnMetaData;
 import org.apache.parquet.format.CompressionCodec;
 import org.apache.parquet.format.FileMetaData;
@@ -29,6 +32,7 @@ import org.apache.parquet.format.Uncompressed;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.format.XxHash;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
@@ -45,11 +49,13 @@ import java.util.Set;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.base.Verify.verify;
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static io.nsc.parquet.LocalFiles.closeAndDelete;
 import static io.trino.parquet.writer.ParquetWriter.MAGIC;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.util.Objects.requireNonNull;
+import static org.apache.parquet.schema.Type.Repetition.REPEATED;
 
 /**
  * Writes a Parquet file in which every {@link #writeRowGroup} call becomes exactly one row group.
@@ -59,8 +65,10 @@ import static java.util.Objects.requireNonNull;
  * row groups are predictable, so each row group is encoded by a fresh {@code ParquetWriter} into
  * memory, and its column chunks are copied into this file with their offsets moved to where they
  * land. The encoding, statistics and page layout are therefore exactly trino-parquet's; only the
- * footer is assembled here. No column or offset indexes are written (the inner writer writes
- * none with the options used).
+ * footer is assembled here. The inner writer writes no page indexes; when every column is flat,
+ * each chunk gets an offset index and, for the types trino-parquet compares page statistics of, a
+ * column index (see {@link PageIndexBuilder}), written after its row group so that a range on a
+ * sorted column reads the pages it needs rather than whole column chunks.
  *
  * <p>The columns asked for get a Parquet Bloom filter per row group, built here rather than by
  * trino-parquet, which leaves dictionary-encoded chunks without one and sizes every filter for
@@ -98,6 +106,9 @@ public final class FixedRowGroupParquetWriter
     private final int columnCount;
     private final int outputBufferBytes;
     private final List<BloomFilterColumn> bloomFilterColumns;
+    private final List<Type> columnTypes;
+    private final List<PrimitiveTypeName> physicalTypes;
+    private final boolean writesPageIndexes;
     private final List<RowGroup> rowGroups = new ArrayList<>();
 
     private long position;
@@ -145,6 +156,14 @@ public final class FixedRowGroupParquetWriter
         this.primitiveTypes = ImmutableMap.copyOf(requireNonNull(primitiveTypes, "primitiveTypes is null"));
         this.compression = requireNonNull(compression, "compression is null");
         this.columnCount = messageType.getFieldCount();
+        // a data page's value count is its row count only in flat columns
+        this.writesPageIndexes = messageType.getFields().stream().allMatch(field -> field.isPrimitive() && !field.isRepetition(REPEATED));
+        this.columnTypes = writesPageIndexes
+                ? messageType.getFields().stream().map(field -> requireNonNull(this.primitiveTypes.get(List.of(field.getName())), () -> "no type for column " + field.getName())).collect(toImmutableList())
+                : ImmutableList.of();
+        this.physicalTypes = writesPageIndexes
+                ? messageType.getFields().stream().map(field -> field.asPrimitiveType().getPrimitiveTypeName()).collect(toImmutableList())
+                : ImmutableList.of();
 
         this.temporary = target.resolveSibling("." + target.getFileName() + ".tmp");
         this.output = new BufferedOutputStream(Files.newOutputStream(temporary), outputBufferBytes);
@@ -222,6 +241,10 @@ public final class FixedRowGroupParquetWriter
 
         // every offset in the inner file counts from its own start; here the data lands at `position`
         long shift = position - dataStart;
+        // a row group past INNER_MAX_ROW_GROUP_SIZE is split by the inner writer: those go without page indexes
+        List<PageIndex> pageIndexes = single.getRow_groups().size() == 1
+                ? pageIndexes(file, single.getRow_groups().getFirst(), shift, pages)
+                : ImmutableList.of();
         for (RowGroup rowGroup : single.getRow_groups()) {
             relocate(rowGroup, shift);
             rowGroups.add(rowGroup);
@@ -236,6 +259,47 @@ public final class FixedRowGroupParquetWriter
         file.getBytes(dataStart, output, dataEnd - dataStart);
         position += dataEnd - dataStart;
         writeBloomFilters(rowGroups.getLast(), pages);
+        writePageIndexes(rowGroups.getLast(), pageIndexes);
+    }
+
+    private List<PageIndex> pageIndexes(Slice encodedFile, RowGroup rowGroup, long shift, List<Page> pages)
+    {
+        if (!writesPageIndexes) {
+            return ImmutableList.of();
+        }
+        ImmutableList.Builder<PageIndex> indexes = ImmutableList.builder();
+        for (int column = 0; column < columnCount; column++) {
+            int channel = column;
+            List<Block> blocks = pages.stream().map(page -> page.getBlock(channel)).collect(toImmutableList());
+            ColumnMetaData chunk = rowGroup.getColumns().get(column).getMeta_data();
+            indexes.add(PageIndexBuilder.build(encodedFile, chunk, shift, columnTypes.get(column), physicalTypes.get(column), blocks));
+        }
+        return indexes.build();
+    }
+
+    private void writePageIndexes(RowGroup rowGroup, List<PageIndex> pageIndexes)
+            throws IOException
+    {
+        // column indexes together, then offset indexes: a reader fetches each kind in one range
+        for (int column = 0; column < pageIndexes.size(); column++) {
+            Optional<ColumnIndex> columnIndex = pageIndexes.get(column).columnIndex();
+            if (columnIndex.isPresent()) {
+                DynamicSliceOutput encoded = new DynamicSliceOutput(256);
+                Util.writeColumnIndex(columnIndex.get(), encoded);
+                ColumnChunk chunk = rowGroup.getColumns().get(column);
+                chunk.setColumn_index_offset(position);
+                chunk.setColumn_index_length(encoded.size());
+                write(encoded.slice());
+            }
+        }
+        for (int column = 0; column < pageIndexes.size(); column++) {
+            DynamicSliceOutput encoded = new DynamicSliceOutput(256);
+            Util.writeOffsetIndex(pageIndexes.get(column).offsetIndex(), encoded);
+            ColumnChunk chunk = rowGroup.getColumns().get(column);
+            chunk.setOffset_index_offset(position);
+            chunk.setOffset_index_length(encoded.size());
+            write(encoded.slice());
+        }
     }
 
     private void writeBloomFilters(RowGroup rowGroup, List<Page> pages)

@@ -44,6 +44,7 @@ public class NscConfig
     private boolean adaptiveScanModes;
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
+    private DataSize rawReadMaxMergeDistance = DataSize.of(1, MEGABYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     private long aggregationPushdownMaxGroups = 10_000;
     private Duration scanTimeout = new Duration(1, HOURS);
@@ -327,6 +328,21 @@ public class NscConfig
     public NscConfig setScanBatchSize(DataSize scanBatchSize)
     {
         this.scanBatchSize = scanBatchSize;
+        return this;
+    }
+
+    @NotNull
+    @MaxDataSize("64MB")
+    public DataSize getRawReadMaxMergeDistance()
+    {
+        return rawReadMaxMergeDistance;
+    }
+
+    @Config("nsc.raw-read-max-merge-distance")
+    @ConfigDescription("A raw read fetches two byte ranges of a file as one request when at most this many bytes lie between them: fewer requests against bytes the query does not need crossing the link")
+    public NscConfig setRawReadMaxMergeDistance(DataSize rawReadMaxMergeDistance)
+    {
+        this.rawReadMaxMergeDistance = rawReadMaxMergeDistance;
         return this;
     }
 

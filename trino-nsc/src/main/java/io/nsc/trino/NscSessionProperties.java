@@ -2,6 +2,7 @@ package io.nsc.trino;
 
 import com.google.common.collect.ImmutableList;
 import com.google.inject.Inject;
+import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorSession;
@@ -9,6 +10,7 @@ import io.trino.spi.session.PropertyMetadata;
 
 import java.util.List;
 
+import static io.trino.plugin.base.session.PropertyMetadataUtil.dataSizeProperty;
 import static io.trino.plugin.base.session.PropertyMetadataUtil.durationProperty;
 import static io.trino.spi.session.PropertyMetadata.booleanProperty;
 import static io.trino.spi.session.PropertyMetadata.enumProperty;
@@ -22,6 +24,10 @@ public final class NscSessionProperties
     public static final String ADAPTIVE_SCAN_MODES = "adaptive_scan_modes";
     public static final String DYNAMIC_FILTERING_WAIT_TIMEOUT = "dynamic_filtering_wait_timeout";
     public static final String AGGREGATION_PUSHDOWN_MAX_GROUPS = "aggregation_pushdown_max_groups";
+    public static final String RAW_READ_MAX_MERGE_DISTANCE = "raw_read_max_merge_distance";
+
+    // as NscConfig allows: a range merged across more than this is a read the query did not ask for
+    private static final DataSize MAX_RAW_READ_MERGE_DISTANCE = DataSize.of(64, DataSize.Unit.MEGABYTE);
 
     private final List<PropertyMetadata<?>> sessionProperties;
 
@@ -44,6 +50,16 @@ public final class NscSessionProperties
                         "AUTO: per split, raw byte ranges or a storage-side scan; FILTER: storage nodes filter, project and limit; RAW: workers decode raw byte ranges; NONE: no pruning, no pushdown",
                         PushdownMode.class,
                         config.getPushdown(),
+                        false),
+                dataSizeProperty(
+                        RAW_READ_MAX_MERGE_DISTANCE,
+                        "A raw read fetches byte ranges at most this far apart as one request",
+                        config.getRawReadMaxMergeDistance(),
+                        value -> {
+                            if (value.toBytes() > MAX_RAW_READ_MERGE_DISTANCE.toBytes()) {
+                                throw new TrinoException(INVALID_SESSION_PROPERTY, RAW_READ_MAX_MERGE_DISTANCE + " must be at most " + MAX_RAW_READ_MERGE_DISTANCE);
+                            }
+                        },
                         false),
                 durationProperty(
                         DYNAMIC_FILTERING_WAIT_TIMEOUT,
@@ -80,6 +96,11 @@ public final class NscSessionProperties
     public static PushdownMode getPushdown(ConnectorSession session)
     {
         return session.getProperty(PUSHDOWN, PushdownMode.class);
+    }
+
+    public static DataSize getRawReadMaxMergeDistance(ConnectorSession session)
+    {
+        return session.getProperty(RAW_READ_MAX_MERGE_DISTANCE, DataSize.class);
     }
 
     public static Duration getDynamicFilteringWaitTimeout(ConnectorSession session)

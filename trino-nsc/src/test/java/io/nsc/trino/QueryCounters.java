@@ -12,6 +12,7 @@ import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.QueryRunner.MaterializedResultWithPlan;
 
+import static io.nsc.trino.read.ReadMetrics.STORAGE_FOOTER_BYTES_RECEIVED;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -45,6 +46,12 @@ public record QueryCounters(MaterializedResult result, long physicalInputBytes, 
             }
         }
         return new QueryCounters(execution.result(), info.getQueryStats().getPhysicalInputDataSize().toBytes(), splitMetrics, connectorMetrics);
+    }
+
+    /** The physical input without the Parquet footers raw reads fetched: what depends on the rows a query reads. */
+    public long physicalInputBytesOfRows()
+    {
+        return physicalInputBytes - connectorMetric(STORAGE_FOOTER_BYTES_RECEIVED);
     }
 
     /** A page-source metric summed over all splits; 0 when no page source reported it. */

@@ -8,6 +8,7 @@ import io.trino.parquet.Field;
 import io.trino.parquet.ParquetDataSource;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.BlockMetadata;
+import io.trino.parquet.metadata.ColumnChunkMetadata;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.metadata.PrunedBlockMetadata;
 import io.trino.parquet.predicate.TupleDomainParquetPredicate;
@@ -20,6 +21,9 @@ import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.VarcharType;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.EncodingStats;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.io.ColumnIO;
 import org.apache.parquet.io.MessageColumnIO;
@@ -36,10 +40,12 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.parquet.ParquetTypeUtils.constructField;
 import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
 import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
@@ -177,7 +183,7 @@ public final class ParquetScanReader
         for (int rowGroup : rowGroups) {
             BlockMetadata block = blocks.get(rowGroup);
             PrunedBlockMetadata prunedBlock = PrunedBlockMetadata.createPrunedColumnsMetadata(block, dataSource.getId(), descriptorsByPath);
-            Optional<ColumnIndexStore> pageIndex = pageDomain.isAll()
+            Optional<ColumnIndexStore> pageIndex = pageDomain.isAll() || !hasSeveralPages(block, pageDomain)
                     ? Optional.empty()
                     : getColumnIndexStore(dataSource, block, descriptorsByPath, pageDomain, options);
             rowGroupInfos.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), pageIndex));
@@ -234,6 +240,35 @@ public final class ParquetScanReader
                     .ifPresent(descriptor -> domains.put(descriptor, domain));
         });
         return domains.isEmpty() ? TupleDomain.all() : TupleDomain.withColumnDomains(domains);
+    }
+
+    /**
+     * Whether a filtered column of the row group has more than one data page, as the chunk's
+     * encoding stats count them (unknown counts as several): an index of one page skips nothing,
+     * and reading it costs a request and more bytes than a small chunk's data.
+     */
+    private static boolean hasSeveralPages(BlockMetadata block, TupleDomain<ColumnDescriptor> pageDomain)
+    {
+        Set<ColumnPath> filtered = pageDomain.getDomains().orElseThrow().keySet().stream()
+                .map(descriptor -> ColumnPath.get(descriptor.getPath()))
+                .collect(toImmutableSet());
+        for (ColumnChunkMetadata chunk : block.columns()) {
+            if (!filtered.contains(chunk.getPath())) {
+                continue;
+            }
+            EncodingStats stats = chunk.getEncodingStats();
+            if (stats == null) {
+                return true;
+            }
+            int pages = 0;
+            for (Encoding encoding : stats.getDataEncodings()) {
+                pages += stats.getNumDataPagesEncodedAs(encoding);
+            }
+            if (pages > 1) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean hasComparablePageStatistics(io.trino.spi.type.Type type)

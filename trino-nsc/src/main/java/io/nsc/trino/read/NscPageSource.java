@@ -183,6 +183,7 @@ public final class NscPageSource
                 .put(ReadMetrics.STORAGE_BYTES_RECEIVED, new LongCount(dataSource.getReadBytes()))
                 .put(ReadMetrics.STORAGE_BYTES_READ_FROM_DISK, new LongCount(dataSource.getReadBytes()))
                 .put(ReadMetrics.STORAGE_READ_REQUESTS, new LongCount(dataSource.getReadRequests()))
+                .put(ReadMetrics.STORAGE_FOOTER_BYTES_RECEIVED, new LongCount(dataSource.getFooterBytes()))
                 .put(ReadMetrics.STORAGE_REPLICA_FAILOVERS, new LongCount(dataSource.getReplicaFailovers()))
                 .putAll(pages.metrics())
                 .buildOrThrow());

@@ -1,6 +1,7 @@
 package io.nsc.trino.read;
 
 import com.google.inject.Inject;
+import io.airlift.units.DataSize;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
@@ -50,6 +51,7 @@ import java.util.stream.IntStream;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
+import static io.nsc.trino.NscSessionProperties.getRawReadMaxMergeDistance;
 import static io.nsc.trino.NscSessionProperties.isAdaptiveScanModes;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.lang.Math.min;
@@ -67,7 +69,6 @@ public class NscPageSourceProvider
 {
     private final StorageClients storageClients;
     private final FooterCache footerCache;
-    private final ParquetReaderOptions readerOptions;
     private final long storageTimeoutMillis;
     private final NscConfig config;
     private final ScanFanOut fanOut;
@@ -83,8 +84,6 @@ public class NscPageSourceProvider
         this.fanOut = requireNonNull(fanOut, "fanOut is null");
         this.footerCache = requireNonNull(footerCache, "footerCache is null");
         this.config = requireNonNull(config, "config is null");
-        // the coordinator already pruned row groups with the compact stats; page-level indexes are not used yet
-        this.readerOptions = ParquetReaderOptions.builder().withUseColumnIndex(false).build();
         this.storageTimeoutMillis = config.getStorageTimeout().toMillis();
     }
 
@@ -105,11 +104,11 @@ public class NscPageSourceProvider
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
         OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
         if (!adapts(session, handle, columns, rowIdChannel)) {
-            return read(nscSplit.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel);
+            return read(session, nscSplit.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel);
         }
         boolean nodeSharesCpus = nodeLoad.get(nscSplit.addresses().getFirst().toString()).sharesCpus();
         AdaptiveScanModes.Choice choice = adaptiveModes.start(session.getQueryId(), new AdaptiveScanModes.ScanShape(handle, columns), nscSplit.mode(), nodeSharesCpus);
-        return new MeasuredPageSource(read(choice.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel), choice, nscSplit.rowCount());
+        return new MeasuredPageSource(read(session, choice.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel), choice, nscSplit.rowCount());
     }
 
     /**
@@ -125,7 +124,7 @@ public class NscPageSourceProvider
                 && (handle.constraintEnforced() || handle.constraint().isAll());
     }
 
-    private ConnectorPageSource read(ScanMode mode, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
+    private ConnectorPageSource read(ConnectorSession session, ScanMode mode, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
     {
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
         if (mode == ScanMode.FILTER && rowIdChannel.isEmpty()) {
@@ -133,27 +132,30 @@ public class NscPageSourceProvider
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
             return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic));
         }
-        return rawRead(nscSplit, handle, columns, predicate, rowIdChannel);
+        return rawRead(session, nscSplit, handle, columns, predicate, rowIdChannel);
     }
 
-    private ConnectorPageSource rawRead(NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate, OptionalInt rowIdChannel)
+    private ConnectorPageSource rawRead(ConnectorSession session, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate, OptionalInt rowIdChannel)
     {
         ScanColumns scanColumns = ScanColumns.create(columns, predicate, handle);
         if (columns.isEmpty() && !scanColumns.filters()) {
             return new RowCountPageSource(min(nscSplit.rowCount(), handle.limit().orElse(Long.MAX_VALUE)));
         }
 
+        ParquetReaderOptions options = readerOptions(session);
         RemoteParquetDataSource dataSource = new RemoteParquetDataSource(
                 nscSplit.fileId(),
                 nscSplit.fileSize(),
                 nscSplit.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
                 storageClients,
-                readerOptions,
+                options,
                 storageTimeoutMillis);
         ParquetMetadata footer = footerCache.get(nscSplit.fileId(), dataSource);
+        dataSource.footerRead();
         AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
         try {
-            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), footer, dataSource, memoryContext);
+            TupleDomain<Integer> pagePredicate = handle.constraintEnforced() ? scanColumns.predicate() : scanColumns.onDecodedColumns(handle.constraint());
+            ParquetScanReader reader = createReader(nscSplit, scanColumns.columns(), pagePredicate, options, footer, dataSource, memoryContext);
             if (scanColumns.decodesOutputOnly() && handle.limit().isEmpty()) {
                 return withRowIds(NscPageSource.decoding(reader, dataSource, memoryContext, nscSplit.fileId()), rowIdChannel, nscSplit);
             }
@@ -171,6 +173,20 @@ public class NscPageSourceProvider
             }
             throw new TrinoException(NSC_BAD_DATA, "Cannot open nsc file %s: %s".formatted(nscSplit.fileId(), e.getMessage()), e);
         }
+    }
+
+    /**
+     * trino-parquet's default suits object stores, where a request costs tens of milliseconds: it
+     * reads ranges less than 1MB apart as one. Over nsc's link a request may cost less than the
+     * bytes between the columns a query reads.
+     */
+    private ParquetReaderOptions readerOptions(ConnectorSession session)
+    {
+        DataSize mergeDistance = getRawReadMaxMergeDistance(session);
+        // page indexes on (trino-parquet's default): they prune pages within the row groups the coordinator kept
+        return ParquetReaderOptions.builder()
+                .withMaxMergeDistance(mergeDistance)
+                .build();
     }
 
     /** A raw scan's row positions (the row id's channel) turned into row ids, when the engine asks for them. */
@@ -282,17 +298,21 @@ public class NscPageSourceProvider
     private ParquetScanReader createReader(
             NscSplit split,
             List<FileColumn> columns,
+            TupleDomain<Integer> predicate,
+            ParquetReaderOptions options,
             ParquetMetadata footer,
             RemoteParquetDataSource dataSource,
             AggregatedMemoryContext memoryContext)
             throws IOException
     {
+        // the pages the predicate rules out are never read: the filter after the reader (or the engine) would drop all their rows
         return ParquetScanReader.create(
                 dataSource,
                 footer,
                 split.rowGroups(),
                 columns,
-                readerOptions,
+                predicate,
+                options,
                 memoryContext,
                 exception -> exception instanceof TrinoException trinoException
                         ? trinoException

@@ -23,6 +23,8 @@ public final class ReadMetrics
     public static final String SPLITS_FILTER = "filter_splits_scanned";
     /** Bytes that crossed the network from storage nodes: Parquet ranges or compressed pages. */
     public static final String STORAGE_BYTES_RECEIVED = "storage_bytes_received";
+    /** Of the bytes received by raw reads, those of the Parquet footers a worker had not cached yet. */
+    public static final String STORAGE_FOOTER_BYTES_RECEIVED = "storage_footer_bytes_received";
     /** Bytes the storage nodes read from disk for scans (raw reads: equal to the bytes received). */
     public static final String STORAGE_BYTES_READ_FROM_DISK = "storage_bytes_read_from_disk";
     /** Rows storage nodes decoded for scans. */

@@ -37,6 +37,7 @@ public class RemoteParquetDataSource
     private int preferredReplica;
     private long readRequests;
     private long replicaFailovers;
+    private long footerBytes;
 
     public RemoteParquetDataSource(
             String fileId,
@@ -62,6 +63,18 @@ public class RemoteParquetDataSource
     public long getReplicaFailovers()
     {
         return replicaFailovers;
+    }
+
+    /** Marks everything read so far as the file's footer: a worker fetches it once, whatever the query reads. */
+    public void footerRead()
+    {
+        footerBytes = getReadBytes();
+    }
+
+    /** Bytes of the footer, when this read fetched it (0 when the worker had it cached). */
+    public long getFooterBytes()
+    {
+        return footerBytes;
     }
 
     @Override

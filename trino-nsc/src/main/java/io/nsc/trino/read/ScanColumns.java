@@ -115,6 +115,29 @@ record ScanColumns(List<FileColumn> columns, List<ValueExpression> computed, int
         return !predicate.isAll() || !expressions.isEmpty();
     }
 
+    /**
+     * A constraint the engine applies after the read, on the columns this scan decodes anyway, by
+     * channel: what a reader may skip pages by without filtering rows itself (a row the engine
+     * would drop need not be read). Domains on columns the scan does not decode are left out.
+     */
+    TupleDomain<Integer> onDecodedColumns(TupleDomain<NscColumnHandle> constraint)
+    {
+        if (constraint.isNone() || constraint.isAll()) {
+            return constraint.transformKeys(_ -> 0);
+        }
+        ImmutableMap.Builder<Integer, Domain> domains = ImmutableMap.builder();
+        constraint.getDomains().orElseThrow().forEach((column, domain) -> {
+            for (int channel = 0; channel < columns.size(); channel++) {
+                FileColumn decoded = columns.get(channel);
+                if (!decoded.isRowPosition() && decoded.ordinal() == column.ordinal() && decoded.type().equals(column.type())) {
+                    domains.put(channel, domain);
+                    return;
+                }
+            }
+        });
+        return TupleDomain.withColumnDomains(domains.buildOrThrow());
+    }
+
     /** Whether the output is exactly the decoded columns, in order: nothing to filter, compute or drop. */
     boolean decodesOutputOnly()
     {

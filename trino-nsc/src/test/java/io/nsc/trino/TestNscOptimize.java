@@ -1,12 +1,5 @@
 package io.nsc.trino;
 
-import io.grpc.ManagedChannel;
-import io.nsc.protocol.client.GrpcChannels;
-import io.nsc.protocol.proto.DataFile;
-import io.nsc.protocol.proto.GetTableFilesRequest;
-import io.nsc.protocol.proto.GetTableRequest;
-import io.nsc.protocol.proto.MetadataServiceGrpc;
-import io.nsc.protocol.stats.CompactFileStats;
 import io.trino.Session;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.testing.AbstractTestQueryFramework;
@@ -14,12 +7,13 @@ import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
+import static io.nsc.trino.ServiceTables.assertSortedBy;
+import static io.nsc.trino.ServiceTables.metricsDelta;
+import static io.nsc.trino.ServiceTables.tableVersion;
 import static io.trino.spi.StandardErrorCode.INVALID_PROCEDURE_ARGUMENT;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.PROCEDURE_NOT_FOUND;
@@ -69,22 +63,22 @@ final class TestNscOptimize
     {
         // written in descending order of k, one INSERT each: every file holds one range of k
         String table = createTableOfFiles("small", 20, 7, 5);
-        long versionBefore = tableVersion(table);
+        long versionBefore = tableVersion(cluster, table);
         String expected = "SELECT x, 'v' || CAST(x AS varchar) FROM UNNEST(sequence(0, 139)) t(x)";
         assertThat(query("SELECT count(*), sum(row_count) FROM " + filesTable(table, "files"))).matches("VALUES (BIGINT '20', BIGINT '140')");
         assertThat(query("SELECT count(*) FROM " + filesTable(table, "row_groups"))).matches("VALUES BIGINT '40'");
 
         Map<String, Long> before = cluster.metadataMetrics();
         assertUpdate("ALTER TABLE %s EXECUTE optimize".formatted(table));
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("optimizes", 1L, "commits", 1L, "files_rewritten", 20L, "deletes", 0L, "rows_deleted", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("optimizes", 1L, "commits", 1L, "files_rewritten", 20L, "deletes", 0L, "rows_deleted", 0L));
         // a file per writer the engine ran (the test session may run several), each sorted
         long files = (long) computeScalar("SELECT count(*) FROM " + filesTable(table, "files"));
         assertThat(files).isBetween(1L, 19L);
         assertThat(query("SELECT sum(row_count) FROM " + filesTable(table, "files"))).matches("VALUES BIGINT '140'");
-        assertSortedByKey(table);
+        assertSortedBy(cluster, table, KEY);
         assertEveryMode("SELECT k, v FROM " + table, expected);
         // one new version, named by the history
-        assertThat(tableVersion(table)).isEqualTo(versionBefore + 1);
+        assertThat(tableVersion(cluster, table)).isEqualTo(versionBefore + 1);
         assertThat(query("SELECT operation, row_count, file_count FROM %s WHERE version = %s".formatted(filesTable(table, "history"), versionBefore + 1)))
                 .matches("VALUES (VARCHAR 'OPTIMIZE', BIGINT '140', BIGINT '%s')".formatted(files));
 
@@ -94,7 +88,7 @@ final class TestNscOptimize
         }
         assertThat(query("SELECT count(*), sum(row_count) FROM " + filesTable(table, "files"))).matches("VALUES (BIGINT '1', BIGINT '140')");
         assertThat(query("SELECT count(*), sum(row_count) FROM " + filesTable(table, "row_groups"))).matches("VALUES (BIGINT '28', BIGINT '140')");
-        assertSortedByKey(table);
+        assertSortedBy(cluster, table, KEY);
         assertEveryMode("SELECT k, v FROM " + table, expected);
         // the Bloom filters of the new file prune as those of an INSERT's
         assertEveryMode("SELECT k FROM %s WHERE v = 'v77'".formatted(table), "VALUES BIGINT '77'");
@@ -118,7 +112,7 @@ final class TestNscOptimize
 
         Map<String, Long> before = cluster.metadataMetrics();
         optimize(table, "(file_size_threshold => '%sB')".formatted((small + big) / 2));
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("optimizes", 1L, "files_rewritten", 2L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("optimizes", 1L, "files_rewritten", 2L));
         // the big files are the same files; the two single rows are one file now
         Set<String> after = fileIds(table);
         assertThat(after).hasSize(4).containsAll(bigFiles);
@@ -129,7 +123,7 @@ final class TestNscOptimize
     void testNothingToCompactCommitsNothing()
     {
         String table = createTableOfFiles("nothing", 2, 100, 10);
-        long version = tableVersion(table);
+        long version = tableVersion(cluster, table);
         Set<String> files = fileIds(table);
         Map<String, Long> before = cluster.metadataMetrics();
         // no file below the threshold
@@ -138,9 +132,9 @@ final class TestNscOptimize
         assertUpdate("INSERT INTO %s VALUES (1000, 'x')".formatted(table), 1);
         long smallest = fileSizes(table).values().stream().mapToLong(Long::longValue).min().orElseThrow();
         assertUpdate("ALTER TABLE %s EXECUTE optimize(file_size_threshold => '%sB')".formatted(table, smallest + 1));
-        assertThat(tableVersion(table)).isEqualTo(version + 1);
+        assertThat(tableVersion(cluster, table)).isEqualTo(version + 1);
         assertThat(fileIds(table)).hasSize(3).containsAll(files);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("optimizes", 0L, "commits", 1L, "files_allocated", 1L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("optimizes", 0L, "commits", 1L, "files_allocated", 1L));
 
         // an empty table, the same
         assertUpdate("CREATE TABLE %s.empty (k bigint)".formatted(SCHEMA));
@@ -183,7 +177,7 @@ final class TestNscOptimize
     void testConcurrentDeleteOfTheSameFilesFailsTheOptimize()
     {
         String table = createTableOfFiles("conflict", 4, 10, 5);
-        long version = tableVersion(table);
+        long version = tableVersion(cluster, table);
         // while the OPTIMIZE lists its second file, a DELETE removes the file of k 0 to 9
         FileListingHook.PendingAction delete = hook.beforeBatch(tableName("conflict"), 1, () -> assertUpdate("DELETE FROM %s WHERE k < 10".formatted(table), 10));
         Map<String, Long> before = cluster.metadataMetrics();
@@ -193,8 +187,8 @@ final class TestNscOptimize
                 .hasMessageMatching("OPTIMIZE of compaction.conflict conflicts with a commit made since it began: File \\w+ of table compaction.conflict was removed by a commit at version \\d+, after version \\d+ that the statement read; nothing was committed");
         assertThat(delete.ran()).isTrue();
         // the DELETE's commit, and nothing of the OPTIMIZE
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 1L, "optimizes", 0L, "commits", 1L));
-        assertThat(tableVersion(table)).isEqualTo(version + 1);
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("deletes", 1L, "optimizes", 0L, "commits", 1L));
+        assertThat(tableVersion(cluster, table)).isEqualTo(version + 1);
         assertThat(fileIds(table)).hasSize(3);
         assertEveryMode("SELECT k FROM " + table, "SELECT x FROM UNNEST(sequence(10, 39)) t(x)");
 
@@ -210,7 +204,7 @@ final class TestNscOptimize
     void testRefusals()
     {
         String table = createTableOfFiles("refused", 2, 10, 5);
-        long version = tableVersion(table);
+        long version = tableVersion(cluster, table);
         assertThat(query("ALTER TABLE %s EXECUTE optimize(file_size_threshold => '33s')".formatted(table)))
                 .failure()
                 .hasErrorCode(INVALID_PROCEDURE_ARGUMENT)
@@ -235,7 +229,7 @@ final class TestNscOptimize
                 .failure()
                 .hasMessageContaining("ALTER TABLE EXECUTE is not supported for views");
         // nothing changed
-        assertThat(tableVersion(table)).isEqualTo(version);
+        assertThat(tableVersion(cluster, table)).isEqualTo(version);
         assertThat(fileIds(table)).hasSize(2);
     }
 
@@ -294,61 +288,6 @@ final class TestNscOptimize
     {
         return computeActual("SELECT file_id, size_bytes FROM " + filesTable(table, "files")).getMaterializedRows().stream()
                 .collect(toMap(row -> (String) row.getField(0), row -> (Long) row.getField(1)));
-    }
-
-    /** How much each of the metadata service's counters grew since {@code before}. */
-    private Map<String, Long> delta(Map<String, Long> before)
-    {
-        Map<String, Long> after = cluster.metadataMetrics();
-        return after.entrySet().stream()
-                .filter(entry -> before.containsKey(entry.getKey()))
-                .collect(toMap(Map.Entry::getKey, entry -> entry.getValue() - before.get(entry.getKey())));
-    }
-
-    /** Each file's row groups hold ascending ranges of k, as a sorted write leaves them. */
-    private void assertSortedByKey(String table)
-    {
-        List<DataFile> files = tableFiles(table);
-        assertThat(files).isNotEmpty();
-        for (DataFile file : files) {
-            CompactFileStats stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
-            long previousMax = Long.MIN_VALUE;
-            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
-                assertThat(stats.hasMinMax(rowGroup, KEY)).isTrue();
-                assertThat(stats.min(rowGroup, KEY)).as("row group %s of %s", rowGroup, file.getFileId()).isGreaterThanOrEqualTo(previousMax);
-                previousMax = stats.max(rowGroup, KEY);
-            }
-        }
-    }
-
-    private long tableVersion(String table)
-    {
-        return onMetadataService(metadata -> metadata.getTable(getTableRequest(table)).getVersion());
-    }
-
-    private List<DataFile> tableFiles(String table)
-    {
-        return onMetadataService(metadata -> {
-            long tableId = metadata.getTable(getTableRequest(table)).getTableId();
-            return metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()).getFilesList();
-        });
-    }
-
-    private <T> T onMetadataService(Function<MetadataServiceGrpc.MetadataServiceBlockingStub, T> call)
-    {
-        ManagedChannel channel = GrpcChannels.forAddress(cluster.metadataAddress(), cluster.clientSecurity());
-        try {
-            return call.apply(MetadataServiceGrpc.newBlockingStub(channel));
-        }
-        finally {
-            GrpcChannels.close(channel);
-        }
-    }
-
-    private static GetTableRequest getTableRequest(String table)
-    {
-        String[] name = table.substring("nsc.".length()).split("\\.");
-        return GetTableRequest.newBuilder().setSchemaName(name[0]).setTableName(name[1]).build();
     }
 
     private void assertEveryMode(String sql, String expected)

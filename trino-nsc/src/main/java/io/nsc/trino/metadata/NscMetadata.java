@@ -978,6 +978,10 @@ public class NscMetadata
         return switch (procedure) {
             case OPTIMIZE -> {
                 checkNoRetries(retryMode);
+                // the files are written again: a type nsc reads but does not write fails here, before anything is read
+                for (NscColumnHandle column : table.columns()) {
+                    WriteTypes.checkSupported(column.type());
+                }
                 long fileSizeThreshold = ((DataSize) executeProperties.get(OptimizeTableProcedure.FILE_SIZE_THRESHOLD)).toBytes();
                 // the new files are written as an INSERT writes them: enough live storage nodes, or nothing is read
                 NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));

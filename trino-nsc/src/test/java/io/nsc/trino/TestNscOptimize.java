@@ -201,6 +201,19 @@ final class TestNscOptimize
     }
 
     @Test
+    void testQueryPlannedBeforeAnOptimizeReadsItsVersion()
+    {
+        String table = createTableOfFiles("snapshot", 4, 10, 5);
+        Session raw = EveryPushdownMode.withMode(getSession(), PushdownMode.RAW);
+        // the OPTIMIZE commits while the query lists its second file: the query reads on from the old files
+        FileListingHook.PendingAction optimize = hook.beforeBatch(tableName("snapshot"), 1, () -> optimize(table, ""));
+        assertThat(computeActual(raw, "SELECT k FROM " + table).getOnlyColumnAsSet()).hasSize(40);
+        assertThat(optimize.ran()).isTrue();
+        assertThat(fileIds(table)).hasSize(1);
+        assertEveryMode("SELECT k FROM " + table, "SELECT x FROM UNNEST(sequence(0, 39)) t(x)");
+    }
+
+    @Test
     void testRefusals()
     {
         String table = createTableOfFiles("refused", 2, 10, 5);

@@ -6,6 +6,7 @@ import io.airlift.bootstrap.LifeCycleManager;
 import io.nsc.trino.delete.NscNodePartitioningProvider;
 import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.NscMetadataFactory;
+import io.nsc.trino.optimize.OptimizeTableProcedure;
 import io.nsc.trino.read.NscPageSourceProvider;
 import io.nsc.trino.split.NscSplitManager;
 import io.nsc.trino.write.NscPageSinkProvider;
@@ -18,6 +19,7 @@ import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.SystemTable;
+import io.trino.spi.connector.TableProcedureMetadata;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
 
@@ -129,6 +131,12 @@ public class NscConnector
     public Set<SystemTable> getSystemTables()
     {
         return systemTables;
+    }
+
+    @Override
+    public Set<TableProcedureMetadata> getTableProcedures()
+    {
+        return Set.of(OptimizeTableProcedure.metadata());
     }
 
     @Override

@@ -1,13 +1,6 @@
 package io.nsc.trino;
 
 import com.google.common.collect.Sets;
-import io.grpc.ManagedChannel;
-import io.nsc.protocol.client.GrpcChannels;
-import io.nsc.protocol.proto.DataFile;
-import io.nsc.protocol.proto.GetTableFilesRequest;
-import io.nsc.protocol.proto.GetTableRequest;
-import io.nsc.protocol.proto.MetadataServiceGrpc;
-import io.nsc.protocol.stats.CompactFileStats;
 import io.trino.Session;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.testing.AbstractTestQueryFramework;
@@ -19,11 +12,12 @@ import org.junit.jupiter.api.parallel.Execution;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
+import static io.nsc.trino.ServiceTables.assertSortedBy;
+import static io.nsc.trino.ServiceTables.metricsDelta;
+import static io.nsc.trino.ServiceTables.tableVersion;
 import static io.trino.spi.StandardErrorCode.TRANSACTION_CONFLICT;
-import static java.util.stream.Collectors.toMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.parallel.ExecutionMode.SAME_THREAD;
 
@@ -77,7 +71,7 @@ final class TestNscDelete
         // no file was read...
         assertThat(delete.physicalInputBytes()).isZero();
         // ... nor written: the third file left in the metadata
-        assertThat(delta(before)).containsAllEntriesOf(Map.of(
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of(
                 "deletes", 1L, "files_removed", 1L, "row_groups_removed", 0L, "files_rewritten", 0L, "rows_deleted", 1000L, "files_committed", 0L, "files_allocated", 0L));
         assertThat(fileIds(table)).hasSize(2).isSubsetOf(filesBefore);
         assertEveryMode("SELECT k, v FROM " + table, rangeOfRows(0, 1999));
@@ -92,7 +86,7 @@ final class TestNscDelete
         assertThat(explain(delete)).contains("TableDelete");
         Map<String, Long> before = cluster.metadataMetrics();
         assertUpdate(delete, 800);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("row_groups_removed", 8L, "files_removed", 0L, "files_rewritten", 0L, "files_committed", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("row_groups_removed", 8L, "files_removed", 0L, "files_rewritten", 0L, "files_committed", 0L));
 
         // the same files, less the row groups, which no reader sees any more
         assertThat(fileIds(table)).isEqualTo(files);
@@ -111,10 +105,10 @@ final class TestNscDelete
         // a later DELETE removes more row groups, and the file once none is left
         before = cluster.metadataMetrics();
         assertUpdate("DELETE FROM %s WHERE k < 400".formatted(table), 100);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("row_groups_removed", 1L, "files_removed", 0L, "files_rewritten", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("row_groups_removed", 1L, "files_removed", 0L, "files_rewritten", 0L));
         before = cluster.metadataMetrics();
         assertUpdate("DELETE FROM %s WHERE k < 1000".formatted(table), 600);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("row_groups_removed", 0L, "files_removed", 1L, "files_rewritten", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("row_groups_removed", 0L, "files_removed", 1L, "files_rewritten", 0L));
         assertThat(fileIds(table)).hasSize(1).isSubsetOf(files);
         assertEveryMode("SELECT k FROM " + table, "SELECT x FROM UNNEST(sequence(1000, 1499)) t(x)");
     }
@@ -129,14 +123,14 @@ final class TestNscDelete
 
         Map<String, Long> before = cluster.metadataMetrics();
         assertUpdate(delete, (long) computeScalar("SELECT count(*) FROM tpch.tiny.orders WHERE o_orderkey % 7 = 0"));
-        Map<String, Long> delta = delta(before);
+        Map<String, Long> delta = metricsDelta(cluster, before);
         // every file held such rows, and kept others: each was rewritten, in one commit
         assertThat(delta).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", (long) filesBefore.size(), "files_removed", 0L, "row_groups_removed", 0L, "commits", 1L));
         assertThat(delta.get("files_committed")).isPositive();
         assertThat(Sets.intersection(fileIds(table), filesBefore)).isEmpty();
         assertEveryMode("SELECT * FROM " + table, "SELECT * FROM tpch.tiny.orders WHERE o_orderkey % 7 <> 0");
         // the rewrites are written as the table's writes are: sorted by o_orderkey within each file
-        assertSortedByOrderkey(table);
+        assertSortedBy(cluster, table, ORDERKEY);
 
         // a LIKE the connector evaluates on its own, and a predicate only Trino evaluates
         assertUpdate("DELETE FROM %s WHERE o_comment LIKE '%%special%%'".formatted(table),
@@ -148,7 +142,7 @@ final class TestNscDelete
                 (long) computeScalar("SELECT count(*) FROM tpch.tiny.orders WHERE o_orderkey % 7 <> 0 AND o_comment NOT LIKE '%special%' AND length(o_comment) <= 70 AND o_totalprice * 2 > 500000"));
         assertEveryMode("SELECT * FROM " + table,
                 "SELECT * FROM tpch.tiny.orders WHERE o_orderkey % 7 <> 0 AND o_comment NOT LIKE '%special%' AND length(o_comment) <= 70 AND o_totalprice * 2 <= 500000");
-        assertSortedByOrderkey(table);
+        assertSortedBy(cluster, table, ORDERKEY);
     }
 
     @Test
@@ -162,7 +156,7 @@ final class TestNscDelete
         assertThat(explain(delete)).contains("MergeWriter");
         Map<String, Long> before = cluster.metadataMetrics();
         assertUpdate(delete, 1100);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("files_removed", 1L, "row_groups_removed", 1L, "files_rewritten", 0L, "files_committed", 0L, "files_allocated", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("files_removed", 1L, "row_groups_removed", 1L, "files_rewritten", 0L, "files_committed", 0L, "files_allocated", 0L));
         assertThat(fileIds(table)).hasSize(1).isSubsetOf(filesBefore);
         assertQuery("SELECT row_count, row_groups, removed_row_groups FROM " + filesTable(table, "files"), "VALUES (900, 9, 1)");
         assertEveryMode("SELECT k FROM " + table, "SELECT x FROM UNNEST(sequence(100, 999)) t(x)");
@@ -177,13 +171,13 @@ final class TestNscDelete
         // nothing matches: nothing is committed, the version stays
         assertUpdate("DELETE FROM %s WHERE o_orderkey < 0".formatted(table), 0);
         assertUpdate("DELETE FROM %s WHERE o_orderkey %% 100000 = 99999".formatted(table), 0);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 0L, "commits", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("deletes", 0L, "commits", 0L));
         assertThat(fileIds(table)).isEqualTo(files);
 
         assertThat(explain("DELETE FROM " + table)).contains("TableDelete");
         before = cluster.metadataMetrics();
         assertUpdate("DELETE FROM " + table, 15000);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("files_removed", (long) files.size(), "files_rewritten", 0L, "files_committed", 0L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("files_removed", (long) files.size(), "files_rewritten", 0L, "files_committed", 0L));
         assertQuery("SELECT count(*) FROM " + table, "VALUES 0");
         assertQuery("SELECT count(*) FROM " + filesTable(table, "files"), "VALUES 0");
         // the table stays, with its definition
@@ -226,7 +220,7 @@ final class TestNscDelete
                 .hasMessageMatching("DELETE from deletes.conflict conflicts with a commit made since it began: File \\w+ of table deletes.conflict was removed by a commit at version \\d+, after version \\d+ that the statement read; nothing was committed");
         assertThat(other.ran()).isTrue();
         // the other DELETE's commit, and nothing of this one
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", 4L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", 4L));
         assertEveryMode("SELECT k FROM " + table, "SELECT x FROM UNNEST(sequence(0, 39)) t(x) WHERE x % 10 <> 1");
 
         // a DELETE answered in the metadata alone checks the same way
@@ -276,7 +270,7 @@ final class TestNscDelete
         Map<String, Long> before = cluster.metadataMetrics();
         // rows of the first and the third file; the second stays as it is
         assertUpdate("UPDATE %s SET v = 'new ' || v WHERE k IN (1, 2, 25)".formatted(table), 3);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", 2L, "rows_deleted", 3L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("deletes", 1L, "files_rewritten", 2L, "rows_deleted", 3L));
         Set<String> filesAfter = fileIds(table);
         assertThat(Sets.intersection(filesBefore, filesAfter)).hasSize(1);
         // the survivors (9 and 8 rows) and the new values, in one file per merge sink that got
@@ -295,9 +289,9 @@ final class TestNscDelete
         assertEveryMode("SELECT k FROM " + table, "SELECT x + 100 FROM UNNEST(sequence(0, 29)) t(x)");
 
         // no row matches: nothing is committed
-        long version = tableVersion(table);
+        long version = tableVersion(cluster, table);
         assertUpdate("UPDATE %s SET v = 'x' WHERE k < 0".formatted(table), 0);
-        assertThat(tableVersion(table)).isEqualTo(version);
+        assertThat(tableVersion(cluster, table)).isEqualTo(version);
     }
 
     @Test
@@ -318,15 +312,15 @@ final class TestNscDelete
         Set<String> filesBefore = fileIds(table);
         Map<String, Long> before = cluster.metadataMetrics();
         assertUpdate("MERGE INTO %s t USING (VALUES BIGINT '50') s(k) ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, 'fifty')".formatted(table), 1);
-        assertThat(delta(before)).containsAllEntriesOf(Map.of("deletes", 0L, "files_committed", 1L));
+        assertThat(metricsDelta(cluster, before)).containsAllEntriesOf(Map.of("deletes", 0L, "files_committed", 1L));
         assertThat(fileIds(table)).containsAll(filesBefore).hasSize(filesBefore.size() + 1);
         assertEveryMode("SELECT v FROM %s WHERE k >= 40".formatted(table), "VALUES 'forty', 'forty-one', 'fifty'");
 
         // a target row matched by two source rows is Trino's error, and nothing changes
-        long version = tableVersion(table);
+        long version = tableVersion(cluster, table);
         assertThat(query("MERGE INTO %s t USING (VALUES BIGINT '50', BIGINT '50') s(k) ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = 'x'".formatted(table)))
                 .failure().hasMessageContaining("One MERGE target table row matched more than one source row");
-        assertThat(tableVersion(table)).isEqualTo(version);
+        assertThat(tableVersion(cluster, table)).isEqualTo(version);
     }
 
     /**
@@ -386,64 +380,6 @@ final class TestNscDelete
     private String explain(String sql)
     {
         return (String) computeScalar("EXPLAIN " + sql);
-    }
-
-    /** How much each of the metadata service's counters grew since {@code before}. */
-    private Map<String, Long> delta(Map<String, Long> before)
-    {
-        Map<String, Long> after = cluster.metadataMetrics();
-        return after.entrySet().stream()
-                .filter(entry -> before.containsKey(entry.getKey()))
-                .collect(toMap(Map.Entry::getKey, entry -> entry.getValue() - before.get(entry.getKey())));
-    }
-
-    /** Each file's remaining row groups hold ascending ranges of o_orderkey, as a sorted write leaves them. */
-    private void assertSortedByOrderkey(String table)
-    {
-        List<DataFile> files = tableFiles(table);
-        assertThat(files).isNotEmpty();
-        for (DataFile file : files) {
-            CompactFileStats stats = CompactFileStats.wrap(file.getCompactStats().toByteArray());
-            long previousMax = Long.MIN_VALUE;
-            for (int rowGroup = 0; rowGroup < stats.rowGroupCount(); rowGroup++) {
-                if (file.getRemovedRowGroupsList().contains(rowGroup)) {
-                    continue;
-                }
-                assertThat(stats.hasMinMax(rowGroup, ORDERKEY)).isTrue();
-                assertThat(stats.min(rowGroup, ORDERKEY)).as("row group %s of %s", rowGroup, file.getFileId()).isGreaterThanOrEqualTo(previousMax);
-                previousMax = stats.max(rowGroup, ORDERKEY);
-            }
-        }
-    }
-
-    private long tableVersion(String table)
-    {
-        return onMetadataService(metadata -> metadata.getTable(getTableRequest(table)).getVersion());
-    }
-
-    private List<DataFile> tableFiles(String table)
-    {
-        return onMetadataService(metadata -> {
-            long tableId = metadata.getTable(getTableRequest(table)).getTableId();
-            return metadata.getTableFiles(GetTableFilesRequest.newBuilder().setTableId(tableId).build()).getFilesList();
-        });
-    }
-
-    private <T> T onMetadataService(Function<MetadataServiceGrpc.MetadataServiceBlockingStub, T> call)
-    {
-        ManagedChannel channel = GrpcChannels.forAddress(cluster.metadataAddress(), cluster.clientSecurity());
-        try {
-            return call.apply(MetadataServiceGrpc.newBlockingStub(channel));
-        }
-        finally {
-            GrpcChannels.close(channel);
-        }
-    }
-
-    private static GetTableRequest getTableRequest(String table)
-    {
-        String[] name = table.substring("nsc.".length()).split("\\.");
-        return GetTableRequest.newBuilder().setSchemaName(name[0]).setTableName(name[1]).build();
     }
 
     private void assertEveryMode(String sql, String expected)

@@ -117,7 +117,11 @@ public final class CommitCatalog
             return TableOperation.CREATE_TABLE_AS;
         }
         if (request.removals().isPresent()) {
-            return request.removals().get().insertedFileIds().isEmpty() ? TableOperation.DELETE : TableOperation.MERGE;
+            FileRemovals removals = request.removals().get();
+            if (removals.optimize()) {
+                return TableOperation.OPTIMIZE;
+            }
+            return removals.insertedFileIds().isEmpty() ? TableOperation.DELETE : TableOperation.MERGE;
         }
         return TableOperation.INSERT;
     }
@@ -274,6 +278,11 @@ public final class CommitCatalog
         }
         if (removals.isEmpty()) {
             throw invalidArgument("The commit's removals name no file");
+        }
+        if (removals.optimize() && (!removals.removedFileIds().isEmpty() || !removals.removedRowGroups().isEmpty() || !removals.insertedFileIds().isEmpty())) {
+            // an OPTIMIZE keeps every row: it only rewrites files
+            throw invalidArgument("An OPTIMIZE only rewrites files, but the commit removes %s files and row groups of %s, and names %s files of inserted rows",
+                    removals.removedFileIds().size(), removals.removedRowGroups().size(), removals.insertedFileIds().size());
         }
         Set<String> added = request.files().stream().map(FileEntry::fileId).collect(toImmutableSet());
         for (String inserted : removals.insertedFileIds()) {

@@ -12,7 +12,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * What a DELETE, UPDATE or MERGE takes out of a table in its commit, beside the files it adds:
- * the rewritten files' surviving rows and, for UPDATE and MERGE, the rows they insert.
+ * the rewritten files' surviving rows and, for UPDATE and MERGE, the rows they insert. An
+ * OPTIMIZE only rewrites files, and keeps every row of them.
  *
  * @param readVersion the table version the statement read its rows from: a file it names must
  *        still be in the table, with the row groups it had then
@@ -21,13 +22,27 @@ import static java.util.Objects.requireNonNull;
  * @param removedRowGroups row groups (by place in the file) every row of which the statement
  *        deleted, of files that otherwise stay
  * @param insertedFileIds the commit's files that hold new rows rather than survivors
+ * @param optimize an OPTIMIZE's: the commit's files hold every row of the rewritten files, and
+ *        nothing else leaves the table
  */
-public record FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups, Set<String> insertedFileIds)
+public record FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups, Set<String> insertedFileIds, boolean optimize)
 {
     /** A DELETE's removals: every file the commit adds holds survivors. */
     public FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups)
     {
         this(readVersion, removedFileIds, rewrittenFileIds, removedRowGroups, Set.of());
+    }
+
+    /** A DELETE's, UPDATE's or MERGE's removals. */
+    public FileRemovals(long readVersion, List<String> removedFileIds, List<String> rewrittenFileIds, Map<String, List<Integer>> removedRowGroups, Set<String> insertedFileIds)
+    {
+        this(readVersion, removedFileIds, rewrittenFileIds, removedRowGroups, insertedFileIds, false);
+    }
+
+    /** An OPTIMIZE's removals: the files it rewrites into the commit's files. */
+    public static FileRemovals optimize(long readVersion, List<String> rewrittenFileIds)
+    {
+        return new FileRemovals(readVersion, List.of(), rewrittenFileIds, Map.of(), Set.of(), true);
     }
 
     public FileRemovals

@@ -67,6 +67,10 @@ final class TableFileRemoval
         if (survivingRows > rewrittenRows) {
             throw invalidArgument("The commit adds %s surviving rows, more than the %s rows its rewritten files held", survivingRows, rewrittenRows);
         }
+        if (removals.optimize() && survivingRows != rewrittenRows) {
+            // a compaction that lost rows must never become the table
+            throw invalidArgument("The OPTIMIZE adds %s rows, but the %s files it rewrites held %s", survivingRows, removals.rewrittenFileIds().size(), rewrittenRows);
+        }
         int emptied = 0;
         int rowGroupsRemoved = 0;
         Map<String, List<Integer>> rowGroups = new TreeMap<>();

@@ -16,7 +16,9 @@ public enum TableOperation
     TRUNCATE("TRUNCATE"),
     ADD_COLUMN("ADD COLUMN"),
     RENAME_COLUMN("RENAME COLUMN"),
-    DROP_COLUMN("DROP COLUMN");
+    DROP_COLUMN("DROP COLUMN"),
+    /** {@code ALTER TABLE ... EXECUTE optimize}: the same rows in fewer files. */
+    OPTIMIZE("OPTIMIZE");
 
     private final String sql;
 

@@ -544,7 +544,12 @@ public final class MetadataGrpcService
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
             }
             result.replaced().ifPresent(replaced -> logReplaced(new SchemaTableName(request.getSchemaName(), request.getTableName()), replaced));
-            if (request.hasRemovals()) {
+            if (request.hasRemovals() && request.getRemovals().getOptimize()) {
+                stats.optimized(result.removed());
+                log.info("OPTIMIZE of %s.%s (id %s) at version %s: %s files rewritten into %s",
+                        request.getSchemaName(), request.getTableName(), result.tableId(), result.version(), result.removed().filesRewritten(), request.getFilesCount());
+            }
+            else if (request.hasRemovals()) {
                 RemovalCounts removed = result.removed();
                 stats.removed(removed);
                 log.info("DELETE from %s.%s (id %s) at version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted",
@@ -568,7 +573,7 @@ public final class MetadataGrpcService
         String target = "%s.%s (%s files".formatted(request.getSchemaName(), request.getTableName(), request.getFilesCount());
         if (request.hasRemovals()) {
             FileRemovals removals = request.getRemovals();
-            target += ", removing %s files, rewriting %s, removing row groups of %s".formatted(
+            target += (removals.getOptimize() ? ", optimize" : "") + ", removing %s files, rewriting %s, removing row groups of %s".formatted(
                     removals.getRemovedFileIdsCount(), removals.getRewrittenFileIdsCount(), removals.getRemovedRowGroupsCount());
         }
         return target + ")";
@@ -588,7 +593,7 @@ public final class MetadataGrpcService
                 throw invalidArgument("File %s is named twice as holding inserted rows", fileId);
             }
         }
-        return new io.nsc.metadata.catalog.FileRemovals(removals.getReadVersion(), removals.getRemovedFileIdsList(), removals.getRewrittenFileIdsList(), rowGroups, inserted);
+        return new io.nsc.metadata.catalog.FileRemovals(removals.getReadVersion(), removals.getRemovedFileIdsList(), removals.getRewrittenFileIdsList(), rowGroups, inserted, removals.getOptimize());
     }
 
     @Override

@@ -32,6 +32,7 @@ public final class MetadataStats
     private final CounterStat rowGroupsRemoved = new CounterStat();
     private final CounterStat filesRewritten = new CounterStat();
     private final CounterStat rowsDeleted = new CounterStat();
+    private final CounterStat optimizes = new CounterStat();
     private final CounterStat orphanChecks = new CounterStat();
     private final CounterStat orphansReported = new CounterStat();
     private final CounterStat allocations = new CounterStat();
@@ -81,6 +82,13 @@ public final class MetadataStats
         rowGroupsRemoved.update(removed.rowGroupsRemoved());
         filesRewritten.update(removed.filesRewritten());
         rowsDeleted.update(removed.rowsRemoved());
+    }
+
+    /** An OPTIMIZE's commit: the files it rewrote, which count among {@code files_rewritten} too. */
+    public void optimized(RemovalCounts removed)
+    {
+        optimizes.update(1);
+        filesRewritten.update(removed.filesRewritten());
     }
 
     public void orphanCheck(int orphans)
@@ -175,6 +183,13 @@ public final class MetadataStats
     public CounterStat getDeletes()
     {
         return deletes;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getOptimizes()
+    {
+        return optimizes;
     }
 
     @Managed
@@ -323,6 +338,7 @@ public final class MetadataStats
                 .put("row_groups_removed", rowGroupsRemoved.getTotalCount())
                 .put("files_rewritten", filesRewritten.getTotalCount())
                 .put("rows_deleted", rowsDeleted.getTotalCount())
+                .put("optimizes", optimizes.getTotalCount())
                 .put("orphan_checks", orphanChecks.getTotalCount())
                 .put("orphans_reported", orphansReported.getTotalCount())
                 .put("allocations", allocations.getTotalCount())

@@ -1005,6 +1005,38 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testOptimizeReplacesFilesWithTheSameRows()
+    {
+        tables.createSchema("tpch", false);
+        FileEntry first = file(3, "node-a");
+        FileEntry second = file(4, "node-a");
+        FileEntry kept = file(100, "node-b");
+        allocate(first, second, kept);
+        long tableId = commits.commit(commit(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, second, kept), OptionalLong.empty())).tableId();
+
+        // a compaction that lost a row, or removes or inserts anything, never becomes the table
+        FileEntry short1 = file(6, "node-a");
+        FileEntry compacted = file(7, "node-b");
+        allocate(short1, compacted);
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(short1),
+                        FileRemovals.optimize(1, List.of(first.fileId(), second.fileId())))),
+                INVALID_ARGUMENT, "The OPTIMIZE adds 6 rows, but the 2 files it rewrites held 7");
+        assertStatus(() -> commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(compacted),
+                        new FileRemovals(1, List.of(kept.fileId()), List.of(first.fileId(), second.fileId()), Map.of(), Set.of(), true))),
+                INVALID_ARGUMENT, "An OPTIMIZE only rewrites files, but the commit removes 1 files and row groups of 0, and names 0 files of inserted rows");
+
+        CommitResult result = commits.commit(CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(compacted),
+                FileRemovals.optimize(1, List.of(first.fileId(), second.fileId()))));
+        assertThat(result.removed()).isEqualTo(new RemovalCounts(0, 2, 0, 0));
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactlyInAnyOrder(kept, compacted);
+        assertThat(history.listVersions(LINEITEM))
+                .extracting(TableVersion::version, version -> version.operation().orElseThrow())
+                .containsExactly(tuple(1L, "CREATE TABLE AS"), tuple(2L, "OPTIMIZE"));
+        // the version before keeps its files
+        assertThat(listVersion(tableId, 1)).containsExactlyInAnyOrder(first, second, kept);
+    }
+
+    @Test
     void testDeleteChecks()
     {
         tables.createSchema("tpch", false);

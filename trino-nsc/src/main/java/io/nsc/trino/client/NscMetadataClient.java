@@ -750,7 +750,7 @@ public class NscMetadataClient
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
         if (request.hasRemovals() && e.getStatus().getCode() == Status.Code.ABORTED) {
             // another commit changed the files the statement read (or replaced the table): nothing was committed
-            String statement = request.getRemovals().getInsertedFileIdsCount() == 0 ? "DELETE from" : "UPDATE or MERGE into";
+            String statement = request.getRemovals().getOptimize() ? "OPTIMIZE of" : request.getRemovals().getInsertedFileIdsCount() == 0 ? "DELETE from" : "UPDATE or MERGE into";
             return new TrinoException(TRANSACTION_CONFLICT, "%s %s conflicts with a commit made since it began: %s".formatted(statement, name, e.getStatus().getDescription()), e);
         }
         return switch (e.getStatus().getCode()) {

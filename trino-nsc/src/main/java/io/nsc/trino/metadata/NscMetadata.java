@@ -7,11 +7,13 @@ import com.google.common.collect.Iterators;
 import com.google.common.collect.Sets;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
+import io.airlift.units.DataSize;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
@@ -27,6 +29,11 @@ import io.nsc.trino.delete.NscMergeFragment;
 import io.nsc.trino.delete.NscDeletePartitioningHandle;
 import io.nsc.trino.delete.NscMergeTableHandle;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
+import io.nsc.trino.optimize.CompactionCandidates;
+import io.nsc.trino.optimize.CompactionCandidates.Compaction;
+import io.nsc.trino.optimize.NscOptimizeHandle;
+import io.nsc.trino.optimize.NscTableProcedureId;
+import io.nsc.trino.optimize.OptimizeTableProcedure;
 import io.nsc.trino.write.FileSlot;
 import io.nsc.trino.write.NscInsertTableHandle;
 import io.nsc.trino.write.NscOutputTableHandle;
@@ -38,9 +45,11 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.connector.AggregateFunction;
 import io.trino.spi.connector.AggregationApplicationResult;
 import io.trino.spi.connector.Assignment;
+import io.trino.spi.connector.BeginTableExecuteResult;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ColumnPosition;
+import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
@@ -48,6 +57,7 @@ import io.trino.spi.connector.ConnectorOutputMetadata;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorPartitioningHandle;
 import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTableExecuteHandle;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
@@ -94,9 +104,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
+import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.nsc.protocol.catalog.NameRules.problem;
+import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
@@ -942,6 +954,117 @@ public class NscMetadata
         finally {
             tableFilesCache.invalidate(table.tableId());
             plannedTables.remove(table.schemaTableName());
+        }
+    }
+
+    /** {@code ALTER TABLE ... EXECUTE optimize}: see {@link OptimizeTableProcedure}. */
+    @Override
+    public Optional<ConnectorTableExecuteHandle> getTableHandleForExecute(
+            ConnectorSession session,
+            ConnectorAccessControl accessControl,
+            ConnectorTableHandle tableHandle,
+            String procedureName,
+            Map<String, Object> executeProperties,
+            RetryMode retryMode)
+    {
+        NscTableHandle table = (NscTableHandle) tableHandle;
+        NscTableProcedureId procedure;
+        try {
+            procedure = NscTableProcedureId.valueOf(procedureName);
+        }
+        catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Unknown table procedure: " + procedureName, e);
+        }
+        return switch (procedure) {
+            case OPTIMIZE -> {
+                checkNoRetries(retryMode);
+                // the files are written again: a type nsc reads but does not write fails here, before anything is read
+                for (NscColumnHandle column : table.columns()) {
+                    WriteTypes.checkSupported(column.type());
+                }
+                long fileSizeThreshold = ((DataSize) executeProperties.get(OptimizeTableProcedure.FILE_SIZE_THRESHOLD)).toBytes();
+                // the new files are written as an INSERT writes them: enough live storage nodes, or nothing is read
+                NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
+                yield Optional.of(new NscOptimizeHandle(table, fileSizeThreshold, insertHandle(table, settings)));
+            }
+        };
+    }
+
+    /**
+     * The scan reads the files the OPTIMIZE rewrites, whole: a WHERE clause would leave rows of
+     * them out of the new files, so it is refused. With nothing worth rewriting, it reads nothing.
+     */
+    @Override
+    public BeginTableExecuteResult<ConnectorTableExecuteHandle, ConnectorTableHandle> beginTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, ConnectorTableHandle updatedSourceTableHandle)
+    {
+        NscOptimizeHandle optimize = (NscOptimizeHandle) tableExecuteHandle;
+        NscTableHandle source = (NscTableHandle) updatedSourceTableHandle;
+        if (!source.constraint().isAll() || !source.filterExpressions().isEmpty()) {
+            throw new TrinoException(NOT_SUPPORTED, "This connector does not support optimize with a WHERE clause: it rewrites whole files");
+        }
+        Compaction compaction = compaction(optimize);
+        NscTableHandle scan = source.withOptimize(optimize.fileSizeThreshold());
+        if (!compaction.isWorthDoing()) {
+            scan = scan.withConstraint(TupleDomain.none(), true);
+        }
+        return new BeginTableExecuteResult<>(optimize, scan);
+    }
+
+    /**
+     * One commit against the version the OPTIMIZE read: its files leave, the new ones enter, and
+     * the metadata service checks that they hold the same rows; a commit that changed one of
+     * those files since fails it with TRANSACTION_CONFLICT. Nothing worth rewriting commits
+     * nothing: the table keeps its version.
+     */
+    @Override
+    public void finishTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, Collection<Slice> fragments, List<Object> splitSourceInfo)
+    {
+        NscOptimizeHandle optimize = (NscOptimizeHandle) tableExecuteHandle;
+        NscTableHandle table = optimize.table();
+        Compaction compaction = compaction(optimize);
+        List<NscWriteFragment> written = fragments.stream().map(NscWriteFragment::fromSlice).collect(toImmutableList());
+        if (!compaction.isWorthDoing()) {
+            checkState(written.isEmpty(), "OPTIMIZE of %s had nothing to rewrite, but wrote %s files", table.schemaTableName(), written.size());
+            return;
+        }
+        // the files the scan listed, as its split source reported them: the same, or the new files hold other rows
+        if (!ImmutableSet.copyOf(splitSourceInfo).equals(ImmutableSet.copyOf(compaction.fileIds()))) {
+            throw new TrinoException(GENERIC_INTERNAL_ERROR, "OPTIMIZE of %s read %s files of version %s, but planned to rewrite %s".formatted(
+                    table.schemaTableName(), splitSourceInfo.size(), table.version(), compaction.fileIds().size()));
+        }
+        long rowsWritten = written.stream().mapToLong(NscWriteFragment::rowCount).sum();
+        if (rowsWritten != compaction.rows()) {
+            // never swap files for ones that lost or invented rows
+            throw new TrinoException(NSC_BAD_DATA, "OPTIMIZE of %s read %s files of version %s holding %s rows, but wrote %s rows".formatted(
+                    table.schemaTableName(), compaction.fileIds().size(), table.version(), compaction.rows(), rowsWritten));
+        }
+        try {
+            CommitFilesResponse response = client(session).commitFiles(CommitFilesRequest.newBuilder()
+                    .setSchemaName(table.schemaTableName().getSchemaName())
+                    .setTableName(table.schemaTableName().getTableName())
+                    .addAllColumns(toFileColumns(optimize.rewrite()))
+                    .setCreateTable(false)
+                    // the table this statement began on, not another one created under its name since
+                    .setExpectedTableId(table.tableId())
+                    .addAllFiles(written.stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()))
+                    .setRemovals(FileRemovals.newBuilder()
+                            .setReadVersion(table.version())
+                            .addAllRewrittenFileIds(compaction.fileIds())
+                            .setOptimize(true))
+                    .build());
+            log.info("OPTIMIZE of %s read version %s and committed version %s: %s files rewritten into %s, %s rows",
+                    table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRewritten(), written.size(), rowsWritten);
+        }
+        finally {
+            tableFilesCache.invalidate(table.tableId());
+            plannedTables.remove(table.schemaTableName());
+        }
+    }
+
+    private Compaction compaction(NscOptimizeHandle optimize)
+    {
+        try (TableFileBatches files = tableFilesCache.fileBatches(optimize.table())) {
+            return CompactionCandidates.plan(files, optimize.fileSizeThreshold());
         }
     }
 

@@ -27,6 +27,9 @@ import static java.util.Objects.requireNonNull;
  * @param aggregation the aggregation the scan computes in place of Trino's
  * @param topN each split returns only its first rows in this order (Trino still applies its top-N)
  * @param filterExpressions enforced filters no domain expresses (see {@link FilterExpressions}), conjuncts over column ordinals
+ * @param optimizeFileSizeThreshold the scan of an {@code ALTER TABLE ... EXECUTE optimize}: it reads
+ * every remaining row of the files it rewrites ({@link io.nsc.trino.optimize.CompactionCandidates}),
+ * and nothing else
  */
 public record NscTableHandle(
         SchemaTableName schemaTableName,
@@ -40,7 +43,8 @@ public record NscTableHandle(
         OptionalLong limit,
         Optional<NscAggregation> aggregation,
         Optional<NscTopN> topN,
-        List<String> filterExpressions)
+        List<String> filterExpressions,
+        OptionalLong optimizeFileSizeThreshold)
         implements ConnectorTableHandle
 {
     public NscTableHandle
@@ -55,41 +59,48 @@ public record NscTableHandle(
         requireNonNull(aggregation, "aggregation is null");
         requireNonNull(topN, "topN is null");
         filterExpressions = ImmutableList.copyOf(requireNonNull(filterExpressions, "filterExpressions is null"));
+        requireNonNull(optimizeFileSizeThreshold, "optimizeFileSizeThreshold is null");
     }
 
     public static NscTableHandle forTable(SchemaTableName name, long tableId, long version, List<NscColumnHandle> columns, Map<String, String> properties)
     {
-        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty(), Optional.empty(), List.of());
+        return new NscTableHandle(name, tableId, version, columns, properties, TupleDomain.all(), false, Optional.empty(), OptionalLong.empty(), Optional.empty(), Optional.empty(), List.of(), OptionalLong.empty());
     }
 
     public NscTableHandle withConstraint(TupleDomain<NscColumnHandle> newConstraint, boolean enforced)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation, topN, filterExpressions);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, newConstraint, enforced, projectedColumns, limit, aggregation, topN, filterExpressions, optimizeFileSizeThreshold);
     }
 
     public NscTableHandle withProjectedColumns(List<NscColumnHandle> newProjectedColumns)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation, topN, filterExpressions);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, Optional.of(newProjectedColumns), limit, aggregation, topN, filterExpressions, optimizeFileSizeThreshold);
     }
 
     public NscTableHandle withLimit(long newLimit)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation, topN, filterExpressions);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, OptionalLong.of(newLimit), aggregation, topN, filterExpressions, optimizeFileSizeThreshold);
     }
 
     public NscTableHandle withAggregation(NscAggregation newAggregation)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation), topN, filterExpressions);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, Optional.of(newAggregation), topN, filterExpressions, optimizeFileSizeThreshold);
     }
 
     public NscTableHandle withFilterExpressions(List<String> newFilterExpressions)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, topN, newFilterExpressions);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, topN, newFilterExpressions, optimizeFileSizeThreshold);
     }
 
     public NscTableHandle withTopN(NscTopN newTopN)
     {
-        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, Optional.of(newTopN), filterExpressions);
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, Optional.of(newTopN), filterExpressions, optimizeFileSizeThreshold);
+    }
+
+    /** The scan of an OPTIMIZE: only the files it rewrites, each read whole. */
+    public NscTableHandle withOptimize(long fileSizeThreshold)
+    {
+        return new NscTableHandle(schemaTableName, tableId, version, columns, properties, constraint, constraintEnforced, projectedColumns, limit, aggregation, topN, filterExpressions, OptionalLong.of(fileSizeThreshold));
     }
 
     @Override
@@ -106,6 +117,7 @@ public record NscTableHandle(
         limit.ifPresent(value -> text.append(" limit=").append(value));
         aggregation.ifPresent(value -> text.append(" aggregation: ").append(value));
         topN.ifPresent(value -> text.append(" topN: ").append(value));
+        optimizeFileSizeThreshold.ifPresent(value -> text.append(" optimize files below ").append(value).append(" bytes"));
         return text.toString();
     }
 }

@@ -8,6 +8,8 @@ import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFilesCache;
+import io.nsc.trino.optimize.CompactionCandidates;
+import io.nsc.trino.optimize.OptimizeSplitSource;
 import io.nsc.trino.split.SplitPlanning.Preparation;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
@@ -19,6 +21,8 @@ import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.predicate.TupleDomain;
 
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import static io.nsc.trino.NscSessionProperties.getDynamicFilteringWaitTimeout;
@@ -54,6 +58,9 @@ public class NscSplitManager
             Constraint constraint)
     {
         NscTableHandle handle = (NscTableHandle) table;
+        if (handle.optimizeFileSizeThreshold().isPresent()) {
+            return optimizeSplits(handle, handle.optimizeFileSizeThreshold().getAsLong());
+        }
         Supplier<TableFileBatches> files = () -> tableFilesCache.fileBatches(handle);
         PushdownMode pushdown = getPushdown(session);
         if (pushdown == PushdownMode.NONE) {
@@ -69,5 +76,20 @@ public class NscSplitManager
         Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
         ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad);
         return new NscSplitSource(files, scan, handle.aggregation(), dynamicFilter, getDynamicFilteringWaitTimeout(session).toMillis());
+    }
+
+    /**
+     * An OPTIMIZE's scan: every remaining row group of the files it rewrites, raw (decoded by the
+     * workers that write them again), and nothing of the other files; it reports the files it
+     * listed. A constraint of none is an OPTIMIZE with nothing to do.
+     */
+    private ConnectorSplitSource optimizeSplits(NscTableHandle handle, long fileSizeThreshold)
+    {
+        Set<String> listed = ConcurrentHashMap.newKeySet();
+        Supplier<TableFileBatches> files = handle.constraint().isNone()
+                ? TableFileBatches::none
+                : () -> CompactionCandidates.filter(tableFilesCache.fileBatches(handle), fileSizeThreshold, listed::add);
+        NscSplitSource splits = new NscSplitSource(files, (_, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), Optional.empty(), DynamicFilter.EMPTY, 0);
+        return new OptimizeSplitSource(splits, listed);
     }
 }

@@ -6,6 +6,7 @@ import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.delete.NscMergeSink;
 import io.nsc.trino.delete.NscMergeTableHandle;
+import io.nsc.trino.optimize.NscOptimizeHandle;
 import io.nsc.trino.read.NscPageSourceProvider;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeSink;
@@ -15,6 +16,7 @@ import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.connector.ConnectorPageSinkId;
 import io.trino.spi.connector.ConnectorPageSinkProvider;
 import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTableExecuteHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
@@ -60,6 +62,13 @@ public class NscPageSinkProvider
     public ConnectorPageSink createPageSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorInsertTableHandle insertTableHandle, ConnectorPageSinkId pageSinkId)
     {
         return createPageSink(session, (NscInsertTableHandle) insertTableHandle);
+    }
+
+    /** An OPTIMIZE's sink: the files it rewrites are written again as an INSERT into the table would write them. */
+    @Override
+    public ConnectorPageSink createPageSink(ConnectorTransactionHandle transactionHandle, ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, ConnectorPageSinkId pageSinkId)
+    {
+        return createPageSink(session, ((NscOptimizeHandle) tableExecuteHandle).rewrite());
     }
 
     /** A row-level DELETE, UPDATE or MERGE's sink: the files it rewrites and the rows it inserts are written as an INSERT into the table would write them. */

@@ -418,6 +418,8 @@ public final class TableCatalog
                             .bind("table_id", table.tableId())
                             .bind("ordinal", ordinal)
                             .execute();
+                    // the values are gone for good: so are the statistics ANALYZE computed of them
+                    StatisticsCatalog.forgetColumn(handle, table.tableId(), ordinal);
                 }
             }
             properties.ifPresent(replacement -> TableRows.replaceProperties(handle, table.tableId(), replacement));

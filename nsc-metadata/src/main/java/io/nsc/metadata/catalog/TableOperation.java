@@ -16,7 +16,8 @@ public enum TableOperation
     TRUNCATE("TRUNCATE"),
     ADD_COLUMN("ADD COLUMN"),
     RENAME_COLUMN("RENAME COLUMN"),
-    DROP_COLUMN("DROP COLUMN");
+    DROP_COLUMN("DROP COLUMN"),
+    SET_COLUMN_TYPE("SET COLUMN TYPE");
 
     private final String sql;
 

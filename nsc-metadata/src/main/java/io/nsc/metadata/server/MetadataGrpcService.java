@@ -393,7 +393,8 @@ public final class MetadataGrpcService
                 }
                 case RENAME_COLUMN -> new ColumnChange.Rename(request.getRenameColumn().getName(), request.getRenameColumn().getNewName());
                 case DROP_COLUMN -> new ColumnChange.Drop(request.getDropColumn());
-                case CHANGE_NOT_SET -> throw invalidArgument("AlterColumn needs add_column, rename_column or drop_column");
+                case SET_COLUMN_TYPE -> new ColumnChange.SetType(request.getSetColumnType().getName(), request.getSetColumnType().getNewType());
+                case CHANGE_NOT_SET -> throw invalidArgument("AlterColumn needs add_column, rename_column, drop_column or set_column_type");
             };
             OptionalLong expectedTableId = request.getExpectedTableId() > 0 ? OptionalLong.of(request.getExpectedTableId()) : OptionalLong.empty();
             Optional<Map<String, String>> properties = request.getReplaceProperties() ? Optional.of(request.getPropertiesMap()) : Optional.empty();

@@ -7,6 +7,7 @@ import com.google.common.collect.Iterators;
 import com.google.common.collect.Sets;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
+import io.nsc.protocol.catalog.TypeWidening;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.AnalyzedColumn;
 import io.nsc.protocol.proto.Column;
@@ -14,6 +15,7 @@ import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.RenameColumn;
+import io.nsc.protocol.proto.SetColumnType;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.parquet.ParquetWriteCodec;
@@ -1069,6 +1071,31 @@ public class NscMetadata
                 handle,
                 AlterColumnRequest.newBuilder().setDropColumn(name),
                 properties.equals(handle.properties()) ? Optional.empty() : Optional.of(properties));
+    }
+
+    /**
+     * ALTER COLUMN ... SET DATA TYPE, for the widenings {@link TypeWidening} allows: files keep
+     * the old type's values, which every reader widens as it decodes (trino-parquet reads an INT32
+     * column as bigint, a FLOAT one as double, a decimal as a wider one of its scale), and new
+     * files are written in the new type. The stats keys of the old and new types are the same
+     * for every value both hold, so pruning reads old files' stats as they are; a Bloom filter
+     * over another Parquet type is never asked.
+     */
+    @Override
+    public void setColumnType(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, Type type)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        NscColumnHandle columnHandle = (NscColumnHandle) column;
+        String from = columnHandle.type().getTypeSignature().toString();
+        String to = type.getTypeSignature().toString();
+        if (!TypeWidening.isWidening(from, to)) {
+            throw new TrinoException(NOT_SUPPORTED, "Cannot change type from %s to %s".formatted(columnHandle.type(), type));
+        }
+        alterColumn(
+                session,
+                handle,
+                AlterColumnRequest.newBuilder().setSetColumnType(SetColumnType.newBuilder().setName(columnHandle.name()).setNewType(to)),
+                Optional.empty());
     }
 
     private void alterColumn(ConnectorSession session, NscTableHandle handle, AlterColumnRequest.Builder change, Optional<Map<String, String>> properties)

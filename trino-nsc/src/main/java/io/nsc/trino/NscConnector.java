@@ -146,6 +146,12 @@ public class NscConnector
     }
 
     @Override
+    public List<PropertyMetadata<?>> getAnalyzeProperties()
+    {
+        return NscAnalyzeProperties.ANALYZE_PROPERTIES;
+    }
+
+    @Override
     public List<PropertyMetadata<?>> getTableProperties()
     {
         return tableProperties.getTableProperties();

@@ -1,6 +1,7 @@
 package io.nsc.trino;
 
 import io.nsc.protocol.catalog.NameRules;
+import io.nsc.protocol.catalog.TypeWidening;
 import io.trino.testing.BaseConnectorTest;
 import io.trino.testing.QueryRunner;
 import io.trino.testing.TestingConnectorBehavior;
@@ -8,6 +9,7 @@ import io.trino.testing.sql.TestTable;
 import io.trino.tpch.TpchTable;
 import org.junit.jupiter.api.Test;
 
+import java.util.Optional;
 import java.util.OptionalInt;
 
 import static com.google.common.base.Strings.nullToEmpty;
@@ -125,9 +127,11 @@ final class TestNscConnectorTest
                     SUPPORTS_ROW_LEVEL_UPDATE,
                     SUPPORTS_MERGE -> true;
 
-            // no column moves or type changes (docs/connector/limits.md)
+            // widenings only (TypeWidening): the others are refused, see filterSetColumnTypesDataProvider
+            case SUPPORTS_SET_COLUMN_TYPE -> true;
+
+            // no column moves (docs/connector/limits.md)
             case SUPPORTS_ADD_COLUMN_WITH_POSITION,
-                    SUPPORTS_SET_COLUMN_TYPE,
                     SUPPORTS_NOT_NULL_CONSTRAINT,
                     SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
                     SUPPORTS_DROP_NOT_NULL_CONSTRAINT -> false;
@@ -172,6 +176,24 @@ final class TestNscConnectorTest
                 "Table tpch.nation has no version as of .*: its first version was committed later" +
                 "|Table tpch.nation is at version \\d+: version 123 does not exist" +
                 "|Unsupported type for (temporal )?table version: .*");
+    }
+
+    // nsc widens integers, real and decimal precision (as Trino's Iceberg connector does) and
+    // refuses every other change; nested types are no nsc column types at all
+    @Override
+    protected Optional<SetColumnTypeSetup> filterSetColumnTypesDataProvider(SetColumnTypeSetup setup)
+    {
+        String source = setup.sourceColumnType();
+        if (source.startsWith("row") || source.startsWith("array") || source.startsWith("map")) {
+            return Optional.empty();
+        }
+        return Optional.of(TypeWidening.isWidening(source, setup.newColumnType()) ? setup : setup.asUnsupported());
+    }
+
+    @Override
+    protected void verifySetColumnTypeFailurePermissible(Throwable e)
+    {
+        assertThat(e).hasMessageMatching("Cannot change type from .* to .*");
     }
 
     @Override

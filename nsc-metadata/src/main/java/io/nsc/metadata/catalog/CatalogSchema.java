@@ -243,6 +243,33 @@ public final class CatalogSchema
                         version BIGINT NOT NULL,
                         created_millis BIGINT NOT NULL,
                         PRIMARY KEY (schema_name, view_name))
+                    """),
+            // 14: ANALYZE, and column type changes. What ANALYZE computed for a column slot, with the version it computed over
+            // and the table's rows then, so that readers of later versions can tell how stale it
+            // is. Keyed by slot, not name: a rename keeps the statistics, a column added again
+            // after a DROP COLUMN is a new slot without any. No part of a version: an ANALYZE
+            // moves no table to a new version, and a slot keeps only its latest analysis.
+            List.of(
+                    """
+                    CREATE TABLE column_statistics (
+                        table_id BIGINT NOT NULL REFERENCES tables (table_id),
+                        ordinal INT NOT NULL,
+                        analyzed_version BIGINT NOT NULL,
+                        analyzed_millis BIGINT NOT NULL,
+                        row_count BIGINT NOT NULL,
+                        non_null_count BIGINT NOT NULL,
+                        distinct_count BIGINT NOT NULL,
+                        PRIMARY KEY (table_id, ordinal))
+                    """,
+                    // ALTER COLUMN ... SET DATA TYPE (a widening): the type a column slot had before
+                    // each change, so that a version before it is read with the type it had
+                    """
+                    CREATE TABLE column_type_changes (
+                        table_id BIGINT NOT NULL REFERENCES tables (table_id),
+                        ordinal INT NOT NULL,
+                        changed_version BIGINT NOT NULL,
+                        old_type VARCHAR(4096) NOT NULL,
+                        PRIMARY KEY (table_id, ordinal, changed_version))
                     """));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */

@@ -31,6 +31,17 @@ public sealed interface ColumnChange
         }
     }
 
+    /** ALTER COLUMN ... SET DATA TYPE: the live column's slot takes a wider type (see TypeWidening). */
+    record SetType(String name, String newType)
+            implements ColumnChange
+    {
+        public SetType
+        {
+            requireNonNull(name, "name is null");
+            requireNonNull(newType, "newType is null");
+        }
+    }
+
     /** DROP COLUMN: the live column's slot is marked dropped. */
     record Drop(String name)
             implements ColumnChange

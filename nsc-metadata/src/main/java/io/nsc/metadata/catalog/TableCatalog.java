@@ -1,5 +1,6 @@
 package io.nsc.metadata.catalog;
 
+import io.nsc.protocol.catalog.TypeWidening;
 import org.jdbi.v3.core.statement.Query;
 
 import java.time.Clock;
@@ -386,6 +387,7 @@ public final class TableCatalog
             case ColumnChange.Add add -> validateColumn(add.column());
             case ColumnChange.Rename rename -> checkColumnName(rename.newName());
             case ColumnChange.Drop _ -> {}
+            case ColumnChange.SetType _ -> {}
         }
         properties.ifPresent(TableDefinitions::validateProperties);
         return database.inTransaction(handle -> {
@@ -418,6 +420,28 @@ public final class TableCatalog
                             .bind("table_id", table.tableId())
                             .bind("ordinal", ordinal)
                             .execute();
+                    // the values are gone for good: so are the statistics ANALYZE computed of them
+                    StatisticsCatalog.forgetColumn(handle, table.tableId(), ordinal);
+                }
+                case ColumnChange.SetType setType -> {
+                    int ordinal = liveColumn(table, setType.name());
+                    String oldType = table.columns().get(ordinal).type();
+                    if (!TypeWidening.isWidening(oldType, setType.newType())) {
+                        throw invalidArgument("Cannot change type of column %s of table %s from %s to %s", setType.name(), name, oldType, setType.newType());
+                    }
+                    // old files keep their values in the old type; readers widen them, and versions
+                    // before this one are read with the type they had
+                    handle.createUpdate("INSERT INTO column_type_changes (table_id, ordinal, changed_version, old_type) VALUES (:table_id, :ordinal, :version, :old_type)")
+                            .bind("table_id", table.tableId())
+                            .bind("ordinal", ordinal)
+                            .bind("version", version)
+                            .bind("old_type", oldType)
+                            .execute();
+                    handle.createUpdate("UPDATE columns SET column_type = :new_type WHERE table_id = :table_id AND ordinal = :ordinal")
+                            .bind("new_type", setType.newType())
+                            .bind("table_id", table.tableId())
+                            .bind("ordinal", ordinal)
+                            .execute();
                 }
             }
             properties.ifPresent(replacement -> TableRows.replaceProperties(handle, table.tableId(), replacement));
@@ -433,6 +457,7 @@ public final class TableCatalog
             case ColumnChange.Add _ -> TableOperation.ADD_COLUMN;
             case ColumnChange.Rename _ -> TableOperation.RENAME_COLUMN;
             case ColumnChange.Drop _ -> TableOperation.DROP_COLUMN;
+            case ColumnChange.SetType _ -> TableOperation.SET_COLUMN_TYPE;
         };
     }
 

@@ -18,7 +18,8 @@ public enum TableOperation
     RENAME_COLUMN("RENAME COLUMN"),
     DROP_COLUMN("DROP COLUMN"),
     /** {@code ALTER TABLE ... EXECUTE optimize}: the same rows in fewer files. */
-    OPTIMIZE("OPTIMIZE");
+    OPTIMIZE("OPTIMIZE"),
+    SET_COLUMN_TYPE("SET COLUMN TYPE");
 
     private final String sql;
 

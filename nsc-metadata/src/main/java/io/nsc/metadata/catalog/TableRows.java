@@ -3,6 +3,7 @@ package io.nsc.metadata.catalog;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,14 +59,22 @@ final class TableRows
      */
     static List<TableColumn> columnsAt(Handle handle, long tableId, long version)
     {
-        return handle.createQuery("SELECT column_name, column_type, column_comment, dropped, added_version, dropped_version FROM columns WHERE table_id = :table_id ORDER BY ordinal")
+        // a slot's type at the version: the old type of its first change after it, or today's
+        Map<Integer, String> typesThen = new HashMap<>();
+        handle.createQuery("SELECT ordinal, old_type FROM column_type_changes WHERE table_id = :table_id AND changed_version > :version ORDER BY changed_version DESC")
+                .bind("table_id", tableId)
+                .bind("version", version)
+                .map((row, _) -> Map.entry(row.getInt("ordinal"), row.getString("old_type")))
+                .forEach(change -> typesThen.put(change.getKey(), change.getValue()));
+        return handle.createQuery("SELECT ordinal, column_name, column_type, column_comment, dropped, added_version, dropped_version FROM columns WHERE table_id = :table_id ORDER BY ordinal")
                 .bind("table_id", tableId)
                 .map((row, _) -> {
                     Long added = row.getObject("added_version", Long.class);
                     Long dropped = row.getObject("dropped_version", Long.class);
                     boolean notYetAdded = added != null && added > version;
                     boolean alreadyDropped = row.getBoolean("dropped") && (dropped == null || dropped <= version);
-                    return new TableColumn(row.getString("column_name"), row.getString("column_type"), Optional.ofNullable(row.getString("column_comment")), notYetAdded || alreadyDropped);
+                    String type = typesThen.getOrDefault(row.getInt("ordinal"), row.getString("column_type"));
+                    return new TableColumn(row.getString("column_name"), type, Optional.ofNullable(row.getString("column_comment")), notYetAdded || alreadyDropped);
                 })
                 .list();
     }

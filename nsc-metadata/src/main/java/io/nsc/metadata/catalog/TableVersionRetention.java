@@ -147,6 +147,8 @@ public final class TableVersionRetention
                 "DELETE FROM removed_file_replicas WHERE file_id IN (SELECT file_id FROM removed_files WHERE table_id = :table_id)",
                 "DELETE FROM removed_files WHERE table_id = :table_id",
                 "DELETE FROM table_properties WHERE table_id = :table_id",
+                "DELETE FROM column_statistics WHERE table_id = :table_id",
+                "DELETE FROM column_type_changes WHERE table_id = :table_id",
                 "DELETE FROM columns WHERE table_id = :table_id",
                 "DELETE FROM tables WHERE table_id = :table_id")) {
             handle.createUpdate(sql).bind("table_id", table.tableId()).execute();

@@ -23,6 +23,7 @@ import io.nsc.metadata.catalog.TableColumn;
 import io.nsc.metadata.catalog.TableEntry;
 import io.nsc.metadata.catalog.TableFilesPage;
 import io.nsc.metadata.catalog.TableHistory;
+import io.nsc.metadata.catalog.StatisticsCatalog;
 import io.nsc.metadata.catalog.ViewCatalog;
 import io.nsc.metadata.catalog.ViewEntry;
 import io.nsc.metadata.membership.NodeRegistry;
@@ -88,6 +89,11 @@ import io.nsc.protocol.proto.RenameTableResponse;
 import io.nsc.protocol.proto.RenameViewRequest;
 import io.nsc.protocol.proto.RenameViewResponse;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
+import io.nsc.protocol.proto.AnalyzedColumn;
+import io.nsc.protocol.proto.GetColumnStatisticsRequest;
+import io.nsc.protocol.proto.GetColumnStatisticsResponse;
+import io.nsc.protocol.proto.SetColumnStatisticsRequest;
+import io.nsc.protocol.proto.SetColumnStatisticsResponse;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetCommentResponse;
 import io.nsc.protocol.proto.SetTablePropertiesRequest;
@@ -147,6 +153,8 @@ public final class MetadataGrpcService
             .allow(MetadataServiceGrpc.getSetCommentMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getSetTablePropertiesMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getAlterColumnMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getSetColumnStatisticsMethod(), CLIENT)
+            .allow(MetadataServiceGrpc.getGetColumnStatisticsMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameTableMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getRenameSchemaMethod(), CLIENT)
             .allow(MetadataServiceGrpc.getTruncateTableMethod(), CLIENT)
@@ -176,6 +184,7 @@ public final class MetadataGrpcService
     private final TableCatalog tables;
     private final TableHistory history;
     private final ViewCatalog views;
+    private final StatisticsCatalog statistics;
     private final CommitCatalog commits;
     private final AllocationCatalog allocations;
     private final FileAllocator allocator;
@@ -198,6 +207,7 @@ public final class MetadataGrpcService
             TableCatalog tables,
             TableHistory history,
             ViewCatalog views,
+            StatisticsCatalog statistics,
             CommitCatalog commits,
             AllocationCatalog allocations,
             FileAllocator allocator,
@@ -218,6 +228,7 @@ public final class MetadataGrpcService
         this.tables = requireNonNull(tables, "tables is null");
         this.history = requireNonNull(history, "history is null");
         this.views = requireNonNull(views, "views is null");
+        this.statistics = requireNonNull(statistics, "statistics is null");
         this.commits = requireNonNull(commits, "commits is null");
         this.allocations = requireNonNull(allocations, "allocations is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -382,13 +393,49 @@ public final class MetadataGrpcService
                 }
                 case RENAME_COLUMN -> new ColumnChange.Rename(request.getRenameColumn().getName(), request.getRenameColumn().getNewName());
                 case DROP_COLUMN -> new ColumnChange.Drop(request.getDropColumn());
-                case CHANGE_NOT_SET -> throw invalidArgument("AlterColumn needs add_column, rename_column or drop_column");
+                case SET_COLUMN_TYPE -> new ColumnChange.SetType(request.getSetColumnType().getName(), request.getSetColumnType().getNewType());
+                case CHANGE_NOT_SET -> throw invalidArgument("AlterColumn needs add_column, rename_column, drop_column or set_column_type");
             };
             OptionalLong expectedTableId = request.getExpectedTableId() > 0 ? OptionalLong.of(request.getExpectedTableId()) : OptionalLong.empty();
             Optional<Map<String, String>> properties = request.getReplaceProperties() ? Optional.of(request.getPropertiesMap()) : Optional.empty();
             TableEntry table = tables.alterColumn(name, expectedTableId, change, properties);
             log.info("Altered table %s (id %s): %s, now at version %s", name, table.tableId(), change, table.version());
             return AlterColumnResponse.newBuilder().setTable(toTableInfo(table)).build();
+        });
+    }
+
+    @Override
+    public void setColumnStatistics(SetColumnStatisticsRequest request, StreamObserver<SetColumnStatisticsResponse> observer)
+    {
+        audited("SetColumnStatistics", request.getSchemaName() + "." + request.getTableName(), observer, () -> {
+            SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+            OptionalLong expectedTableId = request.getExpectedTableId() > 0 ? OptionalLong.of(request.getExpectedTableId()) : OptionalLong.empty();
+            List<StatisticsCatalog.ColumnCounts> columns = request.getColumnsList().stream()
+                    .map(column -> new StatisticsCatalog.ColumnCounts(column.getOrdinal(), column.getNonNullCount(), column.getDistinctCount()))
+                    .toList();
+            int stored = statistics.setColumnStatistics(name, expectedTableId, request.getVersion(), request.getRowCount(), columns);
+            log.info("Stored statistics of %s of %s columns of table %s at version %s", stored, columns.size(), name, request.getVersion());
+            return SetColumnStatisticsResponse.newBuilder().setColumnsStored(stored).build();
+        });
+    }
+
+    @Override
+    public void getColumnStatistics(GetColumnStatisticsRequest request, StreamObserver<GetColumnStatisticsResponse> observer)
+    {
+        respond("GetColumnStatistics", observer, () -> {
+            List<io.nsc.metadata.catalog.AnalyzedColumn> columns = statistics.getColumnStatistics(request.getTableId())
+                    .orElseThrow(() -> notFound("Table with id %s does not exist", request.getTableId()));
+            GetColumnStatisticsResponse.Builder response = GetColumnStatisticsResponse.newBuilder();
+            for (io.nsc.metadata.catalog.AnalyzedColumn column : columns) {
+                response.addColumns(AnalyzedColumn.newBuilder()
+                        .setOrdinal(column.ordinal())
+                        .setAnalyzedVersion(column.analyzedVersion())
+                        .setAnalyzedMillis(column.analyzedMillis())
+                        .setRowCount(column.rowCount())
+                        .setNonNullCount(column.nonNullCount())
+                        .setDistinctCount(column.distinctCount()));
+            }
+            return response.build();
         });
     }
 

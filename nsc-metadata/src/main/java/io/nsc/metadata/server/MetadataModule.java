@@ -21,6 +21,7 @@ import io.nsc.metadata.catalog.ReplicaCatalog;
 import io.nsc.metadata.catalog.TableCatalog;
 import io.nsc.metadata.catalog.TableHistory;
 import io.nsc.metadata.catalog.TableVersionRetention;
+import io.nsc.metadata.catalog.StatisticsCatalog;
 import io.nsc.metadata.catalog.ViewCatalog;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.placement.FileAllocator;
@@ -128,6 +129,13 @@ public class MetadataModule
     public static ViewCatalog createViewCatalog(CatalogDatabase database, Clock clock)
     {
         return new ViewCatalog(database, clock);
+    }
+
+    @Provides
+    @Singleton
+    public static StatisticsCatalog createStatisticsCatalog(CatalogDatabase database, Clock clock)
+    {
+        return new StatisticsCatalog(database, clock);
     }
 
     @Provides

@@ -448,7 +448,7 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
-        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(13);
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(14);
         assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
     }
 
@@ -750,6 +750,50 @@ abstract class AbstractTestCatalog
                 INVALID_ARGUMENT, "Cannot drop column key: it is the only column of table tpch.lineitem");
         // nothing a refused change touched moved the table
         assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(9);
+    }
+
+    @Test
+    void testSetColumnType()
+    {
+        tables.createSchema("tpch", false);
+        List<TableColumn> original = List.of(new TableColumn("a", "integer"), new TableColumn("r", "real"), new TableColumn("d", "decimal(10,2)"));
+        tables.createTable(LINEITEM, original, Map.of(), false);
+        FileEntry before = file(10, "node-a");
+        allocate(before);
+        commits.commit(commit(LINEITEM, original, false, List.of(before), OptionalLong.of(1)));
+
+        // a widening is a new version with the same files; versions before it keep the old type
+        TableEntry widened = tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("a", "bigint"), Optional.empty());
+        assertThat(widened.version()).isEqualTo(3);
+        assertThat(widened.columns()).extracting(TableColumn::type).containsExactly("bigint", "real", "decimal(10,2)");
+        assertThat(tables.getTableFiles(widened.tableId()).orElseThrow().files()).containsExactly(before);
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("r", "double"), Optional.empty());
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("d", "decimal(20,2)"), Optional.empty());
+        tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("d", "decimal(30,2)"), Optional.empty());
+        assertThat(history.tableAtVersion(LINEITEM, 2).columns()).isEqualTo(original);
+        assertThat(history.tableAtVersion(LINEITEM, 3).columns()).extracting(TableColumn::type).containsExactly("bigint", "real", "decimal(10,2)");
+        assertThat(history.tableAtVersion(LINEITEM, 5).columns()).extracting(TableColumn::type).containsExactly("bigint", "double", "decimal(20,2)");
+        assertThat(history.tableAtVersion(LINEITEM, 6).columns()).extracting(TableColumn::type).containsExactly("bigint", "double", "decimal(30,2)");
+        assertThat(history.listVersions(LINEITEM)).extracting(TableVersion::operation).endsWith(Optional.of("SET COLUMN TYPE"), Optional.of("SET COLUMN TYPE"));
+
+        // a write that began under the old type fails at its commit
+        FileEntry after = file(10, "node-a");
+        allocate(after);
+        assertStatusContains(() -> commits.commit(commit(LINEITEM, original, false, List.of(after), OptionalLong.empty())),
+                FAILED_PRECONDITION, "table has a bigint, files have a integer");
+
+        // anything but a widening is refused and changes nothing
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("a", "integer"), Optional.empty()),
+                INVALID_ARGUMENT, "Cannot change type of column a of table tpch.lineitem from bigint to integer");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("a", "bigint"), Optional.empty()),
+                INVALID_ARGUMENT, "Cannot change type of column a of table tpch.lineitem from bigint to bigint");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("d", "decimal(31,3)"), Optional.empty()),
+                INVALID_ARGUMENT, "Cannot change type of column d of table tpch.lineitem from decimal(30,2) to decimal(31,3)");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("r", "varchar"), Optional.empty()),
+                INVALID_ARGUMENT, "Cannot change type of column r of table tpch.lineitem from double to varchar");
+        assertStatus(() -> tables.alterColumn(LINEITEM, OptionalLong.empty(), new ColumnChange.SetType("nope", "bigint"), Optional.empty()),
+                NOT_FOUND, "Column nope of table tpch.lineitem does not exist");
+        assertThat(tables.getTable(LINEITEM).orElseThrow().version()).isEqualTo(6);
     }
 
     @Test

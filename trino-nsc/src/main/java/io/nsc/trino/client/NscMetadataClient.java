@@ -11,8 +11,9 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.proto.AllocateFilesRequest;
-import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.AllocateFilesResponse;
+import io.nsc.protocol.proto.AlterColumnRequest;
+import io.nsc.protocol.proto.AnalyzedColumn;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
@@ -25,29 +26,31 @@ import io.nsc.protocol.proto.DropSchemaRequest;
 import io.nsc.protocol.proto.DropTableRequest;
 import io.nsc.protocol.proto.DropViewRequest;
 import io.nsc.protocol.proto.FileAllocation;
+import io.nsc.protocol.proto.GetColumnStatisticsRequest;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
 import io.nsc.protocol.proto.GetViewRequest;
 import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListSchemasRequest;
-import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTableDefinitionsRequest;
 import io.nsc.protocol.proto.ListTableDefinitionsResponse;
+import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListViewsRequest;
-import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
+import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameTableRequest;
 import io.nsc.protocol.proto.RenameViewRequest;
 import io.nsc.protocol.proto.ReplaceReplicaRequest;
+import io.nsc.protocol.proto.SetColumnStatisticsRequest;
 import io.nsc.protocol.proto.SetCommentRequest;
 import io.nsc.protocol.proto.SetTablePropertiesRequest;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
-import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.TableName;
+import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.proto.UpdateViewRequest;
 import io.nsc.protocol.proto.ViewInfo;
@@ -552,6 +555,52 @@ public class NscMetadataClient
                 case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, description, e);
                 default -> metadataError("alter a column of " + name, e);
             };
+        }
+    }
+
+    /**
+     * Stores what ANALYZE computed over {@code version} of the table with this id (see
+     * {@code SetColumnStatistics} in nsc.proto).
+     *
+     * @return the number of columns stored (a column analyzed at a later version meanwhile keeps that)
+     * @throws TrinoException TABLE_NOT_FOUND when the table (with this id) or a column is gone
+     */
+    public int setColumnStatistics(SchemaTableName name, long tableId, long version, long rowCount, List<AnalyzedColumn> columns)
+    {
+        SetColumnStatisticsRequest request = SetColumnStatisticsRequest.newBuilder()
+                .setSchemaName(name.getSchemaName())
+                .setTableName(name.getTableName())
+                .setExpectedTableId(tableId)
+                .setVersion(version)
+                .setRowCount(rowCount)
+                .addAllColumns(columns)
+                .build();
+        try {
+            return stub().setColumnStatistics(request).getColumnsStored();
+        }
+        catch (StatusRuntimeException e) {
+            String description = e.getStatus().getDescription();
+            throw switch (e.getStatus().getCode()) {
+                case NOT_FOUND -> description != null && description.contains(" column ")
+                        ? new TrinoException(COLUMN_NOT_FOUND, description, e)
+                        : tableNotFound(name, e);
+                case ABORTED -> new TrinoException(TABLE_NOT_FOUND, description, e);
+                default -> metadataError("store the statistics of " + name, e);
+            };
+        }
+    }
+
+    /** The statistics ANALYZE stored for the live columns of the table with this id, by slot; empty when the table is gone. */
+    public List<AnalyzedColumn> getColumnStatistics(long tableId)
+    {
+        try {
+            return stub().getColumnStatistics(GetColumnStatisticsRequest.newBuilder().setTableId(tableId).build()).getColumnsList();
+        }
+        catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                return List.of();
+            }
+            throw metadataError("get the column statistics of table " + tableId, e);
         }
     }
 

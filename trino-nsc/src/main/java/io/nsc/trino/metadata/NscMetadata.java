@@ -8,19 +8,23 @@ import com.google.common.collect.Sets;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.airlift.units.DataSize;
+import io.nsc.protocol.catalog.TypeWidening;
 import io.nsc.protocol.proto.AlterColumnRequest;
+import io.nsc.protocol.proto.AnalyzedColumn;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.RenameColumn;
+import io.nsc.protocol.proto.SetColumnType;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.parquet.topn.TopNRows;
+import io.nsc.trino.NscAnalyzeProperties;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
@@ -50,6 +54,7 @@ import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ColumnPosition;
 import io.trino.spi.connector.ConnectorAccessControl;
+import io.trino.spi.connector.ConnectorAnalyzeMetadata;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
@@ -145,6 +150,7 @@ public class NscMetadata
     private final TableFilesCache tableFilesCache;
     private final ParquetWriteCodec defaultCompressionCodec;
     private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
+    private final Map<Long, Map<Integer, AnalyzedColumn>> analyzedColumns = new ConcurrentHashMap<>();
     private final NscViews views;
 
     /** @param defaultCompressionCodec what writes into tables that set no compression_codec use */
@@ -701,7 +707,38 @@ public class NscMetadata
             // groups, not rows: the inputs' statistics would mislead the optimizer
             return TableStatistics.empty();
         }
-        return NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle));
+        return NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle), handle.version(), analyzedColumns(session, handle.tableId()));
+    }
+
+    /** What ANALYZE stored for the table, by column ordinal: read once per transaction (planning asks for statistics many times). */
+    private Map<Integer, AnalyzedColumn> analyzedColumns(ConnectorSession session, long tableId)
+    {
+        return analyzedColumns.computeIfAbsent(tableId, _ -> client(session).getColumnStatistics(tableId).stream()
+                .collect(toImmutableMap(AnalyzedColumn::getOrdinal, column -> column)));
+    }
+
+    @Override
+    public ConnectorAnalyzeMetadata getStatisticsCollectionMetadata(ConnectorSession session, ConnectorTableHandle tableHandle, Map<String, Object> analyzeProperties)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        return new ConnectorAnalyzeMetadata(handle, NscAnalyze.statisticsToCollect(handle, NscAnalyzeProperties.getColumns(analyzeProperties)));
+    }
+
+    @Override
+    public ConnectorTableHandle beginStatisticsCollection(ConnectorSession session, ConnectorTableHandle tableHandle)
+    {
+        // the scan reads the handle's version: the statistics are stored as that version's
+        return tableHandle;
+    }
+
+    @Override
+    public void finishStatisticsCollection(ConnectorSession session, ConnectorTableHandle tableHandle, Collection<ComputedStatistics> computedStatistics)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        NscAnalyze.Result result = NscAnalyze.result(handle, computedStatistics);
+        int stored = client(session).setColumnStatistics(handle.schemaTableName(), handle.tableId(), handle.version(), result.rowCount(), result.columns());
+        analyzedColumns.remove(handle.tableId());
+        log.info("ANALYZE of %s at version %s: %s rows, statistics of %s of %s columns stored", handle.schemaTableName(), handle.version(), result.rowCount(), stored, result.columns().size());
     }
 
     @Override
@@ -1157,6 +1194,31 @@ public class NscMetadata
                 handle,
                 AlterColumnRequest.newBuilder().setDropColumn(name),
                 properties.equals(handle.properties()) ? Optional.empty() : Optional.of(properties));
+    }
+
+    /**
+     * ALTER COLUMN ... SET DATA TYPE, for the widenings {@link TypeWidening} allows: files keep
+     * the old type's values, which every reader widens as it decodes (trino-parquet reads an INT32
+     * column as bigint, a FLOAT one as double, a decimal as a wider one of its scale), and new
+     * files are written in the new type. The stats keys of the old and new types are the same
+     * for every value both hold, so pruning reads old files' stats as they are; a Bloom filter
+     * over another Parquet type is never asked.
+     */
+    @Override
+    public void setColumnType(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, Type type)
+    {
+        NscTableHandle handle = (NscTableHandle) tableHandle;
+        NscColumnHandle columnHandle = (NscColumnHandle) column;
+        String from = columnHandle.type().getTypeSignature().toString();
+        String to = type.getTypeSignature().toString();
+        if (!TypeWidening.isWidening(from, to)) {
+            throw new TrinoException(NOT_SUPPORTED, "Cannot change type from %s to %s".formatted(columnHandle.type(), type));
+        }
+        alterColumn(
+                session,
+                handle,
+                AlterColumnRequest.newBuilder().setSetColumnType(SetColumnType.newBuilder().setName(columnHandle.name()).setNewType(to)),
+                Optional.empty());
     }
 
     private void alterColumn(ConnectorSession session, NscTableHandle handle, AlterColumnRequest.Builder change, Optional<Map<String, String>> properties)

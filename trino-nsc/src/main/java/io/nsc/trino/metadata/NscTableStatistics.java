@@ -1,6 +1,7 @@
 package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableMap;
+import io.nsc.protocol.proto.AnalyzedColumn;
 import io.nsc.protocol.stats.StatsKeys;
 import io.nsc.trino.metadata.TableSummary.ColumnSummary;
 import io.trino.spi.connector.ColumnHandle;
@@ -22,40 +23,84 @@ import io.trino.spi.type.VarbinaryType;
 import io.trino.spi.type.VarcharType;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
  * Table statistics for the cost-based optimizer, from the table's {@link TableSummary}: row
  * count, nulls fraction, value range and data size summed from the compact stats of every file;
- * distinct counts merged from the files' column sketches (unknown when a file was loaded without
- * verification, which computes them).
+ * distinct counts from ANALYZE, or merged from the files' column sketches (unknown when a file was
+ * loaded without verification, which computes them).
+ *
+ * <p>Which distinct count a column of version v gets, when ANALYZE computed one at version A:
+ * <ul>
+ * <li>A = v: ANALYZE's, which counted exactly these rows;
+ * <li>A &lt; v (writes since): the sketches' when every file of v has them (they describe v);
+ *     otherwise ANALYZE's, scaled by the growth of the column's non-null values when the column
+ *     was (nearly) unique then (at least {@value #UNIQUE_SHARE} of its values distinct: a key,
+ *     whose new rows bring new values), kept as it was otherwise;
+ * <li>A &gt; v (time travel to before the analysis): the sketches', as without ANALYZE.
+ * </ul>
+ * Whichever it is, never more than the column's non-null rows of v.
  */
 final class NscTableStatistics
 {
+    /** A column at least this share of whose values were distinct when analyzed counts as a key. */
+    static final double UNIQUE_SHARE = 0.9;
+
     private NscTableStatistics() {}
 
     static TableStatistics compute(List<NscColumnHandle> columns, TableSummary summary)
+    {
+        return compute(columns, summary, 0, Map.of());
+    }
+
+    /**
+     * @param version the table version the summary is of
+     * @param analyzed what ANALYZE stored, by column ordinal
+     */
+    static TableStatistics compute(List<NscColumnHandle> columns, TableSummary summary, long version, Map<Integer, AnalyzedColumn> analyzed)
     {
         long rowCount = summary.rowCount();
         ImmutableMap.Builder<ColumnHandle, ColumnStatistics> columnStatistics = ImmutableMap.builder();
         for (NscColumnHandle column : columns) {
             ColumnStatistics statistics = columnStatistics(column, summary.columns().get(column.ordinal()), rowCount);
-            OptionalLong distinct = summary.distinctCounts().get(column.ordinal());
+            double nonNullRows = rowCount * (1 - statistics.getNullsFraction().getValue());
+            double bound = Double.isNaN(nonNullRows) ? rowCount : nonNullRows;
+            OptionalDouble distinct = distinctCount(summary.distinctCounts().get(column.ordinal()), Optional.ofNullable(analyzed.get(column.ordinal())), version, bound);
             if (distinct.isPresent()) {
                 // an estimate: never more than the non-null rows
-                double nonNullRows = rowCount * (1 - statistics.getNullsFraction().getValue());
-                double bound = Double.isNaN(nonNullRows) ? rowCount : nonNullRows;
                 statistics = ColumnStatistics.builder()
                         .setNullsFraction(statistics.getNullsFraction())
                         .setDataSize(statistics.getDataSize())
                         .setRange(statistics.getRange())
-                        .setDistinctValuesCount(Estimate.of(Math.min(distinct.getAsLong(), bound)))
+                        .setDistinctValuesCount(Estimate.of(Math.min(distinct.getAsDouble(), bound)))
                         .build();
             }
             columnStatistics.put(column, statistics);
         }
         return new TableStatistics(Estimate.of(rowCount), columnStatistics.buildOrThrow());
+    }
+
+    /** The policy of the class comment, before the bound by non-null rows. */
+    static OptionalDouble distinctCount(OptionalLong sketched, Optional<AnalyzedColumn> analyzed, long version, double nonNullRows)
+    {
+        if (analyzed.isEmpty() || analyzed.get().getAnalyzedVersion() > version) {
+            return sketched.isPresent() ? OptionalDouble.of(sketched.getAsLong()) : OptionalDouble.empty();
+        }
+        AnalyzedColumn column = analyzed.get();
+        if (column.getAnalyzedVersion() == version) {
+            return OptionalDouble.of(column.getDistinctCount());
+        }
+        if (sketched.isPresent()) {
+            return OptionalDouble.of(sketched.getAsLong());
+        }
+        if (column.getNonNullCount() > 0 && column.getDistinctCount() >= UNIQUE_SHARE * column.getNonNullCount()) {
+            return OptionalDouble.of(column.getDistinctCount() * nonNullRows / column.getNonNullCount());
+        }
+        return OptionalDouble.of(column.getDistinctCount());
     }
 
     private static ColumnStatistics columnStatistics(NscColumnHandle column, ColumnSummary summary, long rowCount)

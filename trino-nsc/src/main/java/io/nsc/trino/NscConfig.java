@@ -15,6 +15,7 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
+import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -44,7 +45,8 @@ public class NscConfig
     private boolean adaptiveScanModes;
     private ScanCompression scanCompression = ScanCompression.LZ4;
     private DataSize scanBatchSize = DataSize.of(1, MEGABYTE);
-    private DataSize rawReadMaxMergeDistance = DataSize.of(1, MEGABYTE);
+    // measured on TPC-H sf1 raw reads: 1MB (trino-parquet's object-store default) fetched 1,361 MB, 128kB 789 MB (docs/benchmarks.md)
+    private DataSize rawReadMaxMergeDistance = DataSize.of(128, KILOBYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     private long aggregationPushdownMaxGroups = 10_000;
     private Duration scanTimeout = new Duration(1, HOURS);

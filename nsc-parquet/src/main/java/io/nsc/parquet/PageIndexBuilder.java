@@ -75,12 +75,6 @@ final class PageIndexBuilder
         return new PageIndex(offsetIndex, columnIndex);
     }
 
-    /** Whether {@link #build} writes a column index for this column when its values allow. */
-    static boolean hasColumnIndex(Type type, PrimitiveTypeName physicalType)
-    {
-        return ValueKind.of(type, physicalType) != null;
-    }
-
     private record DataPage(long offset, int size, long firstRow, int rows) {}
 
     private static List<DataPage> dataPages(Slice encodedFile, ColumnMetaData chunk)
@@ -161,42 +155,42 @@ final class PageIndexBuilder
     private static final class Rows
     {
         private final List<Block> blocks;
-        private final long[] starts;
 
         Rows(List<Block> blocks)
         {
             this.blocks = requireNonNull(blocks, "blocks is null");
-            this.starts = new long[blocks.size() + 1];
-            for (int i = 0; i < blocks.size(); i++) {
-                starts[i + 1] = starts[i] + blocks.get(i).getPositionCount();
+        }
+
+        /**
+         * Shows the visitor each non-null value of rows {@code first} to {@code first + count - 1};
+         * returns the nulls among them, or -1 once the visitor refuses a value.
+         */
+        long visit(long first, int count, ValueVisitor visitor)
+        {
+            long nulls = 0;
+            long end = first + count;
+            long blockStart = 0;
+            for (Block block : blocks) {
+                long blockEnd = blockStart + block.getPositionCount();
+                for (long row = Math.max(first, blockStart); row < Math.min(end, blockEnd); row++) {
+                    int position = toIntExact(row - blockStart);
+                    if (block.isNull(position)) {
+                        nulls++;
+                    }
+                    else if (!visitor.accept(block, position)) {
+                        return -1;
+                    }
+                }
+                blockStart = blockEnd;
             }
+            return nulls;
         }
+    }
 
-        int blockOf(long row)
-        {
-            int found = Arrays.binarySearch(starts, row);
-            // an exact hit on a start may be an empty block's: move to the last block starting there
-            int block = found >= 0 ? found : -found - 2;
-            while (block + 1 < blocks.size() && starts[block + 1] <= row) {
-                block++;
-            }
-            return block;
-        }
-
-        Block block(int index)
-        {
-            return blocks.get(index);
-        }
-
-        long start(int index)
-        {
-            return starts[index];
-        }
-
-        long end(int index)
-        {
-            return starts[index + 1];
-        }
+    private interface ValueVisitor
+    {
+        /** False when the value leaves the page without a safe bound. */
+        boolean accept(Block block, int position);
     }
 
     private enum ValueKind
@@ -296,65 +290,39 @@ final class PageIndexBuilder
 
     private static PageBounds longBounds(Type type, Rows rows, long first, int count, int width)
     {
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        long nulls = 0;
-        long end = first + count;
-        for (int index = rows.blockOf(first); index < rows.blocks.size() && rows.start(index) < end; index++) {
-            Block block = rows.block(index);
-            int from = toIntExact(Math.max(first, rows.start(index)) - rows.start(index));
-            int to = toIntExact(Math.min(end, rows.end(index)) - rows.start(index));
-            for (int position = from; position < to; position++) {
-                if (block.isNull(position)) {
-                    nulls++;
-                    continue;
-                }
-                long value = type.getLong(block, position);
-                min = Math.min(min, value);
-                max = Math.max(max, value);
-            }
-        }
+        long[] range = {Long.MAX_VALUE, Long.MIN_VALUE};
+        long nulls = rows.visit(first, count, (block, position) -> {
+            long value = type.getLong(block, position);
+            range[0] = Math.min(range[0], value);
+            range[1] = Math.max(range[1], value);
+            return true;
+        });
         if (nulls == count) {
             return new PageBounds(null, null, nulls);
         }
         return width == Integer.BYTES
-                ? new PageBounds(littleEndian(Integer.BYTES).putInt(toIntExact(min)).array(), littleEndian(Integer.BYTES).putInt(toIntExact(max)).array(), nulls)
-                : new PageBounds(littleEndian(Long.BYTES).putLong(min).array(), littleEndian(Long.BYTES).putLong(max).array(), nulls);
+                ? new PageBounds(littleEndian(Integer.BYTES).putInt(toIntExact(range[0])).array(), littleEndian(Integer.BYTES).putInt(toIntExact(range[1])).array(), nulls)
+                : new PageBounds(littleEndian(Long.BYTES).putLong(range[0]).array(), littleEndian(Long.BYTES).putLong(range[1]).array(), nulls);
     }
 
     private static PageBounds doubleBounds(Rows rows, long first, int count, DoubleReader reader, boolean single)
     {
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        long nulls = 0;
-        long end = first + count;
-        for (int index = rows.blockOf(first); index < rows.blocks.size() && rows.start(index) < end; index++) {
-            Block block = rows.block(index);
-            int from = toIntExact(Math.max(first, rows.start(index)) - rows.start(index));
-            int to = toIntExact(Math.min(end, rows.end(index)) - rows.start(index));
-            for (int position = from; position < to; position++) {
-                if (block.isNull(position)) {
-                    nulls++;
-                    continue;
-                }
-                double value = reader.read(block, position);
-                if (Double.isNaN(value)) {
-                    return null;
-                }
-                min = Math.min(min, value);
-                max = Math.max(max, value);
-            }
+        double[] range = {Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
+        long nulls = rows.visit(first, count, (block, position) -> {
+            double value = reader.read(block, position);
+            range[0] = Math.min(range[0], value);
+            range[1] = Math.max(range[1], value);
+            return !Double.isNaN(value);
+        });
+        if (nulls < 0) {
+            return null;
         }
         if (nulls == count) {
             return new PageBounds(null, null, nulls);
         }
         // Parquet asks for a zero bound to be written as -0.0 when it is the minimum and +0.0 as the maximum
-        if (min == 0) {
-            min = -0.0;
-        }
-        if (max == 0) {
-            max = 0.0;
-        }
+        double min = range[0] == 0 ? -0.0 : range[0];
+        double max = range[1] == 0 ? 0.0 : range[1];
         return single
                 ? new PageBounds(littleEndian(Float.BYTES).putFloat((float) min).array(), littleEndian(Float.BYTES).putFloat((float) max).array(), nulls)
                 : new PageBounds(littleEndian(Double.BYTES).putDouble(min).array(), littleEndian(Double.BYTES).putDouble(max).array(), nulls);
@@ -362,36 +330,25 @@ final class PageIndexBuilder
 
     private static PageBounds stringBounds(Type type, Rows rows, long first, int count)
     {
-        Slice min = null;
-        Slice max = null;
-        long nulls = 0;
-        long end = first + count;
-        for (int index = rows.blockOf(first); index < rows.blocks.size() && rows.start(index) < end; index++) {
-            Block block = rows.block(index);
-            int from = toIntExact(Math.max(first, rows.start(index)) - rows.start(index));
-            int to = toIntExact(Math.min(end, rows.end(index)) - rows.start(index));
-            for (int position = from; position < to; position++) {
-                if (block.isNull(position)) {
-                    nulls++;
-                    continue;
-                }
-                Slice value = type.getSlice(block, position);
-                if (min == null || value.compareTo(min) < 0) {
-                    min = value;
-                }
-                if (max == null || value.compareTo(max) > 0) {
-                    max = value;
-                }
+        Slice[] range = new Slice[2];
+        long nulls = rows.visit(first, count, (block, position) -> {
+            Slice value = type.getSlice(block, position);
+            if (range[0] == null || value.compareTo(range[0]) < 0) {
+                range[0] = value;
             }
-        }
-        if (min == null) {
+            if (range[1] == null || value.compareTo(range[1]) > 0) {
+                range[1] = value;
+            }
+            return true;
+        });
+        if (nulls == count) {
             return new PageBounds(null, null, nulls);
         }
-        if (max.length() > MAX_STRING_BOUND) {
+        if (range[1].length() > MAX_STRING_BOUND) {
             return null;
         }
         // a prefix of the minimum is still a lower bound of every value in the page
-        return new PageBounds(min.getBytes(0, Math.min(min.length(), MAX_STRING_BOUND)), max.getBytes(), nulls);
+        return new PageBounds(range[0].getBytes(0, Math.min(range[0].length(), MAX_STRING_BOUND)), range[1].getBytes(), nulls);
     }
 
     private static ByteBuffer littleEndian(int size)

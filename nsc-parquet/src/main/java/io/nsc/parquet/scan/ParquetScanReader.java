@@ -179,11 +179,14 @@ public final class ParquetScanReader
         }
 
         TupleDomain<ColumnDescriptor> pageDomain = pageIndexDomain(pagePredicate, columns, decodedChannels, decodings, fileFields, descriptorsByPath);
+        Set<ColumnPath> pageIndexColumns = pageDomain.getDomains().orElse(Map.of()).keySet().stream()
+                .map(descriptor -> ColumnPath.get(descriptor.getPath()))
+                .collect(toImmutableSet());
         ImmutableList.Builder<RowGroupInfo> rowGroupInfos = ImmutableList.builder();
         for (int rowGroup : rowGroups) {
             BlockMetadata block = blocks.get(rowGroup);
             PrunedBlockMetadata prunedBlock = PrunedBlockMetadata.createPrunedColumnsMetadata(block, dataSource.getId(), descriptorsByPath);
-            Optional<ColumnIndexStore> pageIndex = pageDomain.isAll() || !hasSeveralPages(block, pageDomain)
+            Optional<ColumnIndexStore> pageIndex = pageDomain.isAll() || !hasSeveralPages(block, pageIndexColumns)
                     ? Optional.empty()
                     : getColumnIndexStore(dataSource, block, descriptorsByPath, pageDomain, options);
             rowGroupInfos.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), pageIndex));
@@ -247,11 +250,8 @@ public final class ParquetScanReader
      * encoding stats count them (unknown counts as several): an index of one page skips nothing,
      * and reading it costs a request and more bytes than a small chunk's data.
      */
-    private static boolean hasSeveralPages(BlockMetadata block, TupleDomain<ColumnDescriptor> pageDomain)
+    private static boolean hasSeveralPages(BlockMetadata block, Set<ColumnPath> filtered)
     {
-        Set<ColumnPath> filtered = pageDomain.getDomains().orElseThrow().keySet().stream()
-                .map(descriptor -> ColumnPath.get(descriptor.getPath()))
-                .collect(toImmutableSet());
         for (ColumnChunkMetadata chunk : block.columns()) {
             if (!filtered.contains(chunk.getPath())) {
                 continue;

@@ -52,11 +52,6 @@ final class NscTableStatistics
 
     private NscTableStatistics() {}
 
-    static TableStatistics compute(List<NscColumnHandle> columns, TableSummary summary)
-    {
-        return compute(columns, summary, 0, Map.of());
-    }
-
     /**
      * @param version the table version the summary is of
      * @param analyzed what ANALYZE stored, by column ordinal

@@ -122,8 +122,8 @@ record ScanColumns(List<FileColumn> columns, List<ValueExpression> computed, int
      */
     TupleDomain<Integer> onDecodedColumns(TupleDomain<NscColumnHandle> constraint)
     {
-        if (constraint.isNone() || constraint.isAll()) {
-            return constraint.transformKeys(_ -> 0);
+        if (constraint.isNone()) {
+            return TupleDomain.none();
         }
         ImmutableMap.Builder<Integer, Domain> domains = ImmutableMap.builder();
         constraint.getDomains().orElseThrow().forEach((column, domain) -> {

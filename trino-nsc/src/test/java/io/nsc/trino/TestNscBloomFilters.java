@@ -40,8 +40,8 @@ final class TestNscBloomFilters
     void createTables()
     {
         assertUpdate("CREATE SCHEMA IF NOT EXISTS needles");
-        assertUpdate("CREATE TABLE needles.filtered WITH (%s, bloom_filter_columns = ARRAY['l_orderkey', 'l_comment']) AS SELECT * FROM tpch.tiny.lineitem".formatted(PROPERTIES), 60_175);
-        assertUpdate("CREATE TABLE needles.plain WITH (%s) AS SELECT * FROM tpch.tiny.lineitem".formatted(PROPERTIES), 60_175);
+        assertUpdate(spreadWriters(), "CREATE TABLE needles.filtered WITH (%s, bloom_filter_columns = ARRAY['l_orderkey', 'l_comment']) AS SELECT * FROM tpch.tiny.lineitem".formatted(PROPERTIES), 60_175);
+        assertUpdate(spreadWriters(), "CREATE TABLE needles.plain WITH (%s) AS SELECT * FROM tpch.tiny.lineitem".formatted(PROPERTIES), 60_175);
     }
 
     @Test
@@ -107,8 +107,8 @@ final class TestNscBloomFilters
     void testInsertedFilesHaveFiltersToo()
     {
         long firstHalf = (long) computeScalar("SELECT count(*) FROM tpch.tiny.lineitem WHERE l_orderkey < 30000");
-        assertUpdate("CREATE TABLE needles.grown WITH (%s, bloom_filter_columns = ARRAY['l_orderkey']) AS SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey < 30000".formatted(PROPERTIES), firstHalf);
-        assertUpdate("INSERT INTO needles.grown SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey >= 30000", 60_175 - firstHalf);
+        assertUpdate(spreadWriters(), "CREATE TABLE needles.grown WITH (%s, bloom_filter_columns = ARRAY['l_orderkey']) AS SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey < 30000".formatted(PROPERTIES), firstHalf);
+        assertUpdate(spreadWriters(), "INSERT INTO needles.grown SELECT * FROM tpch.tiny.lineitem WHERE l_orderkey >= 30000", 60_175 - firstHalf);
         QueryCounters counters = run("SELECT count(*) FROM needles.grown WHERE l_orderkey = 59973");
         assertThat(counters.result().getOnlyValue()).isEqualTo(computeScalar("SELECT count(*) FROM tpch.tiny.lineitem WHERE l_orderkey = 59973"));
         long total = counters.splitMetric(ROW_GROUPS_TOTAL);
@@ -128,6 +128,23 @@ final class TestNscBloomFilters
         assertQueryFails("CREATE TABLE needles.bad (a bigint) WITH (bloom_filter_columns = ARRAY['a', 'A'])",
                 ".*bloom_filter_columns names column 'a' more than once");
         assertQueryReturnsEmptyResult("SHOW TABLES FROM needles LIKE 'bad'");
+    }
+
+    /**
+     * tpch generates lineitem in order-key order, one key range per split. With writer scaling a
+     * writer that starts late sees only the later keys, so its file's min/max would prune by
+     * order key on its own. A fixed set of writers fed page by page in turn gives every file keys
+     * from the whole range, the layout the tests need.
+     */
+    private Session spreadWriters()
+    {
+        return Session.builder(getSession())
+                .setSystemProperty("redistribute_writes", "true")
+                .setSystemProperty("scale_writers", "false")
+                .setSystemProperty("task_scale_writers_enabled", "false")
+                .setSystemProperty("task_min_writer_count", "1")
+                .setSystemProperty("task_max_writer_count", "1")
+                .build();
     }
 
     private QueryCounters assertNeedle(String sql, long minScanned, long maxScanned)

@@ -27,11 +27,14 @@ cmd_test() {
     return $status
 }
 
-# The side-by-side benchmark's own checks (its answer comparison, verdicts and report from canned
-# runs): standard library only, a second or two, no testbed.
+# The benchmarks' own checks (answer comparison, verdicts and reports from canned runs):
+# standard library only, a second or two, no testbed or cluster.
 benchmark_unit_tests() {
-    log "running the side-by-side benchmark's unit tests"
-    (cd "$NSC_HOME/benchmarks/side-by-side" && PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -p 'test_*.py')
+    local benchmark
+    for benchmark in side-by-side tpch-scale; do
+        log "running the $benchmark benchmark's unit tests"
+        (cd "$NSC_HOME/benchmarks/$benchmark" && PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -p 'test_*.py') || return 1
+    done
 }
 
 # The product tests again, on a process cluster whose catalog is in PostgreSQL, served by two

@@ -169,7 +169,9 @@ final class VectorizedValues
     /**
      * Double values of an operand without NULLs, for arithmetic over a tree of them with no block
      * in between: a constant stays one value, a column is read where its decoder put it (or
-     * gathered once when a filter left it as ids), and each operator writes one array. Null when
+     * gathered once when a filter left it as ids), and each operator writes its result over an
+     * operand's array made within this tree (a new array only where both are someone else's:
+     * a column or another computed value). Null when
      * some row is NULL or the operand is not a double: then the block at a time path decides.
      * Computes what that path computes, in the same order (left operand first, each operand over
      * every row), with the same operators.
@@ -180,7 +182,7 @@ final class VectorizedValues
             return null;
         }
         if (node instanceof ValueExpression.Constant constant) {
-            return new Doubles(null, (double) constant.value());
+            return new Doubles(null, (double) constant.value(), null);
         }
         if (node instanceof ValueExpression.Arithmetic arithmetic && !arithmetic.right().canFail()) {
             Doubles left = doubles(arithmetic.left(), blocks, positionCount);
@@ -188,26 +190,37 @@ final class VectorizedValues
             if (right == null) {
                 return null;
             }
-            long[] result = new long[positionCount];
+            // each row's result depends on that row's operands alone: it may overwrite them in place
+            long[] result = left.owned() != null ? left.owned() : right.owned() != null ? right.owned() : new long[positionCount];
             apply(arithmetic.operator(), left, right, result, positionCount);
-            return new Doubles(new LongArrayBlock(positionCount, Optional.empty(), result), 0);
+            return Doubles.owned(result, positionCount);
         }
         return switch (node.evaluateBlock(blocks, positionCount)) {
-            case LongArrayBlock values when !values.mayHaveNull() -> new Doubles(values, 0);
+            case LongArrayBlock values when !values.mayHaveNull() -> new Doubles(values, 0, null);
             case DictionaryBlock ids when ids.getDictionary() instanceof LongArrayBlock values && !values.mayHaveNull() -> {
                 long[] gathered = new long[positionCount];
                 for (int position = 0; position < positionCount; position++) {
                     gathered[position] = values.getLong(ids.getId(position));
                 }
-                yield new Doubles(new LongArrayBlock(positionCount, Optional.empty(), gathered), 0);
+                yield Doubles.owned(gathered, positionCount);
             }
-            case RunLengthEncodedBlock constant when !constant.isNull(0) -> new Doubles(null, DOUBLE.getDouble(constant, 0));
+            case RunLengthEncodedBlock constant when !constant.isNull(0) -> new Doubles(null, DOUBLE.getDouble(constant, 0), null);
             default -> null;
         };
     }
 
-    /** One double a row, without NULLs, or, when {@code values} is null, {@code scalar} for every row. */
-    private record Doubles(LongArrayBlock values, double scalar) {}
+    /**
+     * One double a row, without NULLs, or, when {@code values} is null, {@code scalar} for every
+     * row; {@code owned} is the array behind {@code values} when this tree made it, so that no
+     * one else sees it written again, else null.
+     */
+    private record Doubles(LongArrayBlock values, double scalar, long[] owned)
+    {
+        static Doubles owned(long[] values, int positionCount)
+        {
+            return new Doubles(new LongArrayBlock(positionCount, Optional.empty(), values), 0, values);
+        }
+    }
 
     // one loop per operator and operand shape: nothing is decided again for every row
     private static void apply(ArithmeticOperator operator, Doubles left, Doubles right, long[] result, int positionCount)

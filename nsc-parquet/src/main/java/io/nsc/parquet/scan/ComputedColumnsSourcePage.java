@@ -16,7 +16,8 @@ import static java.util.Objects.requireNonNull;
  * A decoded page with values computed from its columns appended as further channels. A value
  * is computed when its channel is first asked for, over the rows the page has then: the filter
  * computes what it reads over every row, the output only over the rows that passed. So an
- * expression that fails (an overflow) fails only for a row the query evaluates it on.
+ * expression that fails (an overflow) fails only for a row the query evaluates it on. A value may
+ * read another's channel ({@link SharedSubexpressions}), which is then computed first.
  */
 final class ComputedColumnsSourcePage
         implements SourcePage
@@ -92,11 +93,11 @@ final class ComputedColumnsSourcePage
     private Block compute(ValueExpression expression)
     {
         int positions = decoded.getPositionCount();
-        // each input block is looked up once, not once a row
-        Block[] inputs = new Block[decoded.getChannelCount()];
+        // each input block is looked up once, not once a row; an input may be another computed value
+        Block[] inputs = new Block[getChannelCount()];
         IntFunction<Block> blocks = channel -> {
             if (inputs[channel] == null) {
-                inputs[channel] = decoded.getBlock(channel);
+                inputs[channel] = getBlock(channel);
             }
             return inputs[channel];
         };

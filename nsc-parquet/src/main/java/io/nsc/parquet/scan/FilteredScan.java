@@ -29,6 +29,8 @@ public final class FilteredScan
     private final RowFilter filter;
     private final int[] outputChannels;
     private final long limit;
+    // the computed values reading each other's channels, once the decoded channels are known
+    private List<ValueExpression> shared;
     private int[] positions = new int[0];
     private long rowsScanned;
     private long rowsReturned;
@@ -68,7 +70,10 @@ public final class FilteredScan
                 return null;
             }
             if (!computed.isEmpty()) {
-                page = new ComputedColumnsSourcePage(page, computed);
+                if (shared == null) {
+                    shared = SharedSubexpressions.share(computed, page.getChannelCount());
+                }
+                page = new ComputedColumnsSourcePage(page, shared);
             }
             rowsScanned += page.getPositionCount();
             int selected = select(page);

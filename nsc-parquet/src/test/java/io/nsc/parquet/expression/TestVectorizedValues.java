@@ -69,12 +69,15 @@ final class TestVectorizedValues
 
             Optional<String> actualFailure = Optional.empty();
             Block columns = null;
+            List<List<Object>> inputsBefore = values(blocks);
             try {
                 columns = expression.evaluateBlock(channels, ROWS);
             }
             catch (TrinoException e) {
                 actualFailure = Optional.of(e.getErrorCode().getName());
             }
+            // results may be computed in place, but never over an input's values
+            assertThat(values(blocks)).as("inputs after %s", expression).isEqualTo(inputsBefore);
             // a column at a time may meet another failing row first, with another error: the
             // query fails either way, as Trino's would (TestNscExpressionPushdown compares messages row by row)
             assertThat(actualFailure.isPresent()).as("%s fails: %s", expression, expectedFailure).isEqualTo(expectedFailure.isPresent());
@@ -92,6 +95,19 @@ final class TestVectorizedValues
         // the random trees exercise both outcomes
         assertThat(compared).isGreaterThan(250);
         assertThat(failed).isGreaterThan(25);
+    }
+
+    private static List<List<Object>> values(Block[] blocks)
+    {
+        List<List<Object>> values = new ArrayList<>();
+        for (int channel = 0; channel < blocks.length; channel++) {
+            List<Object> column = new ArrayList<>();
+            for (int position = 0; position < ROWS; position++) {
+                column.add(readNativeValue(TYPES.get(channel), blocks[channel], position));
+            }
+            values.add(column);
+        }
+        return values;
     }
 
     private static ValueExpression randomExpression(Random random, int depth)

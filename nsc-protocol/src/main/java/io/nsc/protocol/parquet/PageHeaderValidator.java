@@ -7,11 +7,13 @@ import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.DictionaryPageHeader;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.RowGroup;
 import org.apache.parquet.format.Util;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 import static io.nsc.protocol.parquet.InvalidParquetFileException.invalidFile;
@@ -22,8 +24,10 @@ import static java.util.Objects.requireNonNull;
  * chunk's values are all seen) and refuses any page a reader could not take within the limits:
  * a header that does not parse, a size that is negative, larger than {@link ParquetLimits#maxPageBytes()}
  * or runs past its chunk, a dictionary claiming more values than its bytes hold, a chunk that
- * ends before its values do. The footer has been checked already (chunk ranges inside the file,
- * codecs the reader supports).
+ * ends before its values do or whose pages hold more values than the chunk (each value of a flat
+ * column is a row: a page's count sizes what a reader decodes), then the chunk's page indexes
+ * against the pages found ({@link PageIndexValidator}). The footer has been checked already
+ * (chunk ranges inside the file, codecs the reader supports).
  */
 final class PageHeaderValidator
 {
@@ -33,12 +37,14 @@ final class PageHeaderValidator
     private final PositionalReader reader;
     private final ParquetLimits limits;
     private final String displayName;
+    private final PageIndexValidator pageIndexes;
 
-    PageHeaderValidator(PositionalReader reader, ParquetLimits limits, String displayName)
+    PageHeaderValidator(PositionalReader reader, ParquetLimits limits, long footerStart, String displayName)
     {
         this.reader = requireNonNull(reader, "reader is null");
         this.limits = requireNonNull(limits, "limits is null");
         this.displayName = requireNonNull(displayName, "displayName is null");
+        this.pageIndexes = new PageIndexValidator(reader, limits, footerStart, displayName);
     }
 
     void validate(FileMetaData metadata)
@@ -47,15 +53,16 @@ final class PageHeaderValidator
         List<RowGroup> rowGroups = metadata.isSetRow_groups() ? metadata.getRow_groups() : List.of();
         for (int rowGroup = 0; rowGroup < rowGroups.size(); rowGroup++) {
             List<ColumnChunk> chunks = rowGroups.get(rowGroup).getColumns();
-            for (int column = 0; column < chunks.size(); column++) {
-                validateChunk(chunks.get(column).getMeta_data(), rowGroup, column);
+            for (ColumnChunk chunk : chunks) {
+                validateChunk(chunk, rowGroup, rowGroups.get(rowGroup).getNum_rows());
             }
         }
     }
 
-    private void validateChunk(ColumnMetaData metadata, int rowGroup, int column)
+    private void validateChunk(ColumnChunk columnChunk, int rowGroup, long rowCount)
             throws IOException, InvalidParquetFileException
     {
+        ColumnMetaData metadata = columnChunk.getMeta_data();
         long start = ParquetFooterParser.chunkStart(metadata);
         long size = metadata.getTotal_compressed_size();
         long valueCount = metadata.getNum_values();
@@ -63,11 +70,16 @@ final class PageHeaderValidator
         if (valueCount < 0) {
             throw invalid(chunk, "%s values".formatted(valueCount));
         }
+        if (valueCount > rowCount) {
+            throw invalid(chunk, "%s values in a row group of %s rows".formatted(valueCount, rowCount));
+        }
+        List<PageIndexValidator.DataPage> dataPages = new ArrayList<>();
         if (size == 0 && start <= 0) {
             // an empty chunk without pages (the footer parser allowed it)
             if (valueCount != 0) {
                 throw invalid(chunk, "no pages for %s values".formatted(valueCount));
             }
+            pageIndexes.validate(columnChunk, chunk, dataPages);
             return;
         }
         long end = start + size;
@@ -92,10 +104,18 @@ final class PageHeaderValidator
             if (pageEnd > end) {
                 throw invalid(where, "%s bytes of page run past the end of the chunk at %s".formatted(page.getCompressed_page_size(), end));
             }
-            values += pageValues(page, metadata, where, pages);
+            long pageValues = pageValues(page, metadata, where, pages);
+            if (pageValues > valueCount - values) {
+                throw invalid(where, "%s values where the chunk has %s left of its %s".formatted(pageValues, valueCount - values, valueCount));
+            }
+            if (page.getType() == PageType.DATA_PAGE || page.getType() == PageType.DATA_PAGE_V2) {
+                dataPages.add(new PageIndexValidator.DataPage(position, pageEnd - position, values));
+            }
+            values += pageValues;
             position = pageEnd;
             pages++;
         }
+        pageIndexes.validate(columnChunk, chunk, dataPages);
     }
 
     private long pageValues(PageHeader page, ColumnMetaData metadata, String where, int index)

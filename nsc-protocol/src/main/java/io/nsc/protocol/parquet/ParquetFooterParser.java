@@ -118,7 +118,7 @@ public final class ParquetFooterParser
             Footer footer = readFooter(reader, fileSize, displayName, limits);
             ParquetFileSummary summary = summarize(footer, reader, displayName);
             if (validatePages) {
-                new PageHeaderValidator(reader, limits, displayName).validate(footer.metadata());
+                new PageHeaderValidator(reader, limits, footer.start(), displayName).validate(footer.metadata());
             }
             return summary;
         }

@@ -60,9 +60,10 @@ compose_product_tests() {
     log "running the product tests on the Docker Compose cluster"
     # the 22 TPC-H queries, TPC-DS copied from the tpcds catalog, the writes, a storage container
     # killed mid-suite and the metadata container restarted on its volume; the rest (./nsc itself,
-    # its certificate directory, backups, repair, BI clients) is the process cluster's, run above
+    # its certificate directory, backups, repair, BI clients) is the process cluster's, run above;
+    # TestClusterSecurity for what only Compose has: a key volume per container
     (cd "$NSC_HOME" && ./mvnw -B install -pl product-tests -Dnsc.skipProductTests=false -Dnsc.cluster=compose \
-        -Dtest='TestTpchQueries,TestTpcds,TestWrites,TestComponentFailures')
+        -Dtest='TestTpchQueries,TestTpcds,TestWrites,TestComponentFailures,TestClusterSecurity')
 }
 
 # One closing line over every module's Surefire reports, e.g. "nsc: 295 passed, 0 failed, 0 skipped".

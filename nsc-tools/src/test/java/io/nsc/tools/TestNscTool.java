@@ -130,6 +130,33 @@ final class TestNscTool
     }
 
     @Test
+    void certsCommandWritesBundlesWithoutTheCaKey(@TempDir Path directory)
+            throws Exception
+    {
+        Path ca = directory.resolve("ca");
+        Path bundles = directory.resolve("bundles");
+        assertThat(run("certs", "--dir", ca.toString(), "--out", bundles.toString(), "storage:storage-1:node1.example", "client:trino")).isEqualTo(0);
+        assertThat(out()).contains("bundle: " + bundles.resolve("storage-1"));
+        try (Stream<Path> files = Files.list(bundles.resolve("storage-1"))) {
+            assertThat(files.map(file -> file.getFileName().toString())).containsExactlyInAnyOrder("ca.pem", "storage-1.pem", "storage-1.key");
+        }
+        assertThat(bundles.resolve("trino/trino.key")).isRegularFile();
+        assertThat(bundles.resolve("trino/ca.key")).doesNotExist();
+        assertThat(Files.getPosixFilePermissions(bundles.resolve("storage-1"))).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+        assertThat(Files.getPosixFilePermissions(bundles.resolve("storage-1/storage-1.key"))).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        // the bundle is what a component needs: its identity, trusting the cluster's CA
+        TransportSecurity storage = new TlsFiles(bundles.resolve("storage-1/storage-1.pem"), bundles.resolve("storage-1/storage-1.key"), bundles.resolve("storage-1/ca.pem")).toTransportSecurity();
+        assertThat(storage.ownIdentity()).contains(new PeerIdentity(ComponentRole.STORAGE, "storage-1"));
+        assertThat(Files.readAllBytes(bundles.resolve("storage-1/storage-1.pem"))).isEqualTo(Files.readAllBytes(ca.resolve("storage-1.pem")));
+
+        // run again (every start of a cluster does): the same files
+        byte[] key = Files.readAllBytes(bundles.resolve("storage-1/storage-1.key"));
+        reset();
+        assertThat(run("certs", "--dir", ca.toString(), "--out", bundles.toString(), "storage:storage-1:node1.example")).isEqualTo(0);
+        assertThat(Files.readAllBytes(bundles.resolve("storage-1/storage-1.key"))).isEqualTo(key);
+    }
+
+    @Test
     void tpchCommandWritesTables(@TempDir Path directory)
     {
         assertThat(run("tpch", "--scale", "0.01", "--output", directory.toString(), "--tables", "nation,region", "--rows-per-row-group", "10")).isEqualTo(0);

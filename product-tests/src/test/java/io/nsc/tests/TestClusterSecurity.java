@@ -14,6 +14,7 @@ import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.StorageServiceGrpc;
 import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.tests.cluster.ComposeCluster;
 import io.nsc.tests.cluster.NscCluster;
 import io.nsc.tests.cluster.NscClusterExtension;
 import io.nsc.tests.cluster.ProcessCluster;
@@ -29,6 +30,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static io.grpc.Status.Code.PERMISSION_DENIED;
 import static io.grpc.Status.Code.UNAUTHENTICATED;
@@ -90,6 +92,30 @@ final class TestClusterSecurity
         // and the audit log names who tried what
         String audit = Files.readString(cluster.metadataDirectory().resolve("data/audit.log"));
         assertThat(audit).contains("\"caller\":\"storage:storage-2\",\"method\":\"RegisterNode\",\"target\":\"storage-1 at 127.0.0.1:1\",\"outcome\":\"PERMISSION_DENIED\"");
+    }
+
+    @Test
+    void composeContainersHoldOnlyTheirOwnKeys(NscCluster nscCluster)
+    {
+        assumeTrue(nscCluster instanceof ComposeCluster, "the Compose cluster's containers");
+        ComposeCluster cluster = (ComposeCluster) nscCluster;
+        // each serving container, with the identity its bundle holds
+        Map<String, String> identities = Map.of(
+                "metadata", "metadata",
+                "storage-1", "storage-1",
+                "storage-2", "storage-2",
+                "storage-3", "storage-3",
+                "coordinator", "trino",
+                "worker-1", "trino",
+                "worker-2", "trino");
+        identities.forEach((service, identity) -> {
+            List<String> files = cluster.tlsFiles(service);
+            assertThat(files).as(service).contains("ca.pem", identity + ".pem", identity + ".key").doesNotContain("ca.key");
+            assertThat(files.stream().filter(file -> file.endsWith(".key"))).as(service).containsExactly(identity + ".key");
+            // the CA's volume is the certificate issuer's alone
+            assertThat(cluster.volumes(service)).as(service).doesNotContain("tls-ca");
+        });
+        assertThat(cluster.volumes("certs")).contains("tls-ca");
     }
 
     @Test

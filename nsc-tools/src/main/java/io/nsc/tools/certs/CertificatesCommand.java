@@ -8,10 +8,15 @@ import io.nsc.protocol.security.TlsFiles;
 import io.nsc.tools.cli.Arguments;
 import io.nsc.tools.cli.UsageException;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static io.nsc.tools.NscTool.EXIT_FAILED;
@@ -20,11 +25,14 @@ import static io.nsc.tools.NscTool.EXIT_USAGE;
 
 /**
  * {@code nsc certs}: the cluster CA in a directory, and a certificate per component from it.
- * Safe to run on every start: what exists and is usable is kept.
+ * Safe to run on every start: what exists and is usable is kept. With {@code --out}, each
+ * component's certificate, key and the CA's certificate (never its key) are also copied into a
+ * directory of its own under it, a bundle to hand to the host that runs the component, so that
+ * the CA's key stays where certificates are issued.
  */
 public final class CertificatesCommand
 {
-    public static final String USAGE = "nsc certs --dir DIR role:name[:host,host...]...   (role: metadata, storage or client)";
+    public static final String USAGE = "nsc certs --dir DIR [--out BUNDLES] role:name[:host,host...]...   (role: metadata, storage or client; --out: BUNDLES/<name>/ gets ca.pem, <name>.pem, <name>.key)";
 
     private CertificatesCommand() {}
 
@@ -33,10 +41,12 @@ public final class CertificatesCommand
     public static int run(List<String> args, PrintStream out, PrintStream err)
     {
         Path directory;
+        Optional<Path> bundles;
         List<Request> requests = new ArrayList<>();
         try {
-            Arguments arguments = Arguments.parse(args, Set.of("dir"), Set.of());
+            Arguments arguments = Arguments.parse(args, Set.of("dir", "out"), Set.of());
             directory = Path.of(arguments.required("dir"));
+            bundles = arguments.value("out").map(Path::of);
             for (String positional : arguments.positionals()) {
                 requests.add(parse(positional));
             }
@@ -52,13 +62,43 @@ public final class CertificatesCommand
             for (Request request : requests) {
                 TlsFiles files = authority.issue(request.role(), request.name(), request.hosts());
                 out.printf("%s %s: %s %s%n", request.role().displayName(), request.name(), files.certificate(), files.key());
+                if (bundles.isPresent()) {
+                    out.printf("  bundle: %s%n", bundle(files, bundles.get().resolve(request.name())));
+                }
             }
             return EXIT_OK;
+        }
+        catch (IOException e) {
+            err.println("nsc certs: cannot write a bundle: " + e.getMessage());
+            return EXIT_FAILED;
         }
         catch (RuntimeException e) {
             err.println("nsc certs: " + e.getMessage());
             return EXIT_FAILED;
         }
+    }
+
+    /** Copies what one component needs into {@code target}, readable by its owner only where it is secret. */
+    private static Path bundle(TlsFiles files, Path target)
+            throws IOException
+    {
+        Files.createDirectories(target);
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwx------"));
+        copy(files.ca(), target, "rw-r--r--");
+        copy(files.certificate(), target, "rw-r--r--");
+        copy(files.key(), target, "rw-------");
+        return target;
+    }
+
+    private static void copy(Path file, Path directory, String permissions)
+            throws IOException
+    {
+        Path target = directory.resolve(file.getFileName());
+        // written beside and moved: a component starting meanwhile never reads half a key
+        Path partial = Files.createTempFile(directory, ".bundle", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.copy(file, partial, StandardCopyOption.REPLACE_EXISTING);
+        Files.setPosixFilePermissions(partial, PosixFilePermissions.fromString(permissions));
+        Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static Request parse(String text)

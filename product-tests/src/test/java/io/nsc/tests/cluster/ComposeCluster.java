@@ -145,6 +145,23 @@ public final class ComposeCluster
         return HttpAnswers.counters(body);
     }
 
+    /** The names of the files in a service's TLS directory, as its container sees it. */
+    public List<String> tlsFiles(String service)
+    {
+        String listing = docker("exec", container(service), "ls", "-A", "/var/lib/nsc-tls");
+        return listing.isEmpty() ? List.of() : List.of(listing.split("\n"));
+    }
+
+    /** The names of the volumes a service's container mounts, without the project's prefix. */
+    public List<String> volumes(String service)
+    {
+        String names = docker("inspect", "--format", "{{range .Mounts}}{{.Name}} {{end}}", container(service));
+        return List.of(names.split(" ")).stream()
+                .filter(name -> !name.isBlank())
+                .map(name -> name.startsWith(project + "_") ? name.substring(project.length() + 1) : name)
+                .toList();
+    }
+
     @Override
     public void close()
     {

@@ -2,7 +2,7 @@
 # ./nsc fuzz: the Jazzer fuzz targets (sourced by ./nsc).
 
 # target: module and the Surefire execution that fuzzes it (Jazzer fuzzes one test per JVM)
-FUZZ_TARGETS=(scan-request:nsc-parquet:fuzz-scan-request page-codec:nsc-parquet:fuzz-page-codec footer:nsc-protocol:fuzz-footer upload:nsc-storage:fuzz-upload)
+FUZZ_TARGETS=(scan-request:nsc-parquet:fuzz-scan-request page-codec:nsc-parquet:fuzz-page-codec footer:nsc-protocol:fuzz-footer upload:nsc-storage:fuzz-upload upload-scan:nsc-storage:fuzz-upload-scan)
 
 cmd_fuzz() {
     local duration=5m selected=() entry target module execution log runs findings status=0
@@ -21,7 +21,7 @@ cmd_fuzz() {
     mkdir -p "$NSC_VAR/fuzz"
     printf '%-14s %12s %9s  %s\n' TARGET EXECUTIONS FINDINGS LOG >"$NSC_VAR/fuzz/summary"
     for target in "${selected[@]}"; do
-        entry=$(printf '%s\n' "${FUZZ_TARGETS[@]}" | grep "^$target:") || die "unknown fuzz target: $target (one of: scan-request page-codec footer upload)"
+        entry=$(printf '%s\n' "${FUZZ_TARGETS[@]}" | grep "^$target:") || die "unknown fuzz target: $target (one of: scan-request page-codec footer upload upload-scan)"
         IFS=: read -r _ module execution <<<"$entry"
         log="$NSC_VAR/fuzz/$target.log"
         log "fuzzing $target for $duration (log: $log)"

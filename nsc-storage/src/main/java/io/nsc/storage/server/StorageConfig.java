@@ -543,7 +543,7 @@ public class StorageConfig
     }
 
     @NotNull
-    @MinDataSize("1MB")
+    @MinDataSize("64kB")
     public DataSize getMemoryPoolSize()
     {
         return memoryPoolSize;

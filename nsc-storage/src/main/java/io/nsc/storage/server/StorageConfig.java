@@ -539,7 +539,7 @@ public class StorageConfig
      */
     static DataSize defaultMemoryPoolSize()
     {
-        return DataSize.ofBytes(Runtime.getRuntime().maxMemory() / 2).succinct();
+        return DataSize.ofBytes(Runtime.getRuntime().maxMemory() / 2);
     }
 
     @NotNull

@@ -63,7 +63,7 @@ final class TestStorageConfig
                 .setScrubRate(DataSize.of(50, MEGABYTE))
                 .setScrubInterval(new Duration(7, DAYS))
                 .setRepairCopyRate(DataSize.of(100, MEGABYTE))
-                .setMemoryPoolSize(DataSize.ofBytes(Runtime.getRuntime().maxMemory() / 2).succinct())
+                .setMemoryPoolSize(DataSize.ofBytes(Runtime.getRuntime().maxMemory() / 2))
                 .setScanAdmissionReservation(DataSize.of(4, MEGABYTE))
                 .setScanAdmissionMaxQueued(1000)
                 .setScanAdmissionMaxWait(new Duration(5, SECONDS))

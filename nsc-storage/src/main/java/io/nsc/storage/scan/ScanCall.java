@@ -155,9 +155,10 @@ final class ScanCall
     void start()
     {
         counters.active().incrementAndGet();
+        // before the handlers: a cancellation withdraws the call from the admission queue
+        admission = pool.admit(reservation.initialBytes());
         call.setOnCancelHandler(() -> steps.execute(this::cancel));
         call.setOnReadyHandler(this::scheduleDrain);
-        admission = pool.admit(reservation.initialBytes());
         Futures.addCallback(admission, new FutureCallback<>()
         {
             @Override

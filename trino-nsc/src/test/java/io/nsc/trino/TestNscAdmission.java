@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Storage nodes whose memory pool holds one scan's first reservation and no more: a scan of
- * lineitem (whose footer alone is more than that) is refused as busy by every replica before it
- * returns a row, and the worker reads the split raw instead. Queries answer as Trino does, the
+ * lineitem (a row group of its rows, or its footer, is more than that) is refused as busy by every
+ * replica before it returns a row, and the worker reads the split raw instead. Queries answer as Trino does, the
  * fallbacks are counted, and the nodes' pools are empty once the queries end.
  */
 final class TestNscAdmission
@@ -42,7 +42,10 @@ final class TestNscAdmission
                 .setCatalogSessionProperty("nsc", NscSessionProperties.PUSHDOWN, PushdownMode.FILTER.name())
                 .build();
         long busyBefore = nodeCounter("ScansRefusedBusy.TotalCount");
-        String sql = "SELECT l_orderkey, l_linenumber, l_quantity, l_shipdate FROM %s WHERE l_quantity > 45 AND l_shipdate < DATE '1995-01-01'";
+        // every column of every row: a row group's page alone is more than the pool, so each scan is refused before its
+        // first batch is sent, and only then (a scan that returned rows cannot move to a raw read)
+        String sql = "SELECT l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice, l_discount, l_tax, l_returnflag, l_linestatus, " +
+                "l_shipdate, l_commitdate, l_receiptdate, l_shipinstruct, l_shipmode, l_comment FROM %s";
         assertThat(query(filter, sql.formatted("lineitem"))).skippingTypesCheck().matches(sql.formatted("tpch.tiny.lineitem"));
 
         QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), filter, sql.formatted("lineitem"));
@@ -59,7 +62,8 @@ final class TestNscAdmission
         Session session = Session.builder(getSession())
                 .setCatalogSessionProperty("nsc", NscSessionProperties.PUSHDOWN, PushdownMode.FILTER.name())
                 .build();
-        // exact aggregates only: a double sum's last bit depends on the order of its terms
+        // three groups never fill a scan's share: a node sends them when its input ends, so a refusal comes before its first row.
+        // Exact aggregates only: a double sum's last bit depends on the order of its terms
         String sql = "SELECT l_returnflag, count(*), sum(l_quantity), min(l_shipdate), max(l_comment) FROM %s WHERE l_discount > 0.03 GROUP BY l_returnflag";
         assertThat(query(session, sql.formatted("lineitem"))).isFullyPushedDown().skippingTypesCheck().matches(sql.formatted("tpch.tiny.lineitem"));
 

@@ -18,6 +18,7 @@ public final class MemoryBudget
 {
     private final String owner;
     private final long limitBytes;
+    private final MemoryBacking backing;
     private long reservedBytes;
     private long peakBytes;
 
@@ -26,9 +27,18 @@ public final class MemoryBudget
      */
     public MemoryBudget(String owner, long limitBytes)
     {
+        this(owner, limitBytes, MemoryBacking.NONE);
+    }
+
+    /**
+     * @param backing what every reservation is also taken from (a node's shared pool), after the budget's own limit allows it
+     */
+    public MemoryBudget(String owner, long limitBytes, MemoryBacking backing)
+    {
         this.owner = requireNonNull(owner, "owner is null");
         checkArgument(limitBytes > 0, "limitBytes must be positive");
         this.limitBytes = limitBytes;
+        this.backing = requireNonNull(backing, "backing is null");
     }
 
     /** A budget nothing exhausts, for callers whose inputs are already bounded (tests, the worker's own merges). */
@@ -40,7 +50,8 @@ public final class MemoryBudget
     /**
      * Reserves {@code bytes} for {@code what}, or fails leaving the reservation unchanged.
      *
-     * @throws MemoryLimitExceededException when the reservation would pass the limit
+     * @throws MemoryLimitExceededException when the reservation would pass the limit, or the
+     *         backing cannot give the bytes
      */
     public void reserve(long bytes, String what)
     {
@@ -49,6 +60,7 @@ public final class MemoryBudget
             throw new MemoryLimitExceededException("%s exceeds its memory limit of %s: %s needs %s more with %s already held"
                     .formatted(owner, succinct(limitBytes), what, succinct(bytes), succinct(reservedBytes)));
         }
+        backing.grow(bytes, what);
         reservedBytes += bytes;
         peakBytes = Math.max(peakBytes, reservedBytes);
     }
@@ -57,6 +69,7 @@ public final class MemoryBudget
     {
         checkArgument(bytes >= 0 && bytes <= reservedBytes, "releasing %s bytes of %s reserved", bytes, reservedBytes);
         reservedBytes -= bytes;
+        backing.shrink(bytes);
     }
 
     public long reservedBytes()

@@ -40,6 +40,41 @@ final class TestMemoryBudget
     }
 
     @Test
+    void testEveryChangeReachesTheBackingAndItsRefusalLeavesTheBudgetAsItWas()
+    {
+        long[] backed = new long[1];
+        MemoryBacking backing = new MemoryBacking()
+        {
+            @Override
+            public void grow(long bytes, String what)
+            {
+                if (backed[0] + bytes > 50) {
+                    throw new MemoryLimitExceededException("the pool has no room for " + what);
+                }
+                backed[0] += bytes;
+            }
+
+            @Override
+            public void shrink(long bytes)
+            {
+                backed[0] -= bytes;
+            }
+        };
+        MemoryBudget budget = new MemoryBudget("Scan of file f", 100, backing);
+        budget.reserve(40, "a");
+        assertThat(backed[0]).isEqualTo(40);
+        assertThatThrownBy(() -> budget.reserve(20, "b"))
+                .isInstanceOf(MemoryLimitExceededException.class)
+                .hasMessage("the pool has no room for b");
+        assertThat(budget.reservedBytes()).isEqualTo(40);
+        // the budget's own limit is checked first: the backing is not asked
+        assertThatThrownBy(() -> budget.reserve(61, "c")).hasMessageContaining("exceeds its memory limit of 100B");
+        assertThat(backed[0]).isEqualTo(40);
+        budget.release(40);
+        assertThat(backed[0]).isZero();
+    }
+
+    @Test
     void testGroupsChargeTheBudget()
     {
         MemoryBudget budget = new MemoryBudget("Scan of file f", 1 << 20);

@@ -22,6 +22,8 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -43,12 +45,14 @@ public final class ServiceEndpoints
     private final Server grpcServer;
     private final HttpServer httpServer;
     private final HealthStatusManager health;
+    private final Optional<ExecutorService> grpcExecutor;
 
-    private ServiceEndpoints(Server grpcServer, HttpServer httpServer, HealthStatusManager health)
+    private ServiceEndpoints(Server grpcServer, HttpServer httpServer, HealthStatusManager health, Optional<ExecutorService> grpcExecutor)
     {
         this.grpcServer = requireNonNull(grpcServer, "grpcServer is null");
         this.httpServer = requireNonNull(httpServer, "httpServer is null");
         this.health = requireNonNull(health, "health is null");
+        this.grpcExecutor = requireNonNull(grpcExecutor, "grpcExecutor is null");
     }
 
     /**
@@ -63,6 +67,21 @@ public final class ServiceEndpoints
      */
     public static ServiceEndpoints start(String bindHost, int grpcPort, int httpPort, List<BindableService> services, Supplier<Map<String, ? extends Number>> metrics, TransportSecurity security, AccessPolicy policy)
     {
+        return start(bindHost, grpcPort, httpPort, services, metrics, security, policy, Optional.empty());
+    }
+
+    /**
+     * As above, with the gRPC handlers on {@code limits.threads()} threads and at most
+     * {@code limits.maxConcurrentCallsPerConnection()} calls open per connection, instead of
+     * grpc-java's default executor, which starts a thread for every call that finds none idle.
+     */
+    public static ServiceEndpoints start(String bindHost, int grpcPort, int httpPort, List<BindableService> services, Supplier<Map<String, ? extends Number>> metrics, TransportSecurity security, AccessPolicy policy, GrpcServerLimits limits)
+    {
+        return start(bindHost, grpcPort, httpPort, services, metrics, security, policy, Optional.of(limits));
+    }
+
+    private static ServiceEndpoints start(String bindHost, int grpcPort, int httpPort, List<BindableService> services, Supplier<Map<String, ? extends Number>> metrics, TransportSecurity security, AccessPolicy policy, Optional<GrpcServerLimits> limits)
+    {
         requireNonNull(bindHost, "bindHost is null");
         requireNonNull(metrics, "metrics is null");
         requireNonNull(security, "security is null");
@@ -71,6 +90,13 @@ public final class ServiceEndpoints
         NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, grpcPort))
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
                 .addService(health.getHealthService());
+        Optional<ExecutorService> grpcExecutor = limits.map(bounds -> Executors.newFixedThreadPool(bounds.threads(), runnable -> {
+            Thread thread = new Thread(runnable, "nsc-grpc");
+            thread.setDaemon(true);
+            return thread;
+        }));
+        grpcExecutor.ifPresent(builder::executor);
+        limits.ifPresent(bounds -> builder.maxConcurrentCallsPerConnection(bounds.maxConcurrentCallsPerConnection()));
         services.forEach(service -> builder.addService(MalformedRequests.refuseAsInvalidArgument(service.bindService())));
         builder.intercept(EndUser.serverInterceptor());
         // insecure: TlsModule has said so loudly at start-up
@@ -80,6 +106,7 @@ public final class ServiceEndpoints
             grpcServer = builder.build().start();
         }
         catch (IOException e) {
+            grpcExecutor.ifPresent(ExecutorService::shutdownNow);
             throw new UncheckedIOException("Cannot bind gRPC port %s:%s".formatted(bindHost, grpcPort), e);
         }
         health.setStatus("", SERVING);
@@ -90,6 +117,7 @@ public final class ServiceEndpoints
         }
         catch (IOException e) {
             grpcServer.shutdownNow();
+            grpcExecutor.ifPresent(ExecutorService::shutdownNow);
             throw new UncheckedIOException("Cannot bind HTTP port %s:%s".formatted(bindHost, httpPort), e);
         }
         httpServer.createContext("/v1/health", exchange -> respond(exchange, 200, "OK\n"));
@@ -100,7 +128,7 @@ public final class ServiceEndpoints
             return thread;
         }));
         httpServer.start();
-        return new ServiceEndpoints(grpcServer, httpServer, health);
+        return new ServiceEndpoints(grpcServer, httpServer, health, grpcExecutor);
     }
 
     private static HttpServer createHttpServer(InetSocketAddress address, java.util.Optional<SSLContext> tls)
@@ -147,6 +175,9 @@ public final class ServiceEndpoints
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             grpcServer.shutdownNow();
+        }
+        finally {
+            grpcExecutor.ifPresent(ExecutorService::shutdownNow);
         }
     }
 

@@ -6,6 +6,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.storage.cache.BoundedMetadataCache;
+import io.nsc.storage.memory.NodeMemoryPool;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
@@ -40,6 +41,7 @@ public final class NearStorageScanner
             CounterStat cpuNanos,
             CounterStat refusedInvalid,
             CounterStat refusedMemory,
+            CounterStat refusedBusy,
             CounterStat corruptScans,
             CounterStat earlyFlushes,
             AtomicLong peakMemoryBytes) {}
@@ -48,6 +50,7 @@ public final class NearStorageScanner
     private final ParquetFileStore store;
     private final int maxBatchBytes;
     private final ScanLimits limits;
+    private final NodeMemoryPool pool;
     private final BoundedMetadataCache<FileId, ParsedFooter> footers;
     // page indexes skip pages a scan's predicate cannot match, in files whose writer wrote them
     private final ParquetReaderOptions readerOptions = ParquetReaderOptions.defaultOptions();
@@ -63,15 +66,24 @@ public final class NearStorageScanner
             new CounterStat(),
             new CounterStat(),
             new CounterStat(),
+            new CounterStat(),
             new AtomicLong());
 
     /**
-     * @param footerCacheSize memory for the parsed footers of files recently scanned
+     * @param footerCacheSize memory for the parsed footers of files recently scanned, reserved in
+     *        {@code pool} for as long as the scanner lives
+     * @param pool the node's memory, which every scan takes its budget from
      * @param scanThreads the threads all scans run on
      */
-    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, ScanLimits limits, int scanThreads)
+    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, ScanLimits limits, NodeMemoryPool pool, int scanThreads)
     {
         checkArgument(scanThreads > 0, "scanThreads must be positive");
+        this.pool = requireNonNull(pool, "pool is null");
+        // the cache is bounded in bytes: its bound is the node's to hold, before any scan
+        checkArgument(footerCacheSize.toBytes() + limits.admissionBytes() <= pool.getMaxBytes(),
+                "the scan footer cache (%s) and one scan's admission reservation (%s) must fit in the node's memory pool (%s)",
+                footerCacheSize, DataSize.ofBytes(limits.admissionBytes()).succinct(), DataSize.ofBytes(pool.getMaxBytes()).succinct());
+        checkArgument(pool.tryReserve(footerCacheSize.toBytes()), "the node's memory pool is already in use");
         this.scanThreads = newFixedThreadPool(scanThreads, daemonThreadsNamed("nsc-scan-%s"));
         this.store = requireNonNull(store, "store is null");
         this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
@@ -84,7 +96,7 @@ public final class NearStorageScanner
      */
     public void scan(StoredFile file, ScanRequest request, ServerCallStreamObserver<ScanResponse> call)
     {
-        new ScanCall(store, file, request, maxBatchBytes, limits, footers, readerOptions, call, counters, scanThreads).start();
+        new ScanCall(store, file, request, maxBatchBytes, limits, pool, footers, readerOptions, call, counters, scanThreads).start();
     }
 
     /** Stops the scan threads; scans still running end with the node. */
@@ -180,6 +192,17 @@ public final class NearStorageScanner
     public BoundedMetadataCache<?, ?> getFooterCache()
     {
         return footers;
+    }
+
+    /**
+     * Scans refused because the node's memory pool was exhausted (RESOURCE_EXHAUSTED with a retry
+     * hint): at admission, or when a running scan's growth could not be given.
+     */
+    @Managed
+    @Nested
+    public CounterStat getScansRefusedBusy()
+    {
+        return counters.refusedBusy();
     }
 
     /** Scans stopped at their memory budget (RESOURCE_EXHAUSTED). */

@@ -1,8 +1,12 @@
 package io.nsc.storage.scan;
 
+import com.google.common.util.concurrent.FutureCallback;
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.airlift.log.Logger;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -17,6 +21,9 @@ import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
 import io.nsc.storage.cache.BoundedMetadataCache;
+import io.nsc.storage.memory.NodeMemoryPool;
+import io.nsc.storage.memory.PoolExhaustedException;
+import io.nsc.storage.memory.PoolReservation;
 import io.nsc.storage.store.CorruptBlockException;
 import io.nsc.storage.store.DamagedCopies;
 import io.nsc.storage.store.FileId;
@@ -35,10 +42,12 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.NoSuchFileException;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static io.nsc.protocol.client.NodeBusy.RETRY_AFTER_MILLIS;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.lang.Math.max;
 import static java.lang.Math.min;
@@ -61,6 +70,11 @@ import static java.util.Objects.requireNonNull;
  * its memory budget (RESOURCE_EXHAUSTED past it), so that no request can take the node's heap.
  * <p>
  * An aggregation's groups or a top-N's rows may take half of the budget (see {@link ScanFold}).
+ * <p>
+ * Every byte of the budget is also taken from the node's {@link NodeMemoryPool}, which all scans
+ * share: a call waits for its first reservation before it decodes anything (or is refused with
+ * RESOURCE_EXHAUSTED and a retry hint), and a scan whose growth the pool cannot give fails the
+ * same way. What the call holds goes back to the pool however it ends.
  */
 final class ScanCall
 {
@@ -76,7 +90,10 @@ final class ScanCall
     private final ScanRequest request;
     private final int batchBytes;
     private final ScanLimits limits;
+    private final NodeMemoryPool pool;
+    private final PoolReservation reservation;
     private final MemoryBudget memory;
+    private ListenableFuture<Void> admission;
     private final AggregatedMemoryContext readerMemory = newSimpleAggregatedMemoryContext();
     // what is reserved for the reader's buffers and the batch in the making, as last charged
     private long readerReserved;
@@ -108,6 +125,7 @@ final class ScanCall
             ScanRequest request,
             int maxBatchBytes,
             ScanLimits limits,
+            NodeMemoryPool pool,
             BoundedMetadataCache<FileId, ParsedFooter> footers,
             ParquetReaderOptions readerOptions,
             ServerCallStreamObserver<ScanResponse> call,
@@ -119,7 +137,9 @@ final class ScanCall
         this.request = requireNonNull(request, "request is null");
         this.batchBytes = request.getTargetBatchBytes() <= 0 ? maxBatchBytes : max(MIN_BATCH_BYTES, min(request.getTargetBatchBytes(), maxBatchBytes));
         this.limits = requireNonNull(limits, "limits is null");
-        this.memory = new MemoryBudget("Scan of file %s".formatted(file.id()), limits.memoryBytes());
+        this.pool = requireNonNull(pool, "pool is null");
+        this.reservation = new PoolReservation(pool, min(limits.admissionBytes(), limits.memoryBytes()));
+        this.memory = new MemoryBudget("Scan of file %s".formatted(file.id()), limits.memoryBytes(), reservation);
         this.footers = requireNonNull(footers, "footers is null");
         this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
         this.call = requireNonNull(call, "call is null");
@@ -129,14 +149,38 @@ final class ScanCall
 
     /**
      * Takes the call over from gRPC's thread: the work runs on the node's scan threads, one step at
-     * a time per call, and gRPC's callbacks only hand it the next step.
+     * a time per call, and gRPC's callbacks only hand it the next step. The first step waits for
+     * the call's admission to the node's memory pool.
      */
     void start()
     {
         counters.active().incrementAndGet();
+        // before the handlers: a cancellation withdraws the call from the admission queue
+        admission = pool.admit(reservation.initialBytes());
         call.setOnCancelHandler(() -> steps.execute(this::cancel));
         call.setOnReadyHandler(this::scheduleDrain);
-        steps.execute(this::openAndDrain);
+        Futures.addCallback(admission, new FutureCallback<>()
+        {
+            @Override
+            public void onSuccess(Void result)
+            {
+                reservation.admitted();
+                if (!done) {
+                    openAndDrain();
+                }
+            }
+
+            @Override
+            public void onFailure(Throwable failure)
+            {
+                if (failure instanceof PoolExhaustedException refused) {
+                    fail(nodeBusy(refused));
+                }
+                else if (!(failure instanceof CancellationException)) {
+                    fail(Status.INTERNAL.withDescription("Scan of file %s: admission failed: %s".formatted(file.id(), failure)).withCause(failure).asRuntimeException());
+                }
+            }
+        }, steps);
     }
 
     /** gRPC says the client can take more: one drain queued at a time is enough. */
@@ -200,10 +244,16 @@ final class ScanCall
         scan = new FilteredScan(reader, plan.computed(), plan.filter(), plan.outputChannels(), plan.limit());
     }
 
+    /**
+     * The file's footer, from the cache or parsed here. The scan holds it until it ends, so its
+     * bytes are the scan's in the node's pool (the cache's own bytes are reserved for the cache).
+     */
     private ParquetMetadata footer()
     {
         try {
-            return footers.get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty()))).metadata();
+            ParsedFooter parsed = footers.get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty())));
+            reservation.grow(parsed.retainedBytes(), "the file's footer");
+            return parsed.metadata();
         }
         catch (ExecutionException | UncheckedExecutionException e) {
             throw badData(e.getCause());
@@ -212,6 +262,10 @@ final class ScanCall
 
     private void drain()
     {
+        if (scan == null) {
+            // not admitted or not opened yet: the open drains when it is done
+            return;
+        }
         markCpu();
         try {
             // one batch per step, then back in the queue: a long scan does not keep a scan
@@ -389,14 +443,30 @@ final class ScanCall
         return fold.map(ScanFold::earlyFlushes).orElse(0L);
     }
 
-    private static StatusRuntimeException resourceExhausted(MemoryLimitExceededException e)
+    private StatusRuntimeException resourceExhausted(MemoryLimitExceededException e)
     {
+        if (e instanceof PoolExhaustedException refused) {
+            return nodeBusy(refused);
+        }
         // the message names the scan, the limit and what asked for more
         return Status.RESOURCE_EXHAUSTED.withDescription(e.getMessage()).asRuntimeException();
     }
 
+    /**
+     * The node is busy, not the scan too big: the trailer tells the client so, and when this node
+     * may have room again (another replica may have it now).
+     */
+    private StatusRuntimeException nodeBusy(PoolExhaustedException e)
+    {
+        Metadata trailers = new Metadata();
+        trailers.put(RETRY_AFTER_MILLIS, Long.toString(e.retryAfterMillis()));
+        return Status.RESOURCE_EXHAUSTED.withDescription("Scan of file %s: %s".formatted(file.id(), e.getMessage())).asRuntimeException(trailers);
+    }
+
     private void cancel()
     {
+        // a call still waiting for memory stops waiting
+        admission.cancel(false);
         if (!done) {
             log.debug("Scan of file %s cancelled by the client", file.id());
         }
@@ -411,7 +481,14 @@ final class ScanCall
         finish();
         switch (e.getStatus().getCode()) {
             case INVALID_ARGUMENT -> counters.refusedInvalid().update(1);
-            case RESOURCE_EXHAUSTED -> counters.refusedMemory().update(1);
+            case RESOURCE_EXHAUSTED -> {
+                if (e.getTrailers() != null && e.getTrailers().containsKey(RETRY_AFTER_MILLIS)) {
+                    counters.refusedBusy().update(1);
+                }
+                else {
+                    counters.refusedMemory().update(1);
+                }
+            }
             default -> {}
         }
         if (!call.isCancelled()) {
@@ -448,6 +525,10 @@ final class ScanCall
         }
         catch (IOException e) {
             log.warn(e, "Cannot close %s", file.path());
+        }
+        finally {
+            // after the reader let go of its buffers: everything the call held goes back to the pool
+            reservation.close();
         }
     }
 }

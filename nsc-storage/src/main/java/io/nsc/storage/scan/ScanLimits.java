@@ -13,8 +13,9 @@ import static java.util.Objects.requireNonNull;
  * @param maxRowGroups the most row groups one scan names
  * @param request the limits on its filter expressions and values
  * @param memoryBytes the memory budget of one scan: decoded values, group maps, top-N heaps, batches
+ * @param admissionBytes what a scan reserves in the node's memory pool before it starts, and the step its reservation grows by
  */
-public record ScanLimits(long maxRequestBytes, int maxRowGroups, RequestLimits request, long memoryBytes)
+public record ScanLimits(long maxRequestBytes, int maxRowGroups, RequestLimits request, long memoryBytes, long admissionBytes)
 {
     public ScanLimits
     {
@@ -22,5 +23,6 @@ public record ScanLimits(long maxRequestBytes, int maxRowGroups, RequestLimits r
         checkArgument(maxRowGroups > 0, "maxRowGroups must be positive");
         requireNonNull(request, "request is null");
         checkArgument(memoryBytes > 0, "memoryBytes must be positive");
+        checkArgument(admissionBytes > 0, "admissionBytes must be positive");
     }
 }

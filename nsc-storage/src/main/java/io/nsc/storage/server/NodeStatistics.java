@@ -6,6 +6,7 @@ import io.nsc.protocol.host.HostCpus;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
 import io.nsc.storage.membership.ClusterIdentity;
 import io.nsc.storage.membership.MembershipClient;
+import io.nsc.storage.memory.NodeMemoryPool;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.repair.ReplicaCopier;
 import io.nsc.storage.scan.NearStorageScanner;
@@ -28,6 +29,7 @@ public final class NodeStatistics
     private final ParquetFileStore store;
     private final RangeReader reader;
     private final NearStorageScanner scanner;
+    private final NodeMemoryPool pool;
     private final ClusterIdentity identity;
     private final Scrubber scrubber;
     private final ReplicaCopier copier;
@@ -35,12 +37,13 @@ public final class NodeStatistics
     private final HostCpus hostCpus = HostCpus.current();
 
     @Inject
-    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, ClusterIdentity identity, Scrubber scrubber, ReplicaCopier copier, Optional<MembershipClient> membership)
+    public NodeStatistics(StorageConfig config, ParquetFileStore store, RangeReader reader, NearStorageScanner scanner, NodeMemoryPool pool, ClusterIdentity identity, Scrubber scrubber, ReplicaCopier copier, Optional<MembershipClient> membership)
     {
         this.membership = requireNonNull(membership, "membership is null");
         this.scrubber = requireNonNull(scrubber, "scrubber is null");
         this.copier = requireNonNull(copier, "copier is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
+        this.pool = requireNonNull(pool, "pool is null");
         this.nodeId = requireNonNull(config.getNodeId(), "nodeId is null");
         this.store = requireNonNull(store, "store is null");
         this.reader = requireNonNull(reader, "reader is null");
@@ -138,6 +141,15 @@ public final class NodeStatistics
                 // scans whose aggregation or top-N filled its share of the budget and sent early, and the most one scan held
                 .put("scan_early_flushes", scanner.getEarlyFlushes().getTotalCount())
                 .put("scan_peak_memory_bytes", scanner.getPeakScanMemoryBytes())
+                // the memory all scans share: its size, what is reserved (the footer cache's bound included), the scans waiting for
+                // their first reservation, and the scans refused because the node was busy
+                .put("memory_pool_max_bytes", pool.getMaxBytes())
+                .put("memory_pool_reserved_bytes", pool.getReservedBytes())
+                .put("memory_pool_peak_reserved_bytes", pool.getPeakReservedBytes())
+                .put("memory_pool_queued", (long) pool.getQueuedRequests())
+                .put("memory_pool_queued_total", pool.getQueued().getTotalCount())
+                .put("memory_pool_refused", pool.refusedTotal())
+                .put("scans_refused_busy", scanner.getScansRefusedBusy().getTotalCount())
                 .buildOrThrow();
     }
 }

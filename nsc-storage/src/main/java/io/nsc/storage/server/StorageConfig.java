@@ -26,6 +26,7 @@ import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.DAYS;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 public class StorageConfig
 {
@@ -53,6 +54,12 @@ public class StorageConfig
     private int maxExpressionDepth = 64;
     private DataSize maxPredicateValueSize = DataSize.of(16, MEGABYTE);
     private DataSize scanMemoryLimit = DataSize.of(256, MEGABYTE);
+    private DataSize memoryPoolSize = defaultMemoryPoolSize();
+    private DataSize scanAdmissionReservation = DataSize.of(4, MEGABYTE);
+    private int scanAdmissionMaxQueued = 1000;
+    private Duration scanAdmissionMaxWait = new Duration(5, SECONDS);
+    private int grpcThreads = Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
+    private int grpcMaxConcurrentCallsPerConnection = 1000;
     private DataSize maxPageSize = DataSize.of(64, MEGABYTE);
     private DataSize maxFooterSize = DataSize.of(16, MEGABYTE);
     private DataSize checksumBlockSize = DataSize.of(64, KILOBYTE);
@@ -523,6 +530,103 @@ public class StorageConfig
     public StorageConfig setRepairCopyRate(DataSize repairCopyRate)
     {
         this.repairCopyRate = repairCopyRate;
+        return this;
+    }
+
+    /**
+     * Half of the heap the node may grow to: the rest is for what the pool does not account (the
+     * files' metadata, the stats cache, range reads, gRPC's buffers) and the collector's headroom.
+     */
+    static DataSize defaultMemoryPoolSize()
+    {
+        return DataSize.ofBytes(Runtime.getRuntime().maxMemory() / 2);
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    public DataSize getMemoryPoolSize()
+    {
+        return memoryPoolSize;
+    }
+
+    @Config("storage.memory-pool-size")
+    @ConfigDescription("Memory all scans of the node share: their budgets (reader buffers, batches, aggregation groups, top-N rows, footers) and the scan footer cache are reserved in it before they are allocated; a scan that cannot get its share waits or is refused with RESOURCE_EXHAUSTED. Default: half of the node's maximum heap")
+    public StorageConfig setMemoryPoolSize(DataSize memoryPoolSize)
+    {
+        this.memoryPoolSize = memoryPoolSize;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("64kB")
+    public DataSize getScanAdmissionReservation()
+    {
+        return scanAdmissionReservation;
+    }
+
+    @Config("storage.scan-admission-reservation")
+    @ConfigDescription("Memory a scan reserves in the node's memory pool before it starts (at most its scan-memory-limit), and the step its reservation grows and shrinks by as it runs")
+    public StorageConfig setScanAdmissionReservation(DataSize scanAdmissionReservation)
+    {
+        this.scanAdmissionReservation = scanAdmissionReservation;
+        return this;
+    }
+
+    @Min(0)
+    public int getScanAdmissionMaxQueued()
+    {
+        return scanAdmissionMaxQueued;
+    }
+
+    @Config("storage.scan-admission-max-queued")
+    @ConfigDescription("Scans that may wait at once for their first reservation in the node's memory pool; more are refused at once with RESOURCE_EXHAUSTED")
+    public StorageConfig setScanAdmissionMaxQueued(int scanAdmissionMaxQueued)
+    {
+        this.scanAdmissionMaxQueued = scanAdmissionMaxQueued;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("0ms")
+    public Duration getScanAdmissionMaxWait()
+    {
+        return scanAdmissionMaxWait;
+    }
+
+    @Config("storage.scan-admission-max-wait")
+    @ConfigDescription("Longest a scan waits for its first reservation in the node's memory pool before it is refused with RESOURCE_EXHAUSTED and a retry hint; it has allocated nothing while it waited")
+    public StorageConfig setScanAdmissionMaxWait(Duration scanAdmissionMaxWait)
+    {
+        this.scanAdmissionMaxWait = scanAdmissionMaxWait;
+        return this;
+    }
+
+    @Min(1)
+    @Max(4096)
+    public int getGrpcThreads()
+    {
+        return grpcThreads;
+    }
+
+    @Config("storage.grpc-threads")
+    @ConfigDescription("Threads that run the gRPC handlers (range reads, uploads, the start of scans; scans themselves run on the scan threads); calls beyond them wait in turn. Default: four per processor, at least 16")
+    public StorageConfig setGrpcThreads(int grpcThreads)
+    {
+        this.grpcThreads = grpcThreads;
+        return this;
+    }
+
+    @Min(1)
+    public int getGrpcMaxConcurrentCallsPerConnection()
+    {
+        return grpcMaxConcurrentCallsPerConnection;
+    }
+
+    @Config("storage.grpc-max-concurrent-calls-per-connection")
+    @ConfigDescription("Calls one client connection may have open at once (HTTP/2 streams); further calls wait on the client's side")
+    public StorageConfig setGrpcMaxConcurrentCallsPerConnection(int grpcMaxConcurrentCallsPerConnection)
+    {
+        this.grpcMaxConcurrentCallsPerConnection = grpcMaxConcurrentCallsPerConnection;
         return this;
     }
 }

@@ -22,6 +22,7 @@ final class StorageLimits
                 config.getMaxRequestSize().toBytes(),
                 config.getMaxScanRowGroups(),
                 new RequestLimits(config.getMaxExpressionNodes(), config.getMaxExpressionDepth(), config.getMaxPredicateValueSize().toBytes()),
-                config.getScanMemoryLimit().toBytes());
+                config.getScanMemoryLimit().toBytes(),
+                config.getScanAdmissionReservation().toBytes());
     }
 }

@@ -9,6 +9,7 @@ import io.nsc.protocol.client.MetadataAddresses;
 import io.nsc.protocol.security.TlsModule;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.storage.membership.ClusterIdentity;
+import io.nsc.storage.memory.NodeMemoryPool;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.read.RangeReader;
 import io.nsc.storage.reclaim.OrphanReclaimer;
@@ -53,6 +54,7 @@ public class StorageModule
         ExportBinder exporter = newExporter(binder);
         exporter.export(ParquetFileStore.class).as(ObjectNames.builder(ParquetFileStore.class).withProperty("node", node).build());
         exporter.export(RangeReader.class).as(ObjectNames.builder(RangeReader.class).withProperty("node", node).build());
+        exporter.export(NodeMemoryPool.class).as(ObjectNames.builder(NodeMemoryPool.class).withProperty("node", node).build());
         exporter.export(NearStorageScanner.class).as(ObjectNames.builder(NearStorageScanner.class).withProperty("node", node).build());
         exporter.export(Scrubber.class).as(ObjectNames.builder(Scrubber.class).withProperty("node", node).build());
         exporter.export(ReplicaCopier.class).as(ObjectNames.builder(ReplicaCopier.class).withProperty("node", node).build());
@@ -96,9 +98,16 @@ public class StorageModule
 
     @Provides
     @Singleton
-    public static NearStorageScanner createScanner(StorageConfig config, ParquetFileStore store)
+    public static NodeMemoryPool createMemoryPool(StorageConfig config)
     {
-        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config), config.getScanThreads());
+        return new NodeMemoryPool(config.getMemoryPoolSize(), config.getScanAdmissionMaxQueued(), config.getScanAdmissionMaxWait());
+    }
+
+    @Provides
+    @Singleton
+    public static NearStorageScanner createScanner(StorageConfig config, ParquetFileStore store, NodeMemoryPool pool)
+    {
+        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config), pool, config.getScanThreads());
     }
 
     @Provides

@@ -7,10 +7,12 @@ import io.airlift.bootstrap.Bootstrap;
 import io.airlift.bootstrap.LifeCycleManager;
 import io.airlift.log.Logger;
 import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.protocol.server.GrpcServerLimits;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.membership.MembershipClient;
 import io.nsc.storage.reclaim.OrphanReclaimer;
 import io.nsc.storage.repair.ReplicaCopier;
+import io.nsc.storage.memory.NodeMemoryPool;
 import io.nsc.storage.scan.NearStorageScanner;
 import io.nsc.storage.scrub.Scrubber;
 import org.weakref.jmx.MBeanExporter;
@@ -74,7 +76,8 @@ public final class StorageServer
                     List.of(injector.getInstance(StorageGrpcService.class)),
                     statistics::metrics,
                     injector.getInstance(TransportSecurity.class),
-                    StorageGrpcService.ACCESS_POLICY);
+                    StorageGrpcService.ACCESS_POLICY,
+                    new GrpcServerLimits(config.getGrpcThreads(), config.getGrpcMaxConcurrentCallsPerConnection()));
             // register only once the node can serve what it announces
             membership.ifPresent(client -> client.start(endpoints.grpcPort()));
             orphanReclaimer.ifPresent(OrphanReclaimer::start);
@@ -115,6 +118,7 @@ public final class StorageServer
         closeBackgroundWork(injector);
         endpoints.close();
         injector.getInstance(NearStorageScanner.class).close();
+        injector.getInstance(NodeMemoryPool.class).close();
         stop(injector);
         log.info("Storage node %s stopped", nodeId);
     }

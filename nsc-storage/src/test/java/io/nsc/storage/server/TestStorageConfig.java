@@ -22,6 +22,7 @@ import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.DAYS;
 import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +62,13 @@ final class TestStorageConfig
                 .setVerifyChecksums(true)
                 .setScrubRate(DataSize.of(50, MEGABYTE))
                 .setScrubInterval(new Duration(7, DAYS))
-                .setRepairCopyRate(DataSize.of(100, MEGABYTE)));
+                .setRepairCopyRate(DataSize.of(100, MEGABYTE))
+                .setMemoryPoolSize(DataSize.ofBytes(Runtime.getRuntime().maxMemory() / 2))
+                .setScanAdmissionReservation(DataSize.of(4, MEGABYTE))
+                .setScanAdmissionMaxQueued(1000)
+                .setScanAdmissionMaxWait(new Duration(5, SECONDS))
+                .setGrpcThreads(Math.max(16, 4 * Runtime.getRuntime().availableProcessors()))
+                .setGrpcMaxConcurrentCallsPerConnection(1000));
     }
 
     @Test
@@ -98,6 +105,12 @@ final class TestStorageConfig
                 .put("storage.scrub-rate", "5MB")
                 .put("storage.scrub-interval", "1h")
                 .put("storage.repair-copy-rate", "20MB")
+                .put("storage.memory-pool-size", "3GB")
+                .put("storage.scan-admission-reservation", "1MB")
+                .put("storage.scan-admission-max-queued", "12")
+                .put("storage.scan-admission-max-wait", "250ms")
+                .put("storage.grpc-threads", "5")
+                .put("storage.grpc-max-concurrent-calls-per-connection", "40")
                 .buildOrThrow();
 
         StorageConfig expected = new StorageConfig()
@@ -130,7 +143,13 @@ final class TestStorageConfig
                 .setVerifyChecksums(false)
                 .setScrubRate(DataSize.of(5, MEGABYTE))
                 .setScrubInterval(new Duration(1, HOURS))
-                .setRepairCopyRate(DataSize.of(20, MEGABYTE));
+                .setRepairCopyRate(DataSize.of(20, MEGABYTE))
+                .setMemoryPoolSize(DataSize.of(3, GIGABYTE))
+                .setScanAdmissionReservation(DataSize.of(1, MEGABYTE))
+                .setScanAdmissionMaxQueued(12)
+                .setScanAdmissionMaxWait(new Duration(250, MILLISECONDS))
+                .setGrpcThreads(5)
+                .setGrpcMaxConcurrentCallsPerConnection(40);
 
         assertFullMapping(properties, expected);
         assertThat(expected.getDataDirPaths()).containsExactly(Path.of("/data/disk1"), Path.of("/data/disk2"));

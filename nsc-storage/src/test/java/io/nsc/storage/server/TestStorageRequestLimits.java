@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.parquet.FixedRowGroupParquetWriter;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.NodeBusy;
 import io.nsc.protocol.parquet.PageHeaderRewriter;
 import io.nsc.protocol.proto.AggregateFunction;
 import io.nsc.protocol.proto.ByteRange;
@@ -375,6 +376,8 @@ final class TestStorageRequestLimits
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                     assertThat(e.getStatus().getCode()).as(e.getStatus().toString()).isEqualTo(code);
                     assertThat(e.getStatus().getDescription()).contains(message);
+                    // the request's own limits, not a busy node: no hint that another node, or this one later, would serve it
+                    assertThat(NodeBusy.retryAfterMillis(e)).isEmpty();
                 });
     }
 

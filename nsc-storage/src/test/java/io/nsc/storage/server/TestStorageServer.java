@@ -206,6 +206,8 @@ final class TestStorageServer
         Map<String, Long> metrics = new HashMap<>(metrics(server));
         assertThat(metrics.remove("free_bytes")).isPositive();
         assertThat(metrics.remove("upload_reserved_bytes")).isZero();
+        // half of this JVM's heap, by default
+        assertThat(metrics.remove("memory_pool_max_bytes")).isEqualTo(Runtime.getRuntime().maxMemory() / 2);
         assertThat(metrics).isEqualTo(ImmutableMap.<String, Long>builder()
                 .put("file_count", 1L)
                 .put("compact_stats_bytes", stats.getCompactStatsBytes())
@@ -246,6 +248,13 @@ final class TestStorageServer
                 .put("scan_footer_cache_entries", 0L)
                 .put("scan_early_flushes", 0L)
                 .put("scan_peak_memory_bytes", 0L)
+                // the footer cache's bound is the pool's from the start; no scan has run
+                .put("memory_pool_reserved_bytes", 64L << 20)
+                .put("memory_pool_peak_reserved_bytes", 64L << 20)
+                .put("memory_pool_queued", 0L)
+                .put("memory_pool_queued_total", 0L)
+                .put("memory_pool_refused", 0L)
+                .put("scans_refused_busy", 0L)
                 .buildOrThrow());
         ObjectName reader = new ObjectName("io.nsc.storage.read:name=RangeReader,node=" + NODE_ID);
         ObjectName store = new ObjectName("io.nsc.storage.store:name=ParquetFileStore,node=" + NODE_ID);

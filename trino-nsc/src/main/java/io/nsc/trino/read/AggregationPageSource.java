@@ -50,6 +50,9 @@ import static java.util.Objects.requireNonNull;
  * {@value #QUEUED_PAGES} pages waiting to be merged; a part's thread waits while the queue is
  * full. A storage node whose groups fill their share of its scan budget sends partial states
  * early and goes on, so one part may send a group more than once: merged like two parts' states.
+ * A part no replica has room to scan (every node's memory pool refused it before its first row)
+ * is read raw and aggregated on the worker into the same partial states
+ * ({@link PartialAggregationPageSource}), merged like any other part's.
  */
 public class AggregationPageSource
         implements ConnectorPageSource

@@ -2,6 +2,7 @@ package io.nsc.trino.read;
 
 import com.google.inject.Inject;
 import io.airlift.units.DataSize;
+import io.nsc.parquet.aggregate.AggregateSpec;
 import io.nsc.parquet.filter.RowFilter;
 import io.nsc.parquet.scan.FileColumn;
 import io.nsc.parquet.scan.FilteredScan;
@@ -40,12 +41,15 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.type.Type;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -98,7 +102,7 @@ public class NscPageSourceProvider
     {
         NscTableHandle handle = (NscTableHandle) table;
         if (split instanceof NscAggregationSplit aggregationSplit) {
-            return aggregationScan(aggregationSplit, handle, columns);
+            return aggregationScan(session, aggregationSplit, handle, columns);
         }
         NscSplit nscSplit = (NscSplit) split;
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
@@ -130,7 +134,10 @@ public class NscPageSourceProvider
         if (mode == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
             TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
-            return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic));
+            // when every replica is too busy: the same split read raw, filtered here by the enforced predicate (the engine
+            // applies the dynamic filter, the limit and the top-N, which it does not leave to the connector)
+            Supplier<ConnectorPageSource> raw = () -> rawRead(session, nscSplit, handle, columns, predicate, rowIdChannel);
+            return storageScan(nscSplit, handle, columns, predicate.intersect(dynamic), Optional.of(raw));
         }
         return rawRead(session, nscSplit, handle, columns, predicate, rowIdChannel);
     }
@@ -195,7 +202,7 @@ public class NscPageSourceProvider
         return rowIdChannel.isEmpty() ? scan : new RowIdPageSource(scan, rowIdChannel.getAsInt(), split.fileId());
     }
 
-    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate)
+    private ConnectorPageSource storageScan(NscSplit split, NscTableHandle handle, List<ColumnHandle> columns, TupleDomain<NscColumnHandle> predicate, Optional<Supplier<ConnectorPageSource>> fallback)
     {
         ScanRequest.Builder request = scanRequest(ScanColumns.create(columns, predicate, handle))
                 .setLimit(handle.limit().orElse(0));
@@ -210,16 +217,17 @@ public class NscPageSourceProvider
                                 .setNullsFirst(item.nullsFirst()));
                     }
                 });
-        return partScan(request.build(), split);
+        return partScan(request.build(), split, fallback);
     }
 
-    private StorageScanPageSource partScan(ScanRequest template, NscSplit split)
+    private StorageScanPageSource partScan(ScanRequest template, NscSplit split, Optional<Supplier<ConnectorPageSource>> fallback)
     {
         return new StorageScanPageSource(
                 forPart(template, split),
                 split.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
                 storageClients,
-                config.getScanTimeout().toMillis());
+                config.getScanTimeout().toMillis(),
+                fallback);
     }
 
     private static ScanRequest forPart(ScanRequest template, NscSplit part)
@@ -257,7 +265,7 @@ public class NscPageSourceProvider
      * The storage nodes group by the keys and compute partial states over the outputs: the keys
      * first, then each aggregate input not already a key.
      */
-    private ConnectorPageSource aggregationScan(NscAggregationSplit split, NscTableHandle handle, List<ColumnHandle> columns)
+    private ConnectorPageSource aggregationScan(ConnectorSession session, NscAggregationSplit split, NscTableHandle handle, List<ColumnHandle> columns)
     {
         NscAggregation aggregation = handle.aggregation().orElseThrow(() -> new IllegalStateException("aggregation split of a table without aggregation"));
         List<ColumnHandle> outputs = new ArrayList<>(aggregation.groupBy());
@@ -285,12 +293,23 @@ public class NscPageSourceProvider
             throw new IllegalArgumentException("columns %s are not the aggregation's outputs %s".formatted(columns, aggregation));
         }
         ScanRequest request = template.build();
+        List<Type> groupTypes = aggregation.groupBy().stream().map(NscColumnHandle::type).collect(toImmutableList());
+        List<AggregateSpec> specs = aggregation.aggregates().stream().map(NscAggregateColumnHandle::spec).collect(toImmutableList());
+        // a part no replica has room to scan: its rows read raw and folded here into the partial states a node would send
+        int[] groupChannels = IntStream.range(0, aggregation.groupBy().size()).toArray();
+        int[] inputChannels = request.getAggregatesList().stream().mapToInt(ScanAggregate::getInput).toArray();
+        List<ColumnHandle> rawColumns = List.copyOf(outputs);
         return new AggregationPageSource(
                 split.parts(),
                 split.statsAnswer(),
-                part -> partScan(request, part),
-                aggregation.groupBy().stream().map(NscColumnHandle::type).collect(toImmutableList()),
-                aggregation.aggregates().stream().map(NscAggregateColumnHandle::spec).collect(toImmutableList()),
+                part -> partScan(request, part, Optional.of(() -> new PartialAggregationPageSource(
+                        rawRead(session, part, handle, rawColumns, predicate, OptionalInt.empty()),
+                        groupTypes,
+                        specs,
+                        groupChannels,
+                        inputChannels))),
+                groupTypes,
+                specs,
                 outputChannels,
                 fanOut.executor());
     }

@@ -35,6 +35,10 @@ public final class ReadMetrics
     public static final String STORAGE_CPU_NANOS = "storage_cpu_nanos";
     public static final String STORAGE_READ_REQUESTS = "storage_read_requests";
     public static final String STORAGE_REPLICA_FAILOVERS = "storage_replica_failovers";
+    /** Storage scans a node refused because its memory pool was exhausted (the node was busy, not the scan too big). */
+    public static final String STORAGE_SCANS_REFUSED_BUSY = "storage_scans_refused_busy";
+    /** Splits (or parts of a pushed-down aggregation) read raw because every replica was too busy to scan them. */
+    public static final String SPLITS_FALLEN_BACK_TO_RAW = "splits_fallen_back_to_raw";
     /** Times a storage scan's aggregation groups or top-N rows filled their share of its budget and were sent early. */
     public static final String STORAGE_EARLY_FLUSHES = "storage_early_flushes";
     /** Rows a worker decoded from raw byte ranges and rows it kept after the enforced predicate. */

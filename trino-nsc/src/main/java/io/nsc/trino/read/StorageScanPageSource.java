@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.parquet.wire.QueryFailures;
+import io.nsc.protocol.client.NodeBusy;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
@@ -18,6 +19,8 @@ import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -27,6 +30,7 @@ import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
@@ -49,6 +53,13 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * <p>
  * Batches are decoded within {@link io.nsc.parquet.wire.PageLimits}: a node that sends a batch
  * claiming more than that fails the query with NSC_BAD_STORAGE_RESPONSE, not the worker's heap.
+ * <p>
+ * A node too busy for the scan (its memory pool refused it: RESOURCE_EXHAUSTED with a retry hint,
+ * after the scan waited in its admission queue) is not asked again by this split: the scan moves to
+ * the next replica, as after a replica failure, and when no replica is left and no row was returned
+ * yet it reads the split raw ({@code fallback}), which costs the nodes byte-range reads instead of
+ * scan memory. A scan over its own budget (RESOURCE_EXHAUSTED without the hint) still fails at
+ * once: every replica would refuse it the same way.
  */
 public class StorageScanPageSource
         implements ConnectorPageSource
@@ -70,6 +81,7 @@ public class StorageScanPageSource
     private final StorageClients storageClients;
     private final PageCodec codec;
     private final long timeoutMillis;
+    private final Optional<Supplier<ConnectorPageSource>> fallback;
     private final Queue<Page> pages = new ArrayDeque<>();
     private final List<String> failures = new ArrayList<>();
 
@@ -80,11 +92,24 @@ public class StorageScanPageSource
     private long bytesReceived;
     private long readTimeNanos;
     private long failovers;
+    private long busyRefusals;
+    // the raw read that took the split over from busy storage nodes
+    private ConnectorPageSource raw;
     private ScanSummary summary;
     private boolean finished;
 
     public StorageScanPageSource(ScanRequest request, List<String> replicas, StorageClients storageClients, long timeoutMillis)
     {
+        this(request, replicas, storageClients, timeoutMillis, Optional.empty());
+    }
+
+    /**
+     * @param fallback opens a raw read of the same split, returning the same rows or more (the
+     *        engine filters them), for when every replica is too busy to scan it
+     */
+    public StorageScanPageSource(ScanRequest request, List<String> replicas, StorageClients storageClients, long timeoutMillis, Optional<Supplier<ConnectorPageSource>> fallback)
+    {
+        this.fallback = requireNonNull(fallback, "fallback is null");
         this.request = requireNonNull(request, "request is null");
         this.replicas = ImmutableList.copyOf(replicas);
         this.storageClients = requireNonNull(storageClients, "storageClients is null");
@@ -95,9 +120,12 @@ public class StorageScanPageSource
     @Override
     public SourcePage getNextSourcePage()
     {
+        if (raw != null && pages.isEmpty()) {
+            return raw.getNextSourcePage();
+        }
         long start = System.nanoTime();
         try {
-            while (!finished && pages.isEmpty()) {
+            while (!finished && raw == null && pages.isEmpty()) {
                 if (stream == null) {
                     startCall();
                 }
@@ -118,12 +146,19 @@ public class StorageScanPageSource
             readTimeNanos += System.nanoTime() - start;
         }
         Page page = pages.poll();
+        if (page == null && raw != null) {
+            // the raw read took over just now
+            return raw.getNextSourcePage();
+        }
         return page == null ? null : SourcePage.create(page);
     }
 
     @Override
     public CompletableFuture<?> isBlocked()
     {
+        if (raw != null && pages.isEmpty()) {
+            return raw.isBlocked();
+        }
         if (finished || !pages.isEmpty() || stream == null) {
             return NOT_BLOCKED;
         }
@@ -177,6 +212,10 @@ public class StorageScanPageSource
             throw queryFailure.get();
         }
         Status status = Status.fromThrowable(failure.get());
+        if (NodeBusy.retryAfterMillis(failure.get()).isPresent()) {
+            nodeBusy(status, failure.get());
+            return;
+        }
         if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED) {
             // the scan's memory budget: another replica has the same budget and the same rows
             finish();
@@ -226,6 +265,30 @@ public class StorageScanPageSource
     }
 
     /**
+     * The node's memory pool refused the scan: the next replica, if it can continue the scan, or
+     * else a raw read of the split if nothing was returned yet.
+     */
+    private void nodeBusy(Status status, Throwable cause)
+    {
+        busyRefusals++;
+        if (replica + 1 < replicas.size() && (rowsReturned == 0 || resumable())) {
+            failOver("busy: " + status.getDescription(), cause);
+            return;
+        }
+        failures.add(replicas.get(replica) + ": busy: " + status.getDescription());
+        closeCall();
+        if (rowsReturned > 0 || fallback.isEmpty()) {
+            finished = true;
+            throw new TrinoException(NSC_STORAGE_ERROR, "Storage nodes are too busy to scan nsc file %s%s: %s".formatted(
+                    request.getFileId(),
+                    rowsReturned > 0 ? " after it returned rows" : "",
+                    String.join("; ", failures)), cause);
+        }
+        summary = null;
+        raw = fallback.get().get();
+    }
+
+    /**
      * Whether another replica continues this scan where it stopped: a filtering scan's rows come in
      * file order on every replica; partial aggregates and top-N heaps are sent when a node's own
      * memory threshold is reached, so another node's rows after the same count may differ.
@@ -252,24 +315,27 @@ public class StorageScanPageSource
     @Override
     public long getCompletedBytes()
     {
-        return bytesReceived;
+        return bytesReceived + (raw == null ? 0 : raw.getCompletedBytes());
     }
 
     @Override
     public OptionalLong getCompletedPositions()
     {
-        return OptionalLong.of(rowsReturned);
+        return OptionalLong.of(rowsReturned + (raw == null ? 0 : raw.getCompletedPositions().orElse(0)));
     }
 
     @Override
     public long getReadTimeNanos()
     {
-        return readTimeNanos;
+        return readTimeNanos + (raw == null ? 0 : raw.getReadTimeNanos());
     }
 
     @Override
     public boolean isFinished()
     {
+        if (raw != null) {
+            return pages.isEmpty() && raw.isFinished();
+        }
         return finished && pages.isEmpty();
     }
 
@@ -278,15 +344,20 @@ public class StorageScanPageSource
     {
         // the decoded pages not yet returned, and the messages (at most ScanStream.IN_FLIGHT) not yet decoded
         ScanStream current = stream;
-        return pages.stream().mapToLong(Page::getRetainedSizeInBytes).sum() + (current == null ? 0 : current.bufferedBytes());
+        return pages.stream().mapToLong(Page::getRetainedSizeInBytes).sum()
+                + (current == null ? 0 : current.bufferedBytes())
+                + (raw == null ? 0 : raw.getMemoryUsage());
     }
 
     @Override
     public Metrics getMetrics()
     {
         ScanSummary done = summary == null ? ScanSummary.getDefaultInstance() : summary;
-        return new Metrics(ImmutableMap.<String, Metric<?>>builder()
-                .put(ReadMetrics.SPLITS_FILTER, new LongCount(1))
+        Metrics metrics = new Metrics(ImmutableMap.<String, Metric<?>>builder()
+                // a split a raw read took over counts as a raw split (the raw read says so), not as a scanned one
+                .put(ReadMetrics.SPLITS_FILTER, new LongCount(raw == null ? 1 : 0))
+                .put(ReadMetrics.STORAGE_SCANS_REFUSED_BUSY, new LongCount(busyRefusals))
+                .put(ReadMetrics.SPLITS_FALLEN_BACK_TO_RAW, new LongCount(raw == null ? 0 : 1))
                 .put(ReadMetrics.STORAGE_BYTES_RECEIVED, new LongCount(bytesReceived))
                 .put(ReadMetrics.STORAGE_BYTES_READ_FROM_DISK, new LongCount(done.getBytesReadFromDisk()))
                 .put(ReadMetrics.STORAGE_ROWS_SCANNED, new LongCount(done.getRowsScanned()))
@@ -295,6 +366,7 @@ public class StorageScanPageSource
                 .put(ReadMetrics.STORAGE_REPLICA_FAILOVERS, new LongCount(failovers))
                 .put(ReadMetrics.STORAGE_EARLY_FLUSHES, new LongCount(done.getEarlyFlushes()))
                 .buildOrThrow());
+        return raw == null ? metrics : metrics.mergeWith(raw.getMetrics());
     }
 
     @Override
@@ -302,5 +374,13 @@ public class StorageScanPageSource
     {
         finish();
         pages.clear();
+        if (raw != null) {
+            try {
+                raw.close();
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 }

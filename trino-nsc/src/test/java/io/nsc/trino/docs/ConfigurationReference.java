@@ -53,7 +53,9 @@ public final class ConfigurationReference
 
     // defaults that depend on the machine the class is instantiated on, said in words
     private static final Map<String, String> MACHINE_DEPENDENT_DEFAULTS = Map.of(
-            "storage.scan-threads", "the node's processors");
+            "storage.scan-threads", "the node's processors",
+            "storage.memory-pool-size", "half of the node's maximum heap",
+            "storage.grpc-threads", "four per processor, at least 16");
 
     private ConfigurationReference() {}
 

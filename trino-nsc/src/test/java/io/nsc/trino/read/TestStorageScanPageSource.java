@@ -2,12 +2,15 @@ package io.nsc.trino.read;
 
 import com.google.protobuf.ByteString;
 import io.airlift.slice.DynamicSliceOutput;
+import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.nsc.parquet.wire.PageCodec;
+import io.nsc.protocol.client.NodeBusy;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.PageCompression;
 import io.nsc.protocol.proto.ScanRequest;
@@ -20,7 +23,9 @@ import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.connector.FixedPageSource;
 import io.trino.spi.connector.SourcePage;
+import io.trino.spi.metrics.Metric;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,6 +35,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -204,6 +211,96 @@ final class TestStorageScanPageSource
         assertThatThrownBy(() -> readAll(alone))
                 .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_ERROR.toErrorCode()))
                 .hasMessageContaining("ended the scan without a summary");
+    }
+
+    @Test
+    void testBusyNodesMoveTheScanToTheNextReplicaThenToARawRead()
+            throws Exception
+    {
+        int before = calls.get();
+        behaviour = (_, observer) -> observer.onError(busy());
+        AtomicInteger rawReads = new AtomicInteger();
+        StorageScanPageSource source = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000, Optional.of(() -> {
+            rawReads.incrementAndGet();
+            return new FixedPageSource(List.of(page(0, 4)));
+        }));
+        assertThat(values(readAll(source))).containsExactly(0L, 1L, 2L, 3L);
+        // both replicas asked once, then the raw read
+        assertThat(calls.get()).isEqualTo(before + 2);
+        assertThat(rawReads.get()).isEqualTo(1);
+        Map<String, Metric<?>> metrics = source.getMetrics().getMetrics();
+        assertThat(((LongCount) metrics.get(ReadMetrics.STORAGE_SCANS_REFUSED_BUSY)).getTotal()).isEqualTo(2);
+        assertThat(((LongCount) metrics.get(ReadMetrics.SPLITS_FALLEN_BACK_TO_RAW)).getTotal()).isEqualTo(1);
+        assertThat(((LongCount) metrics.get(ReadMetrics.SPLITS_FILTER)).getTotal()).isZero();
+        source.close();
+
+        // a busy replica, then one with room: no raw read
+        int first = calls.get() + 1;
+        behaviour = (_, observer) -> {
+            if (calls.get() == first) {
+                observer.onError(busy());
+                return;
+            }
+            send(observer, batch(0, 3));
+            finish(observer);
+        };
+        StorageScanPageSource secondReplica = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000, Optional.of(() -> {
+            throw new AssertionError("no raw read while a replica has room");
+        }));
+        assertThat(values(readAll(secondReplica))).containsExactly(0L, 1L, 2L);
+        assertThat(((LongCount) secondReplica.getMetrics().getMetrics().get(ReadMetrics.SPLITS_FALLEN_BACK_TO_RAW)).getTotal()).isZero();
+    }
+
+    @Test
+    void testBusyNodesWithoutARawReadFailTheSplitAsBusy()
+    {
+        behaviour = (_, observer) -> observer.onError(busy());
+        assertThatThrownBy(() -> readAll(source()))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_ERROR.toErrorCode()))
+                .hasMessageContaining("too busy to scan");
+
+        // an aggregating scan that returned rows cannot move: neither to a replica nor to a raw read
+        ScanRequest aggregating = request(PageCompression.PAGE_COMPRESSION_LZ4).toBuilder().setAggregate(true).build();
+        behaviour = (_, observer) -> {
+            send(observer, batch(0, 3));
+            observer.onError(busy());
+        };
+        StorageScanPageSource afterRows = new StorageScanPageSource(aggregating, List.of(address, address), clients, 30_000, Optional.of(() -> {
+            throw new AssertionError("no raw read after rows were returned");
+        }));
+        assertThatThrownBy(() -> readAll(afterRows))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_ERROR.toErrorCode()))
+                .hasMessageContaining("too busy to scan")
+                .hasMessageContaining("after it returned rows");
+    }
+
+    @Test
+    void testScanOverItsOwnBudgetIsNeitherMovedNorReadRaw()
+    {
+        int before = calls.get();
+        behaviour = (_, observer) -> observer.onError(Status.RESOURCE_EXHAUSTED.withDescription("Scan of file x exceeds its memory limit of 4MB").asRuntimeException());
+        StorageScanPageSource source = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address, address), clients, 30_000, Optional.of(() -> {
+            throw new AssertionError("every replica and a raw read's engine would need the same memory");
+        }));
+        assertThatThrownBy(() -> readAll(source))
+                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(NSC_STORAGE_SCAN_MEMORY_LIMIT.toErrorCode()));
+        assertThat(calls.get()).isEqualTo(before + 1);
+    }
+
+    private static StatusRuntimeException busy()
+    {
+        Metadata trailers = new Metadata();
+        trailers.put(NodeBusy.RETRY_AFTER_MILLIS, "5000");
+        return Status.RESOURCE_EXHAUSTED.withDescription("The storage node's memory pool of 12MB is exhausted").asRuntimeException(trailers);
+    }
+
+    private static Page page(long from, long to)
+    {
+        BlockBuilder values = BIGINT.createBlockBuilder(null, (int) (to - from));
+        for (long value = from; value < to; value++) {
+            BIGINT.writeLong(values, value);
+        }
+        return new Page(values.build());
     }
 
     @Test

@@ -66,6 +66,7 @@ public final class NodeStatistics
                 .setClusterId(identity.getClusterId())
                 .setClusterIdMismatch(identity.isMismatch())
                 .setScansActive(scanner.getActiveScans())
+                .setScansQueued(pool.getQueuedRequests())
                 .setScansCompleted(scanner.getScansCompleted().getTotalCount())
                 .setScanRowsScanned(scanner.getRowsScanned().getTotalCount())
                 .setScanRowsReturned(scanner.getRowsReturned().getTotalCount())

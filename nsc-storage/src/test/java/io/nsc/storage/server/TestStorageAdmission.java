@@ -9,6 +9,7 @@ import io.nsc.parquet.FixedRowGroupParquetWriter;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.protocol.client.GrpcChannels;
 import io.nsc.protocol.client.NodeBusy;
+import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.PageCompression;
 import io.nsc.protocol.proto.ScanColumn;
 import io.nsc.protocol.proto.ScanRequest;
@@ -95,6 +96,8 @@ final class TestStorageAdmission
         HeldScan second = HeldScan.start(channel, request(), Integer.MAX_VALUE);
         awaitCondition("the second scan waits for memory", () -> metrics(server).get("memory_pool_queued") == 1);
         assertThat(second.messages()).isZero();
+        // clients hear it from the node's stats, which auto reads to choose where scans run
+        assertThat(StorageServiceGrpc.newBlockingStub(channel).getNodeStats(GetNodeStatsRequest.getDefaultInstance()).getScansQueued()).isEqualTo(1);
 
         // the queue is full: refused at once, before anything was read for it
         HeldScan third = HeldScan.start(channel, request(), Integer.MAX_VALUE);

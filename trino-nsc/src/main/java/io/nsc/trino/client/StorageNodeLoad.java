@@ -23,16 +23,18 @@ public class StorageNodeLoad
     private static final long STATS_DEADLINE_MILLIS = 2_000;
 
     /**
-     * Active scans against the node's processors, and whether the node's CPUs are this process's
-     * too (the same machine, CPU sets that meet). Unknown load counts as saturated and shared.
+     * Active scans against the node's processors, scans waiting for the node's memory, and whether
+     * the node's CPUs are this process's too (the same machine, CPU sets that meet). Unknown load
+     * counts as saturated and shared.
      */
-    public record Load(long activeScans, int processors, boolean sharesCpus)
+    public record Load(long activeScans, long queuedScans, int processors, boolean sharesCpus)
     {
-        public static final Load UNKNOWN = new Load(1, 0, true);
+        public static final Load UNKNOWN = new Load(1, 0, 0, true);
 
+        /** Every processor busy with a scan, or scans already waiting for the node's memory. */
         public boolean saturated()
         {
-            return activeScans >= processors;
+            return activeScans >= processors || queuedScans > 0;
         }
     }
 
@@ -67,7 +69,7 @@ public class StorageNodeLoad
                     .withDeadlineAfter(STATS_DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
                     .getNodeStats(GetNodeStatsRequest.getDefaultInstance());
             HostCpus node = stats.getHost().isEmpty() ? HostCpus.UNKNOWN : new HostCpus(stats.getHost(), HostCpus.parseCpuList(stats.getCpus()));
-            return new Load(stats.getScansActive(), stats.getAvailableProcessors(), node.sharesCpusWith(self));
+            return new Load(stats.getScansActive(), stats.getScansQueued(), stats.getAvailableProcessors(), node.sharesCpusWith(self));
         }
         catch (StatusRuntimeException e) {
             // a node that does not answer will not scan fast either

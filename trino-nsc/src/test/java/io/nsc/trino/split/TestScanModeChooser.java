@@ -15,8 +15,10 @@ import static org.assertj.core.api.Assertions.within;
 
 final class TestScanModeChooser
 {
-    private static final Load IDLE = new Load(0, 16, false);
-    private static final Load SATURATED = new Load(16, 16, false);
+    private static final Load IDLE = new Load(0, 0, 16, false);
+    private static final Load SATURATED = new Load(16, 0, 16, false);
+    // one processor in four busy, but scans already waiting for the node's memory
+    private static final Load MEMORY_FULL = new Load(4, 2, 16, false);
 
     @Test
     void testChoosesTheModeThatSendsFewerBytesAndNeverMoreWhenTheNodeIsSaturated()
@@ -28,6 +30,10 @@ final class TestScanModeChooser
         assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 400), SATURATED)).isEqualTo(ScanMode.FILTER);
         assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 900), SATURATED)).isEqualTo(ScanMode.RAW);
         assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 900), Load.UNKNOWN)).isEqualTo(ScanMode.RAW);
+        // scans waiting for the node's memory pool: as saturated, whatever its processors do
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 900), MEMORY_FULL)).isEqualTo(ScanMode.RAW);
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 400), MEMORY_FULL)).isEqualTo(ScanMode.FILTER);
+        assertThat(ScanModeChooser.choose(new ScanModeChooser.Estimate(1000, 900), new Load(4, 0, 16, false))).isEqualTo(ScanMode.FILTER);
     }
 
     @Test

@@ -16,29 +16,30 @@ final class ViewRows
 
     static Optional<ViewEntry> findView(Handle handle, SchemaTableName name)
     {
-        return handle.createQuery("SELECT definition, view_comment, version, created_millis FROM views WHERE schema_name = :schema_name AND view_name = :view_name")
+        return handle.createQuery("SELECT definition, view_comment, version, created_millis, materialized FROM views WHERE schema_name = :schema_name AND view_name = :view_name")
                 .bind("schema_name", name.schemaName())
                 .bind("view_name", name.tableName())
-                .map((row, _) -> new ViewEntry(name, row.getString("definition"), Optional.ofNullable(row.getString("view_comment")), row.getLong("version"), row.getLong("created_millis")))
+                .map((row, _) -> new ViewEntry(name, row.getString("definition"), Optional.ofNullable(row.getString("view_comment")), row.getLong("version"), row.getLong("created_millis"), row.getBoolean("materialized")))
                 .findOne();
     }
 
     static boolean viewExists(Handle handle, SchemaTableName name)
     {
-        return handle.createQuery("SELECT 1 FROM views WHERE schema_name = :schema_name AND view_name = :view_name")
-                .bind("schema_name", name.schemaName())
-                .bind("view_name", name.tableName())
-                .mapTo(Integer.class)
-                .findOne()
-                .isPresent();
+        return findView(handle, name).isPresent();
     }
 
-    /** Tables and views share their schema's names: a table may not take a view's. */
+    /** Tables and views (plain or materialized) share their schema's names: a table may not take a view's. */
     static void checkNoView(Handle handle, SchemaTableName name)
     {
-        if (viewExists(handle, name)) {
-            throw alreadyExists("View %s already exists: a table cannot have its name", name);
-        }
+        findView(handle, name).ifPresent(view -> {
+            throw alreadyExists("%s %s already exists: a table cannot have its name", kind(view.materialized()), name);
+        });
+    }
+
+    /** "View" or "Materialized view", for messages. */
+    static String kind(boolean materialized)
+    {
+        return materialized ? "Materialized view" : "View";
     }
 
     static boolean tableExists(Handle handle, SchemaTableName name)

@@ -131,7 +131,7 @@ final class TestNscMaterializedViews
         assertThat(freshness("mv_listed", "renamed")).isEqualTo("FRESH");
         assertQuery("SELECT count(*) FROM mv_listed.renamed", "VALUES 25");
         assertUpdate("CREATE SCHEMA mv_listed_other");
-        assertQueryFails("ALTER MATERIALIZED VIEW mv_listed.renamed RENAME TO mv_listed_other.m", ".*within its schema only.*");
+        assertQueryFails("ALTER MATERIALIZED VIEW mv_listed.renamed RENAME TO mv_listed_other.m", "Materialized View rename across schemas is not supported");
         assertUpdate("DROP SCHEMA mv_listed_other");
         assertUpdate("DROP SCHEMA mv_listed CASCADE");
     }
@@ -177,10 +177,10 @@ final class TestNscMaterializedViews
         assertQueryFails("CREATE TABLE mv_errors.m (x bigint)", ".*'nsc.mv_errors.m' already exists.*|.*Materialized view mv_errors.m already exists.*");
         assertQueryFails("CREATE VIEW mv_errors.m AS SELECT 1 AS x", ".*'nsc.mv_errors.m' already exists.*|.*Materialized view.*");
         assertQueryFails("REFRESH MATERIALIZED VIEW mv_errors.missing", ".*Materialized view 'nsc.mv_errors.missing' does not exist");
-        assertQueryFails("DROP MATERIALIZED VIEW mv_errors.v", ".*");
+        assertQueryFails("DROP MATERIALIZED VIEW mv_errors.v", ".*Materialized view 'nsc.mv_errors.v' does not exist.*");
         assertQueryFails("CREATE MATERIALIZED VIEW mv_errors.bad WITH (no_such_property = 1) AS SELECT 1 AS x", ".*'no_such_property' does not exist");
-        assertQueryFails("CREATE MATERIALIZED VIEW mv_errors.bad WITH (sorted_by = ARRAY['missing']) AS SELECT nationkey FROM mv_errors.t", ".*missing.*");
-        assertQueryFails("CREATE MATERIALIZED VIEW mv_errors.bad WITH (bloom_filter_columns = ARRAY['name'], row_group_size = '64MB') AS SELECT name FROM mv_errors.t", ".*");
+        assertQueryFails("CREATE MATERIALIZED VIEW mv_errors.bad WITH (sorted_by = ARRAY['missing']) AS SELECT nationkey FROM mv_errors.t", ".*sorted_by.*'missing'.*");
+        assertQueryFails("CREATE MATERIALIZED VIEW mv_errors.bad WITH (bloom_filter_columns = ARRAY['name'], row_group_size = '64MB') AS SELECT name FROM mv_errors.t", "bloom_filter_columns needs a row_group_size in rows, such as '100000', not '64MB'");
 
         // nothing half-made: no view, no orphaned storage table
         assertQuery("SHOW TABLES FROM mv_errors", "VALUES 't', 'v', 'm', '" + storage + "'");

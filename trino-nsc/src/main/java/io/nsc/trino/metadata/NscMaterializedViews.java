@@ -7,6 +7,8 @@ import io.airlift.json.JsonCodecFactory;
 import io.airlift.json.ObjectMapperProvider;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
+import io.nsc.protocol.proto.TableInfo;
+import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.ViewInfo;
 import io.nsc.trino.metadata.MaterializedViewDefinitions.BaseTable;
 import io.nsc.trino.metadata.MaterializedViewDefinitions.Refresh;
@@ -168,7 +170,8 @@ final class NscMaterializedViews
     void rename(ConnectorSession session, SchemaTableName source, SchemaTableName target)
     {
         if (!source.getSchemaName().equals(target.getSchemaName())) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc renames a materialized view within its schema only: its storage table stays in schema '%s'".formatted(source.getSchemaName()));
+            // the words of Trino's own refusal; the storage table stays in the view's schema
+            throw new TrinoException(NOT_SUPPORTED, "Materialized View rename across schemas is not supported");
         }
         client.onBehalfOf(session).renameView(source, target, true);
     }
@@ -190,8 +193,10 @@ final class NscMaterializedViews
      * FRESH while every nsc table the last refresh read is still at the version it read (the same
      * table, not one created since under its name); STALE once one moved on, or before the first
      * refresh; UNKNOWN when they all are but the query also read tables of other catalogs. The
-     * last fresh time Trino weighs against a grace period is the last refresh's: the view was
-     * fresh then, and may have been for some time after.
+     * last fresh time, which Trino weighs against a grace period, is absent for a FRESH view (as
+     * Trino asks); for a STALE one it is the commit of the first version after the one read, of
+     * the base table that moved on first (the last refresh's time when a table was replaced or its
+     * history no longer holds that version); for an UNKNOWN one, the last refresh's.
      */
     MaterializedViewFreshness freshness(SchemaTableName name)
     {
@@ -200,16 +205,39 @@ final class NscMaterializedViews
             return new MaterializedViewFreshness(STALE, Optional.empty());
         }
         Refresh refresh = view.lastRefresh().get();
-        Optional<Instant> refreshed = Optional.of(Instant.ofEpochMilli(refresh.refreshedMillis()));
+        Optional<Long> staleSince = Optional.empty();
         for (BaseTable base : refresh.baseTables()) {
-            boolean unchanged = client.getTable(new SchemaTableName(base.schema(), base.table()))
-                    .filter(table -> table.getTableId() == base.tableId() && table.getVersion() == base.version())
-                    .isPresent();
-            if (!unchanged) {
-                return new MaterializedViewFreshness(STALE, refreshed);
+            Optional<Long> changed = changedSince(base, refresh.refreshedMillis());
+            if (changed.isPresent() && (staleSince.isEmpty() || changed.get() < staleSince.get())) {
+                staleSince = changed;
             }
         }
-        return new MaterializedViewFreshness(refresh.otherSources() ? UNKNOWN : FRESH, refreshed);
+        if (staleSince.isPresent()) {
+            return new MaterializedViewFreshness(STALE, staleSince.map(Instant::ofEpochMilli));
+        }
+        if (refresh.otherSources()) {
+            return new MaterializedViewFreshness(UNKNOWN, Optional.of(Instant.ofEpochMilli(refresh.refreshedMillis())));
+        }
+        return new MaterializedViewFreshness(FRESH, Optional.empty());
+    }
+
+    /** When the base table moved on from the version the refresh read; empty while it is still there. */
+    private Optional<Long> changedSince(BaseTable base, long refreshedMillis)
+    {
+        SchemaTableName table = new SchemaTableName(base.schema(), base.table());
+        Optional<TableInfo> current = client.getTable(table);
+        if (current.isEmpty() || current.get().getTableId() != base.tableId()) {
+            return Optional.of(refreshedMillis);
+        }
+        if (current.get().getVersion() == base.version()) {
+            return Optional.empty();
+        }
+        long committed = client.listTableVersions(table).orElse(List.of()).stream()
+                .filter(version -> version.getVersion() > base.version())
+                .mapToLong(TableVersion::getCommittedMillis)
+                .min()
+                .orElse(refreshedMillis);
+        return Optional.of(committed);
     }
 
     /**

@@ -6,6 +6,7 @@ import com.google.inject.Module;
 import com.google.inject.util.Modules;
 import io.airlift.bootstrap.Bootstrap;
 import io.airlift.json.JsonModule;
+import io.trino.plugin.base.CatalogNameModule;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
@@ -49,6 +50,7 @@ public final class NscConnectorFactory
 
         Bootstrap app = new Bootstrap(
                 new JsonModule(),
+                new CatalogNameModule(catalogName),
                 Modules.override(new NscModule(context.getTypeManager(), context.getNodeManager())).with(overrides));
 
         Injector injector = app

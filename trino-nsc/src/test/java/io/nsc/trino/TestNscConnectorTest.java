@@ -17,6 +17,7 @@ import static io.nsc.protocol.catalog.NameRules.MAX_NAME_LENGTH;
 import static io.trino.plugin.tpch.ColumnNaming.SIMPLIFIED;
 import static java.util.Locale.ENGLISH;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.abort;
 
 /**
@@ -141,14 +142,16 @@ final class TestNscConnectorTest
                     SUPPORTS_COMMENT_ON_VIEW,
                     SUPPORTS_COMMENT_ON_VIEW_COLUMN -> true;
 
-            // no materialized views
+            // materialized views: the definition with the views, the data in an nsc storage table,
+            // fresh while the nsc tables the last refresh read are at the versions it read
             case SUPPORTS_CREATE_MATERIALIZED_VIEW,
                     SUPPORTS_CREATE_MATERIALIZED_VIEW_GRACE_PERIOD,
                     SUPPORTS_CREATE_FEDERATED_MATERIALIZED_VIEW,
                     SUPPORTS_MATERIALIZED_VIEW_FRESHNESS_FROM_BASE_TABLES,
                     SUPPORTS_RENAME_MATERIALIZED_VIEW,
-                    SUPPORTS_RENAME_MATERIALIZED_VIEW_ACROSS_SCHEMAS,
-                    SUPPORTS_COMMENT_ON_MATERIALIZED_VIEW_COLUMN -> false;
+                    SUPPORTS_COMMENT_ON_MATERIALIZED_VIEW_COLUMN -> true;
+            // the storage table stays in the view's schema: refused rather than moved in a second, non-atomic step
+            case SUPPORTS_RENAME_MATERIALIZED_VIEW_ACROSS_SCHEMAS -> false;
 
             case SUPPORTS_CREATE_FUNCTION,
                     SUPPORTS_NATIVE_QUERY,
@@ -246,6 +249,15 @@ final class TestNscConnectorTest
     protected TestTable createTableWithDefaultColumns()
     {
         return abort("nsc has no column default values");
+    }
+
+    // a storage table is an nsc table, and nsc writes no time columns (docs/connector/limits.md):
+    // the view is refused before anything is created; the other types are covered by testMaterializedView
+    @Test
+    @Override
+    public void testMaterializedViewAllTypes()
+    {
+        assertThatThrownBy(super::testMaterializedViewAllTypes).hasMessageContaining("Unsupported column type: time(0)");
     }
 
     // nsc shows the row group size a table was written with, also when it is the default

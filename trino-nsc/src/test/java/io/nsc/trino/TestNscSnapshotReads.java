@@ -6,6 +6,7 @@ import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.TableFilesCache;
+import io.trino.spi.catalog.CatalogName;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.QueryRunner;
@@ -104,7 +105,7 @@ final class TestNscSnapshotReads
         NscConfig config = new NscConfig().setMetadataAddress(cluster.metadataAddress());
         NscMetadataClient client = new NscMetadataClient(config, cluster.clientSecurity());
         try {
-            NscMetadataFactory metadataFactory = new NscMetadataFactory(client, TESTING_TYPE_MANAGER, new TableFilesCache(client, config), config);
+            NscMetadataFactory metadataFactory = new NscMetadataFactory(client, TESTING_TYPE_MANAGER, new TableFilesCache(client, config), config, new CatalogName("nsc"));
             NscMetadata transaction = metadataFactory.create();
             NscTableHandle first = tableHandle(transaction, table);
             assertUpdate("INSERT INTO %s VALUES 1000".formatted(name(table)), 1);

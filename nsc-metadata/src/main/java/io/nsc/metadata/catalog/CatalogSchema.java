@@ -270,7 +270,12 @@ public final class CatalogSchema
                         changed_version BIGINT NOT NULL,
                         old_type VARCHAR(4096) NOT NULL,
                         PRIMARY KEY (table_id, ordinal, changed_version))
-                    """));
+                    """),
+            // 15: materialized views (CREATE MATERIALIZED VIEW). Kept with the views, whose
+            // namespace, limits and schema moves they share; the definition, opaque here as a
+            // view's, names the nsc table holding the data and the base table versions of the
+            // last refresh. Existing rows are plain views.
+            List.of("ALTER TABLE views ADD COLUMN materialized BOOLEAN DEFAULT FALSE NOT NULL"));
 
     /** The newest schema version: what {@link #migrate} brings a database to. */
     public static final int VERSION = MIGRATIONS.size();

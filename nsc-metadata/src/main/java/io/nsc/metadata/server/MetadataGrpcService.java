@@ -742,9 +742,9 @@ public final class MetadataGrpcService
     public void createView(CreateViewRequest request, StreamObserver<ViewInfo> observer)
     {
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
-        audited("CreateView", name + (request.getReplace() ? " (or replace)" : ""), observer, () -> {
-            ViewEntry view = views.createView(name, request.getDefinition(), request.hasComment() ? Optional.of(request.getComment()) : Optional.empty(), request.getReplace());
-            log.info("%s view %s (version %s)", view.version() == 1 ? "Created" : "Replaced", name, view.version());
+        audited("CreateView", name + (request.getMaterialized() ? " (materialized)" : "") + (request.getReplace() ? " (or replace)" : ""), observer, () -> {
+            ViewEntry view = views.createView(name, request.getDefinition(), request.hasComment() ? Optional.of(request.getComment()) : Optional.empty(), request.getReplace(), request.getMaterialized());
+            log.info("%s %s %s (version %s)", view.version() == 1 ? "Created" : "Replaced", kind(view.materialized()), name, view.version());
             return toViewInfo(view);
         });
     }
@@ -754,16 +754,16 @@ public final class MetadataGrpcService
     {
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
         audited("UpdateView", name + " (version " + request.getExpectedVersion() + ")", observer, () -> toViewInfo(
-                views.updateView(name, request.getDefinition(), request.hasComment() ? Optional.of(request.getComment()) : Optional.empty(), request.getExpectedVersion())));
+                views.updateView(name, request.getDefinition(), request.hasComment() ? Optional.of(request.getComment()) : Optional.empty(), request.getExpectedVersion(), request.getMaterialized())));
     }
 
     @Override
     public void getView(GetViewRequest request, StreamObserver<ViewInfo> observer)
     {
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
-        respond("GetView", observer, () -> views.getView(name)
+        respond("GetView", observer, () -> views.getView(name, request.getMaterialized())
                 .map(MetadataGrpcService::toViewInfo)
-                .orElseThrow(() -> notFound("View %s does not exist", name)));
+                .orElseThrow(() -> notFound("%s %s does not exist", request.getMaterialized() ? "Materialized view" : "View", name)));
     }
 
     @Override
@@ -772,7 +772,7 @@ public final class MetadataGrpcService
         Optional<String> schema = request.getSchemaName().isEmpty() ? Optional.empty() : Optional.of(request.getSchemaName());
         respond("ListViews", observer, () -> {
             ListViewsResponse.Builder response = ListViewsResponse.newBuilder();
-            views.listViews(schema).forEach(name -> response.addViews(TableName.newBuilder().setSchemaName(name.schemaName()).setTableName(name.tableName())));
+            views.listViews(schema, request.getMaterialized()).forEach(name -> response.addViews(TableName.newBuilder().setSchemaName(name.schemaName()).setTableName(name.tableName())));
             return response.build();
         });
     }
@@ -782,8 +782,8 @@ public final class MetadataGrpcService
     {
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getViewName());
         audited("DropView", name.toString(), observer, () -> {
-            views.dropView(name);
-            log.info("Dropped view %s", name);
+            views.dropView(name, request.getMaterialized());
+            log.info("Dropped %s %s", kind(request.getMaterialized()), name);
             return DropViewResponse.getDefaultInstance();
         });
     }
@@ -794,8 +794,8 @@ public final class MetadataGrpcService
         SchemaTableName from = new SchemaTableName(request.getSchemaName(), request.getViewName());
         SchemaTableName to = new SchemaTableName(request.getNewSchemaName(), request.getNewViewName());
         audited("RenameView", from + " to " + to, observer, () -> {
-            views.renameView(from, to);
-            log.info("Renamed view %s to %s", from, to);
+            views.renameView(from, to, request.getMaterialized());
+            log.info("Renamed %s %s to %s", kind(request.getMaterialized()), from, to);
             return RenameViewResponse.getDefaultInstance();
         });
     }
@@ -807,9 +807,15 @@ public final class MetadataGrpcService
                 .setViewName(view.name().tableName())
                 .setDefinition(view.definition())
                 .setVersion(view.version())
-                .setCreatedMillis(view.createdMillis());
+                .setCreatedMillis(view.createdMillis())
+                .setMaterialized(view.materialized());
         view.comment().ifPresent(info::setComment);
         return info.build();
+    }
+
+    private static String kind(boolean materialized)
+    {
+        return materialized ? "materialized view" : "view";
     }
 
     /** Runs one call that changes the catalog, and records who asked for what and how it ended. */

@@ -448,7 +448,7 @@ abstract class AbstractTestCatalog
         assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(file);
         assertThat(allocations.listAllocations()).extracting(Allocation::fileId).containsExactly(open.fileId());
         assertThat(nodes.listNodes()).extracting(NodeEntry::nodeId).containsExactly("node-a", "node-b");
-        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(14);
+        assertThat(countRows("SELECT version FROM schema_version")).isEqualTo(CatalogSchema.VERSION).isEqualTo(15);
         assertThat(countRows("SELECT count(*) FROM schema_version")).isEqualTo(1);
     }
 

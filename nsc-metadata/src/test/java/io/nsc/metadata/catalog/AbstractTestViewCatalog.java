@@ -218,4 +218,62 @@ abstract class AbstractTestViewCatalog
         assertThat(views.getView(VIEW)).contains(new ViewEntry(VIEW, DEFINITION, Optional.of("kept"), 1, clock.millis()));
         assertThat(views.listViews(Optional.of("s"))).containsExactly(VIEW);
     }
+
+    @Test
+    void testMaterializedViewsAreAKindOfTheirOwn()
+    {
+        SchemaTableName materialized = new SchemaTableName("s", "m");
+        ViewEntry created = views.createView(materialized, DEFINITION, Optional.of("mv"), false, true);
+        assertThat(created).isEqualTo(new ViewEntry(materialized, DEFINITION, Optional.of("mv"), 1, clock.millis(), true));
+        views.createView(VIEW, DEFINITION, Optional.empty(), false);
+
+        // each call finds only the kind it names
+        assertThat(views.getView(materialized, true)).contains(created);
+        assertThat(views.getView(materialized)).isEmpty();
+        assertThat(views.getView(VIEW, true)).isEmpty();
+        assertThat(views.listViews(Optional.of("s"), true)).containsExactly(materialized);
+        assertThat(views.listViews(Optional.empty())).containsExactly(VIEW);
+        assertStatus(() -> views.dropView(materialized), NOT_FOUND, "View s.m does not exist");
+        assertStatus(() -> views.dropView(VIEW, true), NOT_FOUND, "Materialized view s.v does not exist");
+        assertStatus(() -> views.updateView(materialized, "{}", Optional.empty(), 1), NOT_FOUND, "View s.m does not exist");
+        assertStatus(() -> views.renameView(materialized, new SchemaTableName("s", "x")), NOT_FOUND, "View s.m does not exist");
+
+        // one namespace: OR REPLACE replaces its own kind only, and tables stay out
+        assertStatus(() -> views.createView(materialized, DEFINITION, Optional.empty(), true), ALREADY_EXISTS, "Materialized view s.m already exists");
+        assertStatus(() -> views.createView(VIEW, DEFINITION, Optional.empty(), true, true), ALREADY_EXISTS, "View s.v already exists");
+        assertStatus(() -> views.renameView(VIEW, materialized), ALREADY_EXISTS, "Materialized view s.m already exists");
+        assertStatus(() -> tables.createTable(materialized, COLUMNS, Map.of(), false), ALREADY_EXISTS, "Materialized view s.m already exists: a table cannot have its name");
+        tables.createTable(TABLE, COLUMNS, Map.of(), false);
+        assertStatus(() -> views.createView(TABLE, DEFINITION, Optional.empty(), false, true), ALREADY_EXISTS, "Table s.t already exists: a view cannot have its name");
+
+        // a refresh records what it read, naming the version it read
+        clock.advance(1, SECONDS);
+        ViewEntry refreshed = views.updateView(materialized, "{\"refreshed\":1}", Optional.of("mv"), 1, true);
+        assertThat(refreshed).isEqualTo(new ViewEntry(materialized, "{\"refreshed\":1}", Optional.of("mv"), 2, created.createdMillis(), true));
+        assertStatus(() -> views.updateView(materialized, "{}", Optional.empty(), 1, true), ABORTED,
+                "View s.m is at version 2, but the change expects version 1: it was changed meanwhile; nothing was changed");
+        assertThat(views.createView(materialized, "{}", Optional.empty(), true, true).version()).isEqualTo(3);
+
+        SchemaTableName renamed = new SchemaTableName("s", "n");
+        views.renameView(materialized, renamed, true);
+        assertThat(views.getView(renamed, true).orElseThrow().materialized()).isTrue();
+        views.dropView(renamed, true);
+        assertThat(views.listViews(Optional.empty(), true)).isEmpty();
+        assertThat(views.listViews(Optional.empty())).containsExactly(VIEW);
+    }
+
+    @Test
+    void testMaterializedViewsGoWithTheirSchemaAndSurviveReopening()
+    {
+        SchemaTableName materialized = new SchemaTableName("s", "m");
+        views.createView(materialized, DEFINITION, Optional.empty(), false, true);
+        database.close();
+        use(reopenDatabase());
+        assertThat(views.getView(materialized, true)).contains(new ViewEntry(materialized, DEFINITION, Optional.empty(), 1, clock.millis(), true));
+        assertStatus(() -> tables.dropSchema("s", false, false), FAILED_PRECONDITION, "Schema s is not empty");
+        tables.renameSchema("s", "renamed");
+        assertThat(views.listViews(Optional.empty(), true)).containsExactly(new SchemaTableName("renamed", "m"));
+        tables.dropSchema("renamed", false, true);
+        assertThat(views.listViews(Optional.empty(), true)).isEmpty();
+    }
 }

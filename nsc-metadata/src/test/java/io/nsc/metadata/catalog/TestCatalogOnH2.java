@@ -61,7 +61,7 @@ final class TestCatalogOnH2
         }
 
         use(H2CatalogDatabase.open(directory));
-        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(14);
+        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(15);
         assertThat(cluster.clusterId()).matches(UUID_PATTERN);
         TableEntry table = tables.getTable(LINEITEM).orElseThrow();
         assertThat(table.tableId()).isEqualTo(7);
@@ -99,7 +99,7 @@ final class TestCatalogOnH2
         }
 
         use(H2CatalogDatabase.open(directory));
-        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(14);
+        assertThat(database.schemaVersion()).isEqualTo(CatalogSchema.VERSION).isEqualTo(15);
         String clusterId = cluster.clusterId();
         assertThat(clusterId).matches(UUID_PATTERN);
         // the catalog is as it was

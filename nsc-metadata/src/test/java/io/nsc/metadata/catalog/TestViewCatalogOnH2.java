@@ -46,4 +46,24 @@ final class TestViewCatalogOnH2
             assertThat(views.listViews(Optional.of("old"))).containsExactly(new SchemaTableName("old", "v"));
         }
     }
+
+    @Test
+    void testUpgradeFromSchemaVersion14KeepsViewsPlain()
+    {
+        Path directory = dataDir.resolve("before-materialized");
+        // a catalog as the release before materialized views left it, with a view
+        try (CatalogDatabase old = H2CatalogDatabase.openAtSchemaVersion(directory, 14)) {
+            TestingCatalog.create(old, Clock.systemUTC()).tables().createSchema("old", false);
+            // as that release wrote it: without the column this one adds
+            old.inTransaction(handle -> handle.execute("INSERT INTO views (schema_name, view_name, definition, version, created_millis) VALUES ('old', 'v', '{}', 1, 0)"));
+        }
+        try (CatalogDatabase upgraded = H2CatalogDatabase.open(directory)) {
+            assertThat(upgraded.schemaVersion()).isEqualTo(CatalogSchema.VERSION);
+            ViewCatalog views = new ViewCatalog(upgraded, Clock.systemUTC());
+            assertThat(views.listViews(Optional.of("old"))).containsExactly(new SchemaTableName("old", "v"));
+            assertThat(views.listViews(Optional.of("old"), true)).isEmpty();
+            views.createView(new SchemaTableName("old", "m"), "{}", Optional.empty(), false, true);
+            assertThat(views.listViews(Optional.of("old"), true)).containsExactly(new SchemaTableName("old", "m"));
+        }
+    }
 }

@@ -827,11 +827,18 @@ public class NscMetadataClient
      */
     public ViewInfo createView(SchemaTableName name, String definition, Optional<String> comment, boolean replace)
     {
+        return createView(name, definition, comment, replace, false);
+    }
+
+    /** {@link #createView(SchemaTableName, String, Optional, boolean)} of a materialized view when {@code materialized}. */
+    public ViewInfo createView(SchemaTableName name, String definition, Optional<String> comment, boolean replace, boolean materialized)
+    {
         CreateViewRequest.Builder request = CreateViewRequest.newBuilder()
                 .setSchemaName(name.getSchemaName())
                 .setViewName(name.getTableName())
                 .setDefinition(definition)
-                .setReplace(replace);
+                .setReplace(replace)
+                .setMaterialized(materialized);
         comment.ifPresent(request::setComment);
         try {
             return stub().createView(request.build());
@@ -854,19 +861,25 @@ public class NscMetadataClient
      */
     public ViewInfo updateView(SchemaTableName name, String definition, Optional<String> comment, long expectedVersion)
     {
+        return updateView(name, definition, comment, expectedVersion, false);
+    }
+
+    public ViewInfo updateView(SchemaTableName name, String definition, Optional<String> comment, long expectedVersion, boolean materialized)
+    {
         UpdateViewRequest.Builder request = UpdateViewRequest.newBuilder()
                 .setSchemaName(name.getSchemaName())
                 .setViewName(name.getTableName())
                 .setDefinition(definition)
-                .setExpectedVersion(expectedVersion);
+                .setExpectedVersion(expectedVersion)
+                .setMaterialized(materialized);
         comment.ifPresent(request::setComment);
         try {
             return stub().updateView(request.build());
         }
         catch (StatusRuntimeException e) {
             throw switch (e.getStatus().getCode()) {
-                case NOT_FOUND -> viewNotFound(name, e);
-                case ABORTED -> new TrinoException(TRANSACTION_CONFLICT, "View '%s' was changed by another statement meanwhile; nothing was changed".formatted(name), e);
+                case NOT_FOUND -> viewNotFound(name, materialized, e);
+                case ABORTED -> new TrinoException(TRANSACTION_CONFLICT, kind(materialized) + " '%s' was changed by another statement meanwhile; nothing was changed".formatted(name), e);
                 case INVALID_ARGUMENT -> new TrinoException(INVALID_ARGUMENTS, e.getStatus().getDescription(), e);
                 default -> metadataError("change view " + name, e);
             };
@@ -875,9 +888,16 @@ public class NscMetadataClient
 
     public Optional<ViewInfo> getView(SchemaTableName name)
     {
+        return getView(name, false);
+    }
+
+    /** The view of that name if it is of the kind {@code materialized}. */
+    public Optional<ViewInfo> getView(SchemaTableName name, boolean materialized)
+    {
         GetViewRequest request = GetViewRequest.newBuilder()
                 .setSchemaName(name.getSchemaName())
                 .setViewName(name.getTableName())
+                .setMaterialized(materialized)
                 .build();
         try {
             return Optional.of(stub().getView(request));
@@ -893,7 +913,13 @@ public class NscMetadataClient
     /** Names of the views of one schema, or of all; none for a missing schema. */
     public List<SchemaTableName> listViews(Optional<String> schema)
     {
-        ListViewsRequest request = ListViewsRequest.newBuilder().setSchemaName(schema.orElse("")).build();
+        return listViews(schema, false);
+    }
+
+    /** Names of the views of the kind {@code materialized} of one schema, or of all; none for a missing schema. */
+    public List<SchemaTableName> listViews(Optional<String> schema, boolean materialized)
+    {
+        ListViewsRequest request = ListViewsRequest.newBuilder().setSchemaName(schema.orElse("")).setMaterialized(materialized).build();
         try {
             return stub().listViews(request).getViewsList().stream()
                     .map(NscMetadataClient::toSchemaTableName)
@@ -910,16 +936,22 @@ public class NscMetadataClient
     /** @throws TrinoException TABLE_NOT_FOUND when the view does not exist (any more) */
     public void dropView(SchemaTableName name)
     {
+        dropView(name, false);
+    }
+
+    public void dropView(SchemaTableName name, boolean materialized)
+    {
         DropViewRequest request = DropViewRequest.newBuilder()
                 .setSchemaName(name.getSchemaName())
                 .setViewName(name.getTableName())
+                .setMaterialized(materialized)
                 .build();
         try {
             stub().dropView(request);
         }
         catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-                throw viewNotFound(name, e);
+                throw viewNotFound(name, materialized, e);
             }
             throw metadataError("drop view " + name, e);
         }
@@ -933,11 +965,17 @@ public class NscMetadataClient
      */
     public void renameView(SchemaTableName from, SchemaTableName to)
     {
+        renameView(from, to, false);
+    }
+
+    public void renameView(SchemaTableName from, SchemaTableName to, boolean materialized)
+    {
         RenameViewRequest request = RenameViewRequest.newBuilder()
                 .setSchemaName(from.getSchemaName())
                 .setViewName(from.getTableName())
                 .setNewSchemaName(to.getSchemaName())
                 .setNewViewName(to.getTableName())
+                .setMaterialized(materialized)
                 .build();
         try {
             stub().renameView(request);
@@ -947,7 +985,7 @@ public class NscMetadataClient
             throw switch (e.getStatus().getCode()) {
                 case NOT_FOUND -> description != null && description.startsWith("Schema ")
                         ? schemaNotFound(to.getSchemaName(), e)
-                        : viewNotFound(from, e);
+                        : viewNotFound(from, materialized, e);
                 case ALREADY_EXISTS -> new TrinoException(TABLE_ALREADY_EXISTS, description, e);
                 case INVALID_ARGUMENT -> new TrinoException(NOT_SUPPORTED, description, e);
                 default -> metadataError("rename view %s to %s".formatted(from, to), e);
@@ -955,9 +993,14 @@ public class NscMetadataClient
         }
     }
 
-    private static TrinoException viewNotFound(SchemaTableName name, Throwable cause)
+    private static TrinoException viewNotFound(SchemaTableName name, boolean materialized, Throwable cause)
     {
-        return new TrinoException(TABLE_NOT_FOUND, "View '%s' does not exist".formatted(name), cause);
+        return new TrinoException(TABLE_NOT_FOUND, "%s '%s' does not exist".formatted(kind(materialized), name), cause);
+    }
+
+    private static String kind(boolean materialized)
+    {
+        return materialized ? "Materialized view" : "View";
     }
 
     private MetadataServiceBlockingStub stub()
@@ -996,7 +1039,7 @@ public class NscMetadataClient
     private static TrinoException tableAlreadyExists(SchemaTableName name, StatusRuntimeException e)
     {
         String description = e.getStatus().getDescription();
-        if (description != null && description.startsWith("View ")) {
+        if (description != null && (description.startsWith("View ") || description.startsWith("Materialized view "))) {
             // a view has the name: saying a table has it would send the user looking for one
             return new TrinoException(TABLE_ALREADY_EXISTS, description, e);
         }

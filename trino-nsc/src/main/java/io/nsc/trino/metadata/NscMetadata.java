@@ -5,6 +5,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Iterators;
 import com.google.common.collect.Sets;
+import com.google.common.collect.Streams;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.airlift.units.DataSize;
@@ -45,7 +46,9 @@ import io.nsc.trino.write.NscWritableTable;
 import io.nsc.trino.write.NscWriteFragment;
 import io.nsc.trino.write.NscWriterSettings;
 import io.nsc.trino.write.WriteTypes;
+import io.trino.spi.RefreshType;
 import io.trino.spi.TrinoException;
+import io.trino.spi.catalog.CatalogName;
 import io.trino.spi.connector.AggregateFunction;
 import io.trino.spi.connector.AggregationApplicationResult;
 import io.trino.spi.connector.Assignment;
@@ -56,6 +59,7 @@ import io.trino.spi.connector.ColumnPosition;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorAnalyzeMetadata;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorMaterializedViewDefinition;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
 import io.trino.spi.connector.ConnectorOutputMetadata;
@@ -71,6 +75,7 @@ import io.trino.spi.connector.ConnectorViewDefinition;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
+import io.trino.spi.connector.MaterializedViewFreshness;
 import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.RelationCommentMetadata;
@@ -152,15 +157,17 @@ public class NscMetadata
     private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
     private final Map<Long, Map<Integer, AnalyzedColumn>> analyzedColumns = new ConcurrentHashMap<>();
     private final NscViews views;
+    private final NscMaterializedViews materializedViews;
 
     /** @param defaultCompressionCodec what writes into tables that set no compression_codec use */
-    public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec)
+    public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec, CatalogName catalogName)
     {
         this.defaultCompressionCodec = requireNonNull(defaultCompressionCodec, "defaultCompressionCodec is null");
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
         this.views = new NscViews(client);
+        this.materializedViews = new NscMaterializedViews(client, typeManager, catalogName, new StorageTables());
     }
 
     /** The metadata service for a statement that changes the catalog: its audit log names the session's user and query. */
@@ -175,14 +182,15 @@ public class NscMetadata
         return client.listSchemas();
     }
 
-    /** Tables and views, as the SPI asks: they share their schema's names. */
+    /** Tables, views and materialized views, as the SPI asks: they share their schema's names. */
     @Override
     public List<SchemaTableName> listTables(ConnectorSession session, Optional<String> schemaName)
     {
-        // a set: a name that moved from a table to a view between the two listings is listed once
+        // a set: a name that moved from a table to a view between the listings is listed once
         return ImmutableSet.<SchemaTableName>builder()
                 .addAll(client.listTables(schemaName))
                 .addAll(client.listViews(schemaName))
+                .addAll(materializedViews.list(schemaName))
                 .build()
                 .asList();
     }
@@ -194,6 +202,7 @@ public class NscMetadata
         client.listTables(schemaName).forEach(table -> relations.put(table, RelationType.TABLE));
         // listed after the tables: a name that moved from a table to a view between the two listings is a view now
         client.listViews(schemaName).forEach(view -> relations.put(view, RelationType.VIEW));
+        materializedViews.list(schemaName).forEach(view -> relations.put(view, RelationType.MATERIALIZED_VIEW));
         return relations;
     }
 
@@ -298,11 +307,15 @@ public class NscMetadata
                 tableDefinitions(schemaName, relations, kept, true),
                 table -> RelationColumnsMetadata.forTable(nameOf(table), toColumnMetadata(toTableHandle(table).columns(), table)));
         // a view dropped since it was listed is left out
-        Iterator<RelationColumnsMetadata> viewColumns = keptViews(relations, kept).stream()
+        Iterator<RelationColumnsMetadata> viewColumns = kept(relations, kept, RelationType.VIEW).stream()
                 .map(name -> views.get(name).map(view -> RelationColumnsMetadata.forView(name, view.getColumns())))
                 .flatMap(Optional::stream)
                 .iterator();
-        return Iterators.concat(tables, viewColumns);
+        Iterator<RelationColumnsMetadata> materializedViewColumns = kept(relations, kept, RelationType.MATERIALIZED_VIEW).stream()
+                .map(name -> materializedViews.get(name).map(view -> RelationColumnsMetadata.forMaterializedView(name, view.getColumns())))
+                .flatMap(Optional::stream)
+                .iterator();
+        return Iterators.concat(tables, viewColumns, materializedViewColumns);
     }
 
     @Override
@@ -313,11 +326,15 @@ public class NscMetadata
         Iterator<RelationCommentMetadata> tables = Iterators.transform(
                 tableDefinitions(schemaName, relations, kept, false),
                 table -> RelationCommentMetadata.forRelation(nameOf(table), table.hasComment() ? Optional.of(table.getComment()) : Optional.empty()));
-        Iterator<RelationCommentMetadata> viewComments = keptViews(relations, kept).stream()
+        Iterator<RelationCommentMetadata> viewComments = kept(relations, kept, RelationType.VIEW).stream()
                 .map(name -> views.get(name).map(view -> RelationCommentMetadata.forRelation(name, view.getComment())))
                 .flatMap(Optional::stream)
                 .iterator();
-        return Iterators.concat(tables, viewComments);
+        Iterator<RelationCommentMetadata> materializedViewComments = kept(relations, kept, RelationType.MATERIALIZED_VIEW).stream()
+                .map(name -> materializedViews.get(name).map(view -> RelationCommentMetadata.forRelation(name, view.getComment())))
+                .flatMap(Optional::stream)
+                .iterator();
+        return Iterators.concat(tables, viewComments, materializedViewComments);
     }
 
     /**
@@ -343,10 +360,10 @@ public class NscMetadata
         return Iterators.filter(definitions, table -> keptTables.contains(nameOf(table)));
     }
 
-    private static List<SchemaTableName> keptViews(Map<SchemaTableName, RelationType> relations, Set<SchemaTableName> kept)
+    private static List<SchemaTableName> kept(Map<SchemaTableName, RelationType> relations, Set<SchemaTableName> kept, RelationType type)
     {
         return kept.stream()
-                .filter(name -> relations.get(name) == RelationType.VIEW)
+                .filter(name -> relations.get(name) == type)
                 .sorted(Comparator.comparing(SchemaTableName::toString))
                 .toList();
     }
@@ -406,6 +423,145 @@ public class NscMetadata
     public Optional<ConnectorViewDefinition> getView(ConnectorSession session, SchemaTableName viewName)
     {
         return views.get(viewName);
+    }
+
+    /** Materialized views: {@link NscMaterializedViews}; a refresh writes as an INSERT does and commits as an overwrite. */
+    @Override
+    public void createMaterializedView(ConnectorSession session, SchemaTableName viewName, ConnectorMaterializedViewDefinition definition, Map<String, Object> properties, boolean replace, boolean ignoreExisting)
+    {
+        checkName("schema", viewName.getSchemaName());
+        checkName("materialized view", viewName.getTableName());
+        materializedViews.create(session, viewName, definition, properties, replace, ignoreExisting);
+    }
+
+    @Override
+    public void dropMaterializedView(ConnectorSession session, SchemaTableName viewName)
+    {
+        materializedViews.drop(session, viewName);
+    }
+
+    @Override
+    public void renameMaterializedView(ConnectorSession session, SchemaTableName source, SchemaTableName target)
+    {
+        checkName("materialized view", target.getTableName());
+        materializedViews.rename(session, source, target);
+    }
+
+    @Override
+    public void setMaterializedViewColumnComment(ConnectorSession session, SchemaTableName viewName, String columnName, Optional<String> comment)
+    {
+        materializedViews.setColumnComment(session, viewName, columnName, comment);
+    }
+
+    @Override
+    public List<SchemaTableName> listMaterializedViews(ConnectorSession session, Optional<String> schemaName)
+    {
+        return materializedViews.list(schemaName);
+    }
+
+    @Override
+    public Map<SchemaTableName, ConnectorMaterializedViewDefinition> getMaterializedViews(ConnectorSession session, Optional<String> schemaName)
+    {
+        return materializedViews.getAll(schemaName);
+    }
+
+    @Override
+    public Optional<ConnectorMaterializedViewDefinition> getMaterializedView(ConnectorSession session, SchemaTableName viewName)
+    {
+        return materializedViews.get(viewName);
+    }
+
+    @Override
+    public Map<String, Object> getMaterializedViewProperties(ConnectorSession session, SchemaTableName viewName, ConnectorMaterializedViewDefinition definition)
+    {
+        return materializedViews.properties(session, viewName, definition);
+    }
+
+    @Override
+    public MaterializedViewFreshness getMaterializedViewFreshness(ConnectorSession session, SchemaTableName viewName)
+    {
+        return materializedViews.freshness(viewName);
+    }
+
+    /** Trino plans the refresh's query and writes into the storage table; the connector only commits it. */
+    @Override
+    public boolean delegateMaterializedViewRefreshToConnector(ConnectorSession session, SchemaTableName viewName)
+    {
+        return false;
+    }
+
+    @Override
+    public ConnectorInsertTableHandle beginRefreshMaterializedView(ConnectorSession session, ConnectorTableHandle tableHandle, List<ConnectorTableHandle> sourceTableHandles, RetryMode retryMode, RefreshType refreshType)
+    {
+        NscTableHandle storageTable = (NscTableHandle) tableHandle;
+        return beginInsert(session, storageTable, ImmutableList.copyOf(storageTable.columns()), retryMode);
+    }
+
+    @Override
+    public Optional<ConnectorOutputMetadata> finishRefreshMaterializedView(
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            ConnectorInsertTableHandle insertHandle,
+            Collection<Slice> fragments,
+            Collection<ComputedStatistics> computedStatistics,
+            List<ConnectorTableHandle> sourceTableHandles,
+            List<String> sourceTableFunctions)
+    {
+        materializedViews.finishRefresh(session, (NscTableHandle) tableHandle, insertHandle, fragments, sourceTableHandles);
+        return Optional.empty();
+    }
+
+    /** What {@link NscMaterializedViews} needs of the tables: the checks of CREATE TABLE, properties, and the refresh's commit. */
+    private final class StorageTables
+            implements NscMaterializedViews.StorageTables
+    {
+        @Override
+        public void create(ConnectorSession session, ConnectorTableMetadata table)
+        {
+            createTable(session, table, SaveMode.FAIL);
+        }
+
+        @Override
+        public Optional<Map<String, Object>> properties(ConnectorSession session, SchemaTableName table)
+        {
+            return client.getTable(table).map(info -> NscTableProperties.fromStored(table.toString(), toTableHandle(info).properties()));
+        }
+
+        /** Every file of the version the refresh read leaves, the refresh's files enter: one commit, one new version. */
+        @Override
+        public void overwrite(ConnectorSession session, ConnectorTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments)
+        {
+            NscTableHandle table = (NscTableHandle) storageTable;
+            List<String> oldFiles;
+            try (TableFileBatches files = tableFilesCache.fileBatches(table)) {
+                oldFiles = Streams.stream(files).flatMap(List::stream).map(TableFiles.FileEntry::fileId).collect(toImmutableList());
+            }
+            List<DataFile> newFiles = toDataFiles(fragments);
+            if (oldFiles.isEmpty() && newFiles.isEmpty()) {
+                return;
+            }
+            CommitFilesRequest.Builder request = CommitFilesRequest.newBuilder()
+                    .setSchemaName(table.schemaTableName().getSchemaName())
+                    .setTableName(table.schemaTableName().getTableName())
+                    .addAllColumns(toFileColumns((NscInsertTableHandle) insertHandle))
+                    .setCreateTable(false)
+                    // the table the refresh began on, not another one created under its name since
+                    .setExpectedTableId(table.tableId())
+                    .addAllFiles(newFiles);
+            if (!oldFiles.isEmpty()) {
+                request.setRemovals(FileRemovals.newBuilder()
+                        .setReadVersion(table.version())
+                        .addAllRemovedFileIds(oldFiles)
+                        .addAllInsertedFileIds(newFiles.stream().map(DataFile::getFileId).collect(toImmutableList())));
+            }
+            try {
+                client(session).commitFiles(request.build());
+            }
+            finally {
+                tableFilesCache.invalidate(table.tableId());
+                plannedTables.remove(table.schemaTableName());
+            }
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.nsc.trino.metadata;
 import com.google.inject.Inject;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.NscMetadataClient;
+import io.trino.spi.catalog.CatalogName;
 import io.trino.spi.type.TypeManager;
 
 import static java.util.Objects.requireNonNull;
@@ -14,10 +15,12 @@ public class NscMetadataFactory
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
     private final NscConfig config;
+    private final CatalogName catalogName;
 
     @Inject
-    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, NscConfig config)
+    public NscMetadataFactory(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, NscConfig config, CatalogName catalogName)
     {
+        this.catalogName = requireNonNull(catalogName, "catalogName is null");
         this.config = requireNonNull(config, "config is null");
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
@@ -26,6 +29,6 @@ public class NscMetadataFactory
 
     public NscMetadata create()
     {
-        return new NscMetadata(client, typeManager, tableFilesCache, config.getCompressionCodec());
+        return new NscMetadata(client, typeManager, tableFilesCache, config.getCompressionCodec(), catalogName);
     }
 }

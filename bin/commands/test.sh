@@ -49,7 +49,7 @@ postgresql_product_tests() {
 # The product tests again, on the Compose cluster, where a Docker engine is usable.
 # NSC_REQUIRE_DOCKER=1 (CI) makes a missing engine a failure instead of a skip.
 compose_product_tests() {
-    if ! docker info >/dev/null 2>&1 || ! { docker compose version || command -v docker-compose; } >/dev/null 2>&1; then
+    if ! docker_with_compose; then
         if [[ ${NSC_REQUIRE_DOCKER:-0} == 1 ]]; then
             log "NSC_REQUIRE_DOCKER=1 but no Docker engine with Compose is usable (docker/start-engine.sh installs and starts one as root)"
             return 1

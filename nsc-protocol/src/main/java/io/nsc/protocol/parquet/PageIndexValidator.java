@@ -44,12 +44,14 @@ final class PageIndexValidator
             throws IOException, InvalidParquetFileException
     {
         if (chunk.isSetOffset_index_offset() || chunk.isSetOffset_index_length()) {
-            byte[] bytes = read(where + " offset index", chunk.isSetOffset_index_offset(), chunk.getOffset_index_offset(), chunk.isSetOffset_index_length(), chunk.getOffset_index_length());
-            validateOffsetIndex(decodeOffsetIndex(where, bytes), where, pages);
+            String index = where + " offset index";
+            byte[] bytes = read(index, chunk.isSetOffset_index_offset(), chunk.getOffset_index_offset(), chunk.isSetOffset_index_length(), chunk.getOffset_index_length());
+            validateOffsetIndex(decode(index, bytes, Util::readOffsetIndex), where, pages);
         }
         if (chunk.isSetColumn_index_offset() || chunk.isSetColumn_index_length()) {
-            byte[] bytes = read(where + " column index", chunk.isSetColumn_index_offset(), chunk.getColumn_index_offset(), chunk.isSetColumn_index_length(), chunk.getColumn_index_length());
-            validateColumnIndex(decodeColumnIndex(where, bytes), where, pages.size());
+            String index = where + " column index";
+            byte[] bytes = read(index, chunk.isSetColumn_index_offset(), chunk.getColumn_index_offset(), chunk.isSetColumn_index_length(), chunk.getColumn_index_length());
+            validateColumnIndex(decode(index, bytes, Util::readColumnIndex), where, pages.size());
         }
     }
 
@@ -83,25 +85,21 @@ final class PageIndexValidator
         return bytes;
     }
 
-    private OffsetIndex decodeOffsetIndex(String where, byte[] bytes)
-            throws InvalidParquetFileException
+    /** Parquet's Thrift reader for one kind of index. */
+    private interface IndexReader<T>
     {
-        try {
-            return Util.readOffsetIndex(new ByteArrayInputStream(bytes));
-        }
-        catch (IOException | RuntimeException e) {
-            throw invalid(where + " offset index", "corrupt: " + e.getMessage());
-        }
+        T read(ByteArrayInputStream in)
+                throws IOException;
     }
 
-    private ColumnIndex decodeColumnIndex(String where, byte[] bytes)
+    private <T> T decode(String index, byte[] bytes, IndexReader<T> reader)
             throws InvalidParquetFileException
     {
         try {
-            return Util.readColumnIndex(new ByteArrayInputStream(bytes));
+            return reader.read(new ByteArrayInputStream(bytes));
         }
         catch (IOException | RuntimeException e) {
-            throw invalid(where + " column index", "corrupt: " + e.getMessage());
+            throw invalid(index, "corrupt: " + e.getMessage());
         }
     }
 

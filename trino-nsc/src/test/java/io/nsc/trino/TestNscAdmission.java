@@ -29,8 +29,9 @@ final class TestNscAdmission
         TestingNscCluster cluster = closeAfterClass(TestingNscCluster.start(2, Map.of(), Map.of(
                 "storage.memory-pool-size", "64kB",
                 "storage.scan-admission-reservation", "64kB",
-                // footers are charged to the scans that parse them: lineitem's is bigger than the pool
-                "storage.scan-footer-cache-size", "0B")));
+                // footers and page indexes are charged to the scans that read them: lineitem's footer is bigger than the pool
+                "storage.scan-footer-cache-size", "0B",
+                "storage.scan-page-index-cache-size", "0B")));
         TpchTiny.load(cluster);
         return NscQueryRunner.create(cluster, Map.of());
     }

@@ -5,7 +5,9 @@ import io.nsc.parquet.types.ColumnDecoding;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.Column;
 import io.trino.parquet.Field;
+import io.trino.parquet.ParquetCorruptionException;
 import io.trino.parquet.ParquetDataSource;
+import io.trino.parquet.ParquetDataSourceId;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.parquet.metadata.BlockMetadata;
 import io.trino.parquet.metadata.ColumnChunkMetadata;
@@ -23,6 +25,7 @@ import io.trino.spi.type.VarcharType;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.EncodingStats;
+import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.io.ColumnIO;
@@ -34,6 +37,7 @@ import org.joda.time.DateTimeZone;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -51,7 +55,6 @@ import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
 import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
 import static io.trino.parquet.ParquetTypeUtils.lookupColumnByName;
 import static io.trino.parquet.predicate.PredicateUtils.buildPredicate;
-import static io.trino.parquet.reader.TrinoColumnIndexStore.getColumnIndexStore;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DoubleType.DOUBLE;
@@ -114,10 +117,7 @@ public final class ParquetScanReader
     /**
      * A reader that also skips the pages a row group's Parquet page index (column and offset
      * indexes) shows cannot match {@code pagePredicate}, where the file has one and
-     * {@code options} allow it. Pages hold fewer rows then, so the caller still filters every row;
-     * and no page is skipped when row positions are asked for, which count the rows read.
-     *
-     * @param pagePredicate over the positions in {@code columns}; positions past them are ignored
+     * {@code options} allow it, reading the indexes from {@code dataSource} for this scan.
      */
     public static ParquetScanReader create(
             ParquetDataSource dataSource,
@@ -125,6 +125,35 @@ public final class ParquetScanReader
             List<Integer> rowGroups,
             List<FileColumn> columns,
             TupleDomain<Integer> pagePredicate,
+            ParquetReaderOptions options,
+            AggregatedMemoryContext memoryContext,
+            Function<RuntimeException, RuntimeException> badData)
+            throws IOException
+    {
+        return create(dataSource, footer, rowGroups, columns, pagePredicate, PageIndexLoader.reading(dataSource), options, memoryContext, badData);
+    }
+
+    /**
+     * A reader that also skips the pages a row group's Parquet page index (column and offset
+     * indexes) shows cannot match {@code pagePredicate}, where the file has one and
+     * {@code options} allow it. Pages hold fewer rows then, so the caller still filters every row;
+     * and no page is skipped when row positions are asked for, which count the rows read.
+     * <p>
+     * A row group's indexes are used only where they can skip something: its statistics hold
+     * values the predicate rules out, and the pages of a filtered column are in order. Otherwise
+     * trino-parquet's page filter costs CPU and saves nothing, and the indexes are not even read
+     * when the statistics already show every row may match.
+     *
+     * @param pagePredicate over the positions in {@code columns}; positions past them are ignored
+     * @param pageIndexes where the indexes of a row group come from
+     */
+    public static ParquetScanReader create(
+            ParquetDataSource dataSource,
+            ParquetMetadata footer,
+            List<Integer> rowGroups,
+            List<FileColumn> columns,
+            TupleDomain<Integer> pagePredicate,
+            PageIndexLoader pageIndexes,
             ParquetReaderOptions options,
             AggregatedMemoryContext memoryContext,
             Function<RuntimeException, RuntimeException> badData)
@@ -182,13 +211,16 @@ public final class ParquetScanReader
         Set<ColumnPath> pageIndexColumns = pageDomain.getDomains().orElse(Map.of()).keySet().stream()
                 .map(descriptor -> ColumnPath.get(descriptor.getPath()))
                 .collect(toImmutableSet());
+        Set<ColumnPath> readColumns = descriptorsByPath.values().stream()
+                .map(descriptor -> ColumnPath.get(descriptor.getPath()))
+                .collect(toImmutableSet());
         ImmutableList.Builder<RowGroupInfo> rowGroupInfos = ImmutableList.builder();
         for (int rowGroup : rowGroups) {
             BlockMetadata block = blocks.get(rowGroup);
             PrunedBlockMetadata prunedBlock = PrunedBlockMetadata.createPrunedColumnsMetadata(block, dataSource.getId(), descriptorsByPath);
-            Optional<ColumnIndexStore> pageIndex = pageDomain.isAll() || !hasSeveralPages(block, pageIndexColumns)
-                    ? Optional.empty()
-                    : getColumnIndexStore(dataSource, block, descriptorsByPath, pageDomain, options);
+            Optional<ColumnIndexStore> pageIndex = options.isUseColumnIndex() && !pageDomain.isAll() && hasSeveralPages(block, pageIndexColumns) && mayRuleOutRows(block, pageDomain, dataSource.getId())
+                    ? skippingIndexes(pageIndexes.load(rowGroup, block, readColumns), pageIndexColumns)
+                    : Optional.empty();
             rowGroupInfos.add(new RowGroupInfo(prunedBlock, block.fileRowCountOffset(), pageIndex));
         }
         Optional<TupleDomainParquetPredicate> pagePredicateOfFile = pageDomain.isAll()
@@ -243,6 +275,42 @@ public final class ParquetScanReader
                     .ifPresent(descriptor -> domains.put(descriptor, domain));
         });
         return domains.isEmpty() ? TupleDomain.all() : TupleDomain.withColumnDomains(domains);
+    }
+
+    private static Optional<ColumnIndexStore> skippingIndexes(RowGroupPageIndexes indexes, Set<ColumnPath> filtered)
+    {
+        return indexes.ordersAnyOf(filtered) ? Optional.of(indexes) : Optional.empty();
+    }
+
+    /**
+     * Whether the row group's statistics hold values the predicate rules out on some column; when
+     * they show that every row may match, every page may too, and the page index skips nothing.
+     * Statistics that are missing or cannot be read may rule out anything.
+     */
+    private static boolean mayRuleOutRows(BlockMetadata block, TupleDomain<ColumnDescriptor> pageDomain, ParquetDataSourceId source)
+    {
+        Map<ColumnDescriptor, Domain> domains = pageDomain.getDomains().orElseThrow();
+        for (ColumnChunkMetadata chunk : block.columns()) {
+            for (Map.Entry<ColumnDescriptor, Domain> entry : domains.entrySet()) {
+                if (!Arrays.equals(entry.getKey().getPath(), chunk.getPath().toArray())) {
+                    continue;
+                }
+                Statistics<?> statistics = chunk.getStatistics();
+                if (statistics == null || statistics.isEmpty()) {
+                    return true;
+                }
+                try {
+                    Domain values = TupleDomainParquetPredicate.getDomain(entry.getKey(), entry.getValue().getType(), block.rowCount(), statistics, source, DateTimeZone.UTC);
+                    if (!entry.getValue().contains(values)) {
+                        return true;
+                    }
+                }
+                catch (ParquetCorruptionException e) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

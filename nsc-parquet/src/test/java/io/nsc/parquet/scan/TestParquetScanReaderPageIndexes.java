@@ -69,8 +69,11 @@ final class TestParquetScanReaderPageIndexes
         // the shuffled column's pages each span nearly all ids: every page may match
         TupleDomain<Integer> shuffledPoint = TupleDomain.withColumnDomains(Map.of(1, Domain.singleValue(BIGINT, 777L)));
         Scan shuffled = scan(List.of(0, 1), COLUMNS, shuffledPoint, WITH_PAGE_INDEXES);
-        assertThat(shuffled.rowsDecoded()).isGreaterThan(ROWS * 9 / 10);
+        assertThat(shuffled.rowsDecoded()).isEqualTo(ROWS);
         assertThat(shuffled.rowsWhere(1, 777)).hasSize(1);
+        // its indexes are read (the statistics cannot tell), but declare its pages unordered: the
+        // page filter is not started
+        assertThat(shuffled.indexesLoaded()).containsExactly(0, 1);
 
         // a domain on a computed value (a position past the file's columns) is not the file's
         TupleDomain<Integer> computed = TupleDomain.withColumnDomains(Map.of(3, between(0, 1)));
@@ -82,6 +85,26 @@ final class TestParquetScanReaderPageIndexes
         Scan positions = scan(List.of(0, 1), withPositions, idRange, WITH_PAGE_INDEXES);
         assertThat(positions.rowsDecoded()).isEqualTo(ROWS);
         assertThat(positions.rowsAligned()).isTrue();
+    }
+
+    @Test
+    void indexesAreNotReadWhereTheStatisticsShowEveryRowMayMatch()
+            throws IOException
+    {
+        // the range holds all of the sorted column's values: no page can be skipped
+        Scan everything = scan(List.of(0, 1), COLUMNS, TupleDomain.withColumnDomains(Map.of(0, between(-5, 1_000_000))), WITH_PAGE_INDEXES);
+        assertThat(everything.rowsDecoded()).isEqualTo(ROWS);
+        assertThat(everything.indexesLoaded()).isEmpty();
+
+        // the second row group (ids 10,000 to 19,999) lies wholly inside, the first only partly
+        Scan partly = scan(List.of(0, 1), COLUMNS, TupleDomain.withColumnDomains(Map.of(0, between(9_000, 1_000_000))), WITH_PAGE_INDEXES);
+        assertThat(partly.indexesLoaded()).containsExactly(0);
+        assertThat(partly.matchingIds(9_000, 1_000_000)).hasSize(11_000);
+        assertThat(partly.rowsDecoded()).isLessThan(ROWS * 6 / 10);
+        assertThat(partly.rowsAligned()).isTrue();
+
+        // options that turn page indexes off read none
+        assertThat(scan(List.of(0, 1), COLUMNS, TupleDomain.withColumnDomains(Map.of(0, between(12_340, 12_345))), WITHOUT_PAGE_INDEXES).indexesLoaded()).isEmpty();
     }
 
     @Test
@@ -104,10 +127,16 @@ final class TestParquetScanReaderPageIndexes
     {
         Path file = fixture();
         List<long[]> rows = new ArrayList<>();
+        List<Integer> indexesLoaded = new ArrayList<>();
         boolean aligned = true;
         try (LocalParquetDataSource source = LocalParquetDataSource.open(file, options)) {
             ParquetMetadata footer = MetadataReader.readFooter(source, Optional.empty());
-            try (ParquetScanReader reader = ParquetScanReader.create(source, footer, rowGroups, columns, predicate, options, newSimpleAggregatedMemoryContext(), e -> e)) {
+            PageIndexLoader reading = PageIndexLoader.reading(source);
+            PageIndexLoader counting = (rowGroup, block, columnPaths) -> {
+                indexesLoaded.add(rowGroup);
+                return reading.load(rowGroup, block, columnPaths);
+            };
+            try (ParquetScanReader reader = ParquetScanReader.create(source, footer, rowGroups, columns, predicate, counting, options, newSimpleAggregatedMemoryContext(), e -> e)) {
                 for (SourcePage page = reader.nextPage(); page != null; page = reader.nextPage()) {
                     Block ids = page.getBlock(0);
                     Block second = page.getBlock(1);
@@ -126,7 +155,7 @@ final class TestParquetScanReaderPageIndexes
                 }
             }
         }
-        return new Scan(rows, aligned);
+        return new Scan(rows, aligned, indexesLoaded);
     }
 
     private Path fixture()
@@ -141,7 +170,7 @@ final class TestParquetScanReaderPageIndexes
         return file;
     }
 
-    private record Scan(List<long[]> rows, boolean rowsAligned)
+    private record Scan(List<long[]> rows, boolean rowsAligned, List<Integer> indexesLoaded)
     {
         long rowsDecoded()
         {

@@ -3,11 +3,11 @@ package io.nsc.storage.scan;
 import io.airlift.stats.CounterStat;
 import io.airlift.units.DataSize;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.nsc.parquet.scan.RowGroupPageIndexes;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.storage.cache.BoundedMetadataCache;
 import io.nsc.storage.memory.NodeMemoryPool;
-import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.trino.parquet.ParquetReaderOptions;
@@ -51,7 +51,7 @@ public final class NearStorageScanner
     private final int maxBatchBytes;
     private final ScanLimits limits;
     private final NodeMemoryPool pool;
-    private final BoundedMetadataCache<FileId, ParsedFooter> footers;
+    private final ScanCaches caches;
     // page indexes skip pages a scan's predicate cannot match, in files whose writer wrote them
     private final ParquetReaderOptions readerOptions = ParquetReaderOptions.defaultOptions();
     private final Counters counters = new Counters(
@@ -72,23 +72,28 @@ public final class NearStorageScanner
     /**
      * @param footerCacheSize memory for the parsed footers of files recently scanned, reserved in
      *        {@code pool} for as long as the scanner lives
+     * @param pageIndexCacheSize memory for the decoded page indexes of row groups recently scanned,
+     *        reserved the same way
      * @param pool the node's memory, which every scan takes its budget from
      * @param scanThreads the threads all scans run on
      */
-    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, ScanLimits limits, NodeMemoryPool pool, int scanThreads)
+    public NearStorageScanner(ParquetFileStore store, DataSize maxBatch, DataSize footerCacheSize, DataSize pageIndexCacheSize, ScanLimits limits, NodeMemoryPool pool, int scanThreads)
     {
         checkArgument(scanThreads > 0, "scanThreads must be positive");
         this.pool = requireNonNull(pool, "pool is null");
-        // the cache is bounded in bytes: its bound is the node's to hold, before any scan
-        checkArgument(footerCacheSize.toBytes() + limits.admissionBytes() <= pool.getMaxBytes(),
-                "the scan footer cache (%s) and one scan's admission reservation (%s) must fit in the node's memory pool (%s)",
-                footerCacheSize, DataSize.ofBytes(limits.admissionBytes()).succinct(), DataSize.ofBytes(pool.getMaxBytes()).succinct());
-        checkArgument(pool.tryReserve(footerCacheSize.toBytes()), "the node's memory pool is already in use");
+        // the caches are bounded in bytes: their bounds are the node's to hold, before any scan
+        long cacheBytes = footerCacheSize.toBytes() + pageIndexCacheSize.toBytes();
+        checkArgument(cacheBytes + limits.admissionBytes() <= pool.getMaxBytes(),
+                "the scan footer cache (%s), the page index cache (%s) and one scan's admission reservation (%s) must fit in the node's memory pool (%s)",
+                footerCacheSize, pageIndexCacheSize, DataSize.ofBytes(limits.admissionBytes()).succinct(), DataSize.ofBytes(pool.getMaxBytes()).succinct());
+        checkArgument(pool.tryReserve(cacheBytes), "the node's memory pool is already in use");
         this.scanThreads = newFixedThreadPool(scanThreads, daemonThreadsNamed("nsc-scan-%s"));
         this.store = requireNonNull(store, "store is null");
         this.maxBatchBytes = toIntExact(requireNonNull(maxBatch, "maxBatch is null").toBytes());
         this.limits = requireNonNull(limits, "limits is null");
-        this.footers = new BoundedMetadataCache<>(footerCacheSize, ParsedFooter::retainedBytes);
+        this.caches = new ScanCaches(
+                new BoundedMetadataCache<>(footerCacheSize, ParsedFooter::retainedBytes),
+                new BoundedMetadataCache<>(pageIndexCacheSize, RowGroupPageIndexes::retainedBytes));
     }
 
     /**
@@ -96,7 +101,7 @@ public final class NearStorageScanner
      */
     public void scan(StoredFile file, ScanRequest request, ServerCallStreamObserver<ScanResponse> call)
     {
-        new ScanCall(store, file, request, maxBatchBytes, limits, pool, footers, readerOptions, call, counters, scanThreads).start();
+        new ScanCall(store, file, request, maxBatchBytes, limits, pool, caches, readerOptions, call, counters, scanThreads).start();
     }
 
     /** Stops the scan threads; scans still running end with the node. */
@@ -191,7 +196,14 @@ public final class NearStorageScanner
     @Nested
     public BoundedMetadataCache<?, ?> getFooterCache()
     {
-        return footers;
+        return caches.footers();
+    }
+
+    @Managed
+    @Nested
+    public BoundedMetadataCache<?, ?> getPageIndexCache()
+    {
+        return caches.pageIndexes();
     }
 
     /**

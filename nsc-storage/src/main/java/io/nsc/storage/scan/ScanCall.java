@@ -14,27 +14,29 @@ import io.nsc.parquet.memory.MemoryBudget;
 import io.nsc.parquet.memory.MemoryLimitExceededException;
 import io.nsc.parquet.scan.FilteredScan;
 import io.nsc.parquet.scan.ParquetScanReader;
+import io.nsc.parquet.scan.RowGroupPageIndexes;
 import io.nsc.parquet.wire.PageCodec;
 import io.nsc.parquet.wire.QueryFailures;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
-import io.nsc.storage.cache.BoundedMetadataCache;
 import io.nsc.storage.memory.NodeMemoryPool;
 import io.nsc.storage.memory.PoolExhaustedException;
 import io.nsc.storage.memory.PoolReservation;
 import io.nsc.storage.store.CorruptBlockException;
 import io.nsc.storage.store.DamagedCopies;
-import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.BlockMetadata;
+import io.trino.parquet.metadata.ColumnChunkMetadata;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.reader.MetadataReader;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,11 +44,13 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.NoSuchFileException;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.nsc.protocol.client.NodeBusy.RETRY_AFTER_MILLIS;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.lang.Math.max;
@@ -98,7 +102,7 @@ final class ScanCall
     // what is reserved for the reader's buffers and the batch in the making, as last charged
     private long readerReserved;
     private long batchReserved;
-    private final BoundedMetadataCache<FileId, ParsedFooter> footers;
+    private final ScanCaches caches;
     private final ParquetReaderOptions readerOptions;
     private final ServerCallStreamObserver<ScanResponse> call;
     private final NearStorageScanner.Counters counters;
@@ -126,7 +130,7 @@ final class ScanCall
             int maxBatchBytes,
             ScanLimits limits,
             NodeMemoryPool pool,
-            BoundedMetadataCache<FileId, ParsedFooter> footers,
+            ScanCaches caches,
             ParquetReaderOptions readerOptions,
             ServerCallStreamObserver<ScanResponse> call,
             NearStorageScanner.Counters counters,
@@ -140,7 +144,7 @@ final class ScanCall
         this.pool = requireNonNull(pool, "pool is null");
         this.reservation = new PoolReservation(pool, min(limits.admissionBytes(), limits.memoryBytes()));
         this.memory = new MemoryBudget("Scan of file %s".formatted(file.id()), limits.memoryBytes(), reservation);
-        this.footers = requireNonNull(footers, "footers is null");
+        this.caches = requireNonNull(caches, "caches is null");
         this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
         this.call = requireNonNull(call, "call is null");
         this.counters = requireNonNull(counters, "counters is null");
@@ -238,6 +242,7 @@ final class ScanCall
                 request.getRowGroupsList(),
                 plan.columns(),
                 plan.predicate(),
+                this::pageIndexes,
                 readerOptions,
                 readerMemory,
                 this::badData);
@@ -251,9 +256,28 @@ final class ScanCall
     private ParquetMetadata footer()
     {
         try {
-            ParsedFooter parsed = footers.get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty())));
+            ParsedFooter parsed = caches.footers().get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty())));
             reservation.grow(parsed.retainedBytes(), "the file's footer");
             return parsed.metadata();
+        }
+        catch (ExecutionException | UncheckedExecutionException e) {
+            throw badData(e.getCause());
+        }
+    }
+
+    /**
+     * A row group's page indexes, from the cache or read here, of all its columns, since the next
+     * scan of the file may filter and read others. Held by the scan like its footer.
+     */
+    private RowGroupPageIndexes pageIndexes(int rowGroup, BlockMetadata block, Set<ColumnPath> columns)
+            throws IOException
+    {
+        try {
+            RowGroupPageIndexes indexes = caches.pageIndexes().get(
+                    new ScanCaches.RowGroup(file.id(), rowGroup),
+                    () -> RowGroupPageIndexes.read(dataSource, block, block.columns().stream().map(ColumnChunkMetadata::getPath).collect(toImmutableSet())));
+            reservation.grow(indexes.retainedBytes(), "a row group's page indexes");
+            return indexes;
         }
         catch (ExecutionException | UncheckedExecutionException e) {
             throw badData(e.getCause());

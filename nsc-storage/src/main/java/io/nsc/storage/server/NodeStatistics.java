@@ -139,6 +139,8 @@ public final class NodeStatistics
                 .put("file_stats_cache_entries", store.getStatsCache().getEntries())
                 .put("scan_footer_cache_bytes", scanner.getFooterCache().getRetainedBytes())
                 .put("scan_footer_cache_entries", scanner.getFooterCache().getEntries())
+                .put("scan_page_index_cache_bytes", scanner.getPageIndexCache().getRetainedBytes())
+                .put("scan_page_index_cache_entries", scanner.getPageIndexCache().getEntries())
                 // scans whose aggregation or top-N filled its share of the budget and sent early, and the most one scan held
                 .put("scan_early_flushes", scanner.getEarlyFlushes().getTotalCount())
                 .put("scan_peak_memory_bytes", scanner.getPeakScanMemoryBytes())

@@ -44,6 +44,7 @@ public class StorageConfig
     private Duration orphanMinAge = new Duration(1, HOURS);
     private DataSize reservedSpace = DataSize.of(256, MEGABYTE);
     private DataSize scanFooterCacheSize = DataSize.of(64, MEGABYTE);
+    private DataSize scanPageIndexCacheSize = DataSize.of(32, MEGABYTE);
     private DataSize fileStatsCacheSize = DataSize.of(16, MEGABYTE);
     private int scanThreads = Runtime.getRuntime().availableProcessors();
     private DataSize maxScanBatch = DataSize.of(4, DataSize.Unit.MEGABYTE);
@@ -273,6 +274,21 @@ public class StorageConfig
     public StorageConfig setScanFooterCacheSize(DataSize scanFooterCacheSize)
     {
         this.scanFooterCacheSize = scanFooterCacheSize;
+        return this;
+    }
+
+    @NotNull
+    @MaxDataSize("16GB")
+    public DataSize getScanPageIndexCacheSize()
+    {
+        return scanPageIndexCacheSize;
+    }
+
+    @Config("storage.scan-page-index-cache-size")
+    @ConfigDescription("Memory for the decoded Parquet page indexes of row groups whose pages scans recently skipped (estimated retained bytes; 0B keeps none); evicted indexes are read again from the file")
+    public StorageConfig setScanPageIndexCacheSize(DataSize scanPageIndexCacheSize)
+    {
+        this.scanPageIndexCacheSize = scanPageIndexCacheSize;
         return this;
     }
 

@@ -107,7 +107,7 @@ public class StorageModule
     @Singleton
     public static NearStorageScanner createScanner(StorageConfig config, ParquetFileStore store, NodeMemoryPool pool)
     {
-        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), StorageLimits.scan(config), pool, config.getScanThreads());
+        return new NearStorageScanner(store, config.getMaxScanBatch(), config.getScanFooterCacheSize(), config.getScanPageIndexCacheSize(), StorageLimits.scan(config), pool, config.getScanThreads());
     }
 
     @Provides

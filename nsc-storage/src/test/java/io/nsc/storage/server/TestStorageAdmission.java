@@ -69,8 +69,9 @@ final class TestStorageAdmission
                 .put("storage.scan-admission-max-queued", "1")
                 // long enough that the waiting scan is admitted, not refused, in this test
                 .put("storage.scan-admission-max-wait", "10m")
-                // footers are charged to the scans that parse them
+                // footers and page indexes are charged to the scans that read them
                 .put("storage.scan-footer-cache-size", "0B")
+                .put("storage.scan-page-index-cache-size", "0B")
                 .put("storage.max-scan-batch", "64kB")
                 .buildOrThrow()));
         channel = channel(server);

@@ -246,11 +246,13 @@ final class TestStorageServer
                 .put("file_stats_cache_entries", 1L)
                 .put("scan_footer_cache_bytes", 0L)
                 .put("scan_footer_cache_entries", 0L)
+                .put("scan_page_index_cache_bytes", 0L)
+                .put("scan_page_index_cache_entries", 0L)
                 .put("scan_early_flushes", 0L)
                 .put("scan_peak_memory_bytes", 0L)
-                // the footer cache's bound is the pool's from the start; no scan has run
-                .put("memory_pool_reserved_bytes", 64L << 20)
-                .put("memory_pool_peak_reserved_bytes", 64L << 20)
+                // the footer and page index caches' bounds are the pool's from the start; no scan has run
+                .put("memory_pool_reserved_bytes", (64L + 32L) << 20)
+                .put("memory_pool_peak_reserved_bytes", (64L + 32L) << 20)
                 .put("memory_pool_queued", 0L)
                 .put("memory_pool_queued_total", 0L)
                 .put("memory_pool_refused", 0L)
@@ -542,6 +544,16 @@ final class TestStorageServer
         assertThat(result.rows()).isEqualTo(6);
         // the pages around the six ids (about 500 rows each), not the 20,000 rows of both row groups
         assertThat(result.summary().getRowsScanned()).isPositive().isLessThan(2_000);
+        // both row groups' indexes were read (the statistics rule out all of the first and part of
+        // the second) and are kept: the next scan of the file reads none of them again
+        ObjectName scanner = new ObjectName("io.nsc.storage.scan:name=NearStorageScanner,node=" + NODE_ID);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(scanner, "PageIndexCache.Entries")).isEqualTo(2L);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(scanner, "PageIndexCache.Misses")).isEqualTo(2L);
+        assertThat(scan(request).summary().getRowsScanned()).isEqualTo(result.summary().getRowsScanned());
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(scanner, "PageIndexCache.Hits")).isEqualTo(2L);
+        assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(scanner, "PageIndexCache.Misses")).isEqualTo(2L);
+        assertThat(metrics(server).get("scan_page_index_cache_bytes")).isPositive();
+
         // without a predicate on the column every row is read
         assertThat(scan(request.toBuilder().clearPredicate().build()).summary().getRowsScanned()).isEqualTo(20_000);
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The storage node's scan rate: rows and Parquet MB it decodes, filters and aggregates per CPU
 # second, for a TPC-H lineitem file (1% filter on an unsorted column with a sum, the same with
-# rows sent, a full sum, Q1, Q6) and a generated wide table of 91 numeric columns (1% on an
-# unsorted and on the sorted column, a sum of 10 columns). BenchmarkStorageScan (nsc-storage's
+# rows sent, a full sum, Q1, Q6, Q8's and Q19's lineitem side, Q13's NOT LIKE on l_comment) and a
+# generated wide table of 91 numeric columns (1% on an unsorted and on the sorted column, a sum
+# of 10 columns). BenchmarkStorageScan (nsc-storage's
 # test sources): one in-process storage node over gRPC, the CPU its scans report; no cluster needed.
 #
 #   bin/nsc-node tool tpch --scale 1 --tables lineitem --output /tmp/tpch   (or a demo's var/tpch/sf1)

@@ -3,7 +3,9 @@ package io.nsc.parquet.filter;
 import com.google.common.collect.ImmutableList;
 import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.types.NativeValues;
+import io.airlift.slice.Slice;
 import io.trino.spi.block.Block;
+import io.trino.spi.block.VariableWidthBlock;
 import io.trino.spi.type.IntegerType;
 import io.trino.spi.type.SmallintType;
 import io.trino.spi.type.TinyintType;
@@ -39,6 +41,21 @@ public sealed interface RowExpression
 {
     /** The value of the expression for one row: TRUE, FALSE or null (UNKNOWN). */
     Boolean evaluate(IntFunction<Block> blocks, int position);
+
+    /**
+     * Keeps, in order and in place, the positions where the expression is TRUE (FALSE and
+     * UNKNOWN drop a row, as in a WHERE clause) and returns how many there are.
+     */
+    default int filter(IntFunction<Block> blocks, int[] positions, int count)
+    {
+        int passed = 0;
+        for (int i = 0; i < count; i++) {
+            if (Boolean.TRUE.equals(evaluate(blocks, positions[i]))) {
+                positions[passed++] = positions[i];
+            }
+        }
+        return passed;
+    }
 
     /** The same expression over renumbered columns. */
     RowExpression remap(IntUnaryOperator columns);
@@ -146,6 +163,16 @@ public sealed interface RowExpression
         {
             Boolean value = term.evaluate(blocks, position);
             return value == null ? null : !value;
+        }
+
+        @Override
+        public int filter(IntFunction<Block> blocks, int[] positions, int count)
+        {
+            // NOT LIKE (TPC-H Q13's) keeps the rows LIKE finds FALSE: the same pass over the bytes
+            if (term instanceof Like like) {
+                return like.filter(blocks, positions, count, false);
+            }
+            return RowExpression.super.filter(blocks, positions, count);
         }
 
         @Override
@@ -315,6 +342,12 @@ public sealed interface RowExpression
     record Like(int column, String pattern, Optional<Character> escape, LikeMatcher matcher)
             implements RowExpression
     {
+        // how many distinct values per row to test a dictionary may hold and still be matched value by value
+        private static final int REMEMBERED_VALUES_PER_ROW = 4;
+        private static final byte UNKNOWN = 0;
+        private static final byte MATCHES = 1;
+        private static final byte DIFFERS = 2;
+
         public Like
         {
             requireNonNull(pattern, "pattern is null");
@@ -342,7 +375,70 @@ public sealed interface RowExpression
             if (block.isNull(position)) {
                 return null;
             }
+            if (block.getUnderlyingValueBlock() instanceof VariableWidthBlock values) {
+                return matches(values, block.getUnderlyingValuePosition(position));
+            }
             return matcher.matches(VARCHAR.getSlice(block, position));
+        }
+
+        /**
+         * Matches each row's bytes where the block holds them, and each distinct value of a
+         * dictionary or run-length block once, where the dictionary is not much larger than the
+         * rows to test (a scan reads low-cardinality strings as dictionaries).
+         */
+        @Override
+        public int filter(IntFunction<Block> blocks, int[] positions, int count)
+        {
+            return filter(blocks, positions, count, true);
+        }
+
+        /** Keeps the rows whose value matches ({@code keepMatches}) or does not (NOT LIKE); null values never stay. */
+        int filter(IntFunction<Block> blocks, int[] positions, int count, boolean keepMatches)
+        {
+            Block block = blocks.apply(column);
+            if (!(block.getUnderlyingValueBlock() instanceof VariableWidthBlock values)) {
+                RowExpression kept = keepMatches ? this : new Not(this);
+                int passed = 0;
+                for (int i = 0; i < count; i++) {
+                    if (Boolean.TRUE.equals(kept.evaluate(blocks, positions[i]))) {
+                        positions[passed++] = positions[i];
+                    }
+                }
+                return passed;
+            }
+            boolean remembers = block != values && values.getPositionCount() <= REMEMBERED_VALUES_PER_ROW * count;
+            byte[] remembered = remembers ? new byte[values.getPositionCount()] : null;
+            Slice raw = values.getRawSlice();
+            byte[] bytes = raw.byteArray();
+            int base = raw.byteArrayOffset();
+            int passed = 0;
+            for (int i = 0; i < count; i++) {
+                int position = positions[i];
+                if (block.isNull(position)) {
+                    continue;
+                }
+                int valuePosition = block.getUnderlyingValuePosition(position);
+                boolean matches;
+                if (remembered == null) {
+                    matches = matcher.matches(bytes, base + values.getRawSliceOffset(valuePosition), values.getSliceLength(valuePosition));
+                }
+                else {
+                    if (remembered[valuePosition] == UNKNOWN) {
+                        remembered[valuePosition] = matches(values, valuePosition) ? MATCHES : DIFFERS;
+                    }
+                    matches = remembered[valuePosition] == MATCHES;
+                }
+                if (matches == keepMatches) {
+                    positions[passed++] = position;
+                }
+            }
+            return passed;
+        }
+
+        private boolean matches(VariableWidthBlock values, int valuePosition)
+        {
+            Slice raw = values.getRawSlice();
+            return matcher.matches(raw.byteArray(), raw.byteArrayOffset() + values.getRawSliceOffset(valuePosition), values.getSliceLength(valuePosition));
         }
 
         @Override

@@ -121,14 +121,7 @@ public final class RowFilter
             if (count == 0) {
                 break;
             }
-            int passed = 0;
-            for (int i = 0; i < count; i++) {
-                // only TRUE keeps a row: FALSE and UNKNOWN drop it, as in a WHERE clause
-                if (Boolean.TRUE.equals(expression.evaluate(blocks, positions[i]))) {
-                    positions[passed++] = positions[i];
-                }
-            }
-            count = passed;
+            count = expression.filter(blocks, positions, count);
         }
         return count;
     }

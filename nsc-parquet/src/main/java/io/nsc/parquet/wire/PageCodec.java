@@ -138,7 +138,9 @@ public final class PageCodec
 
     /**
      * The pages of one batch. Its size is the serialized (uncompressed) size, which bounds what
-     * the sender buffers before a batch goes out.
+     * the sender buffers before a batch goes out. After {@link #build()}, {@link #reset()} makes
+     * it ready for the next batch in the buffer the last one grew, so a stream of batches does
+     * not grow (and copy) a new buffer for each.
      */
     public final class BatchBuilder
     {
@@ -167,6 +169,20 @@ public final class PageCodec
         public int pageCount()
         {
             return pageCount;
+        }
+
+        /** Drops the pages added so far and keeps the buffer; a batch already built is not touched (it holds copies). */
+        public void reset()
+        {
+            output.reset();
+            pageCount = 0;
+            positionCount = 0;
+        }
+
+        /** The bytes the serialized pages' buffer holds, whatever its pages use of them. */
+        public long bufferRetainedSizeInBytes()
+        {
+            return output.getRetainedSize();
         }
 
         /** The most {@link #build()} holds: the serialized pages (with room to grow) and their compressed copy. */

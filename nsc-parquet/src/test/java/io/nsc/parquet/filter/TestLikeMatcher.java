@@ -39,6 +39,61 @@ final class TestLikeMatcher
         }
     }
 
+    /** Long values, and segments whose lead byte recurs in them, answer as matching code points does. */
+    @Test
+    void testLongValuesAnswerAsCodePoints()
+    {
+        Random random = new Random(20261208);
+        String[] letters = {"a", "b", "é", "\u0080", "\u00FF"};
+        for (int round = 0; round < 5_000; round++) {
+            StringBuilder pattern = new StringBuilder("%");
+            for (int segment = random.nextInt(3); segment >= 0; segment--) {
+                for (int length = 1 + random.nextInt(3); length > 0; length--) {
+                    pattern.append(letters[random.nextInt(letters.length)]);
+                }
+                pattern.append('%');
+            }
+            LikeMatcher matcher = LikeMatcher.compile(pattern.toString(), Optional.empty());
+            StringBuilder value = new StringBuilder();
+            for (int length = random.nextInt(80); length > 0; length--) {
+                value.append(letters[random.nextInt(letters.length)]);
+            }
+            assertThat(matcher.matches(Slices.utf8Slice(value.toString())))
+                    .as("'%s' LIKE '%s'", value, pattern)
+                    .isEqualTo(matcher.matches(value.codePoints().toArray()));
+        }
+    }
+
+    /**
+     * A value read where a block holds it, between other values' bytes: the match must see
+     * only its own bytes, so a segment in the bytes after it (or before) never matches.
+     */
+    @Test
+    void testValueAmongOtherBytesAnswersAsAlone()
+    {
+        Random random = new Random(20261207);
+        for (int round = 0; round < 20_000; round++) {
+            String pattern = randomPattern(random);
+            LikeMatcher matcher = LikeMatcher.compile(pattern, Optional.empty());
+            Slice value = randomValue(random);
+            byte[] before = randomValue(random).getBytes();
+            byte[] after = pattern.replace("%", "").replace("_", "x").getBytes(UTF_8);
+            ByteArrayOutputStream surrounded = new ByteArrayOutputStream();
+            surrounded.writeBytes(before);
+            surrounded.writeBytes(value.getBytes());
+            surrounded.writeBytes(after);
+            assertThat(matcher.matches(surrounded.toByteArray(), before.length, value.length()))
+                    .as("'%s' LIKE '%s' among other bytes", value.toStringUtf8(), pattern)
+                    .isEqualTo(matcher.matches(value));
+        }
+        LikeMatcher specialRequests = LikeMatcher.compile("%special%requests%", Optional.empty());
+        byte[] bytes = "special requests".getBytes(UTF_8);
+        assertThat(specialRequests.matches(bytes, 0, bytes.length)).isTrue();
+        // "special req" stops before the second segment ends
+        assertThat(specialRequests.matches(bytes, 0, 11)).isFalse();
+        assertThat(specialRequests.matches(bytes, 1, bytes.length - 1)).isFalse();
+    }
+
     @Test
     void testTpchPatterns()
     {

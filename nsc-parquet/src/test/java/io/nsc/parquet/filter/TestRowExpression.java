@@ -3,6 +3,8 @@ package io.nsc.parquet.filter;
 import io.nsc.parquet.wire.RowExpressionCodec;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.block.DictionaryBlock;
+import io.trino.spi.block.RunLengthEncodedBlock;
 import io.trino.spi.type.Type;
 import org.junit.jupiter.api.Test;
 
@@ -162,6 +164,40 @@ final class TestRowExpression
         assertThat(new RowExpression.Or(List.of(greaterThanTwo, isX)).remap(column -> column + 5).columns()).containsExactly(5, 6);
         assertThatThrownBy(() -> RowExpressionCodec.decode(RowExpressionCodec.encode(new RowExpression.IsNull(7)), column -> List.<Type>of(BIGINT).get(column)))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * LIKE and NOT LIKE over a page test each row's bytes in place, and each value of a
+     * dictionary or a run once: they keep exactly the rows row-by-row evaluation keeps, nulls and all.
+     */
+    @Test
+    void testLikeFilterKeepsWhatEvaluationKeeps()
+    {
+        Random random = new Random(20261207);
+        String[] words = {"special", "requests", "pending", "", "spécial", "requests special"};
+        for (int round = 0; round < 500; round++) {
+            Object[] values = new Object[1 + random.nextInt(40)];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = random.nextInt(6) == 0 ? null : utf8Slice(words[random.nextInt(words.length)] + " " + words[random.nextInt(words.length)]);
+            }
+            Block plain = block(VARCHAR, values);
+            int[] ids = IntStream.range(0, 1 + random.nextInt(60)).map(_ -> random.nextInt(values.length)).toArray();
+            Block dictionary = DictionaryBlock.create(ids.length, plain, ids);
+            Block run = RunLengthEncodedBlock.create(plain.getSingleValueBlock(random.nextInt(values.length)), 1 + random.nextInt(30));
+            RowExpression pattern = RowExpression.Like.create(0, random.nextBoolean() ? "%special%requests%" : "requests%", Optional.empty());
+            RowExpression like = random.nextBoolean() ? new RowExpression.Not(pattern) : pattern;
+            for (Block block : List.of(plain, dictionary, run)) {
+                // a selection of the rows, as earlier filters leave it
+                int[] positions = IntStream.range(0, block.getPositionCount()).filter(_ -> random.nextInt(4) != 0).toArray();
+                int[] expected = Arrays.stream(positions).filter(position -> Boolean.TRUE.equals(like.evaluate(_ -> block, position))).toArray();
+                int kept = like.filter(_ -> block, positions, positions.length);
+                assertThat(Arrays.copyOf(positions, kept)).as("%s over %s", like, block).containsExactly(expected);
+            }
+        }
+        // evaluation of one row reads the bytes in place too, and agrees with the plain value
+        Block dictionary = DictionaryBlock.create(3, block(VARCHAR, utf8Slice("special requests"), utf8Slice("other"), null), new int[] {2, 1, 0});
+        RowExpression like = RowExpression.Like.create(0, "%special%requests%", Optional.empty());
+        assertThat(IntStream.range(0, 3).mapToObj(position -> like.evaluate(_ -> dictionary, position)).toList()).containsExactly(null, false, true);
     }
 
     @Test

@@ -114,6 +114,8 @@ final class ScanCall
     private FilteredScan scan;
     private Optional<ScanFold> fold = Optional.empty();
     private PageCodec codec;
+    // one buffer for all the call's batches, grown to the batch size once
+    private PageCodec.BatchBuilder batch;
     private long bytesSent;
     // rows in the pages sent: the filtered rows, or the groups of an aggregation
     private long rowsSent;
@@ -359,7 +361,10 @@ final class ScanCall
     private void sendNextBatch()
             throws IOException
     {
-        PageCodec.BatchBuilder batch = codec.newBatch();
+        if (batch == null) {
+            batch = codec.newBatch();
+        }
+        batch.reset();
         boolean end = false;
         while (!end && batch.sizeInBytes() < batchBytes) {
             Page page = nextOutputPage();
@@ -368,12 +373,13 @@ final class ScanCall
                 break;
             }
             batch.add(page);
-            chargeBatch(batch.sizeInBytes());
+            chargeBatch(batch.bufferRetainedSizeInBytes());
             rowsSent += page.getPositionCount();
         }
         if (batch.pageCount() > 0) {
             PageBatch message = batch.build();
-            chargeBatch(0);
+            // the buffer stays for the next batch, and stays charged
+            chargeBatch(batch.bufferRetainedSizeInBytes());
             bytesSent += message.getData().size();
             counters.bytesSent().update(message.getData().size());
             call.onNext(ScanResponse.newBuilder().setBatch(message).build());

@@ -6,6 +6,7 @@ import io.nsc.parquet.FixedRowGroupParquetWriter;
 import io.nsc.parquet.aggregate.AggregateKind;
 import io.nsc.parquet.expression.ArithmeticOperator;
 import io.nsc.parquet.expression.ValueExpression;
+import io.nsc.parquet.filter.RowExpression;
 import io.nsc.parquet.wire.RowExpressionCodec;
 import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.client.GrpcChannels;
@@ -86,6 +87,7 @@ public final class BenchmarkStorageScan
     private static final int L_SHIPDATE = 10;
     private static final int L_SHIPINSTRUCT = 13;
     private static final int L_SHIPMODE = 14;
+    private static final int L_COMMENT = 15;
     private static final int WIDE_BIGINTS = 45;
     private static final int WIDE_DOUBLES = 45;
     private static final int WIDE_ROWS_PER_ROW_GROUP = 100_000;
@@ -131,6 +133,7 @@ public final class BenchmarkStorageScan
             scans.put("lineitem Q6 (all row groups)", new Scan(lineitemQ6(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q6())));
             scans.put("lineitem Q8 partkey IN 1,333", new Scan(lineitemQ8(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q8())));
             scans.put("lineitem Q19 lineitem side", new Scan(lineitemQ19(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.q19())));
+            scans.put("lineitem comment NOT LIKE, sum", new Scan(lineitemCommentNotLikeSum(lineitemId, lineitemRowGroups), Optional.of(TrinoPlans.commentNotLikeSum())));
             scans.put("wide 1% unsorted, sum", new Scan(wideFilterSum(wideId, wideRowGroups, wideRows), Optional.empty()));
             scans.put("wide 1% sorted, sum", new Scan(wideSortedSum(wideId, wideRowGroups, wideRows), Optional.empty()));
             scans.put("wide full, sum of 10 columns", new Scan(wideSumOfTen(wideId, wideRowGroups), Optional.empty()));
@@ -336,6 +339,18 @@ public final class BenchmarkStorageScan
                         types(L_QUANTITY, L_SHIPINSTRUCT, L_SHIPMODE, L_PARTKEY, L_EXTENDEDPRICE, L_DISCOUNT)))
                 .addComputed(RowExpressionCodec.encode(revenue))
                 .addAllOutputChannels(List.of(3, 0, 6))
+                .build();
+    }
+
+    // SELECT sum(l_extendedprice) WHERE l_comment NOT LIKE '%special%requests%': Q13's predicate over a text column every row decodes
+    private static ScanRequest lineitemCommentNotLikeSum(String fileId, int rowGroups)
+    {
+        RowExpression notLike = new RowExpression.Not(RowExpression.Like.create(0, TrinoPlans.SPECIAL_REQUESTS, Optional.empty()));
+        return scan(fileId, rowGroups, List.of(column(L_COMMENT, LINEITEM), column(L_EXTENDEDPRICE, LINEITEM)))
+                .addFilters(RowExpressionCodec.encode(notLike))
+                .addOutputChannels(1)
+                .setAggregate(true)
+                .addAggregates(aggregate(AggregateKind.SUM, 0))
                 .build();
     }
 

@@ -22,6 +22,7 @@ import static io.nsc.storage.scan.TrinoScanPath.arithmetic;
 import static io.nsc.storage.scan.TrinoScanPath.between;
 import static io.nsc.storage.scan.TrinoScanPath.compare;
 import static io.nsc.storage.scan.TrinoScanPath.in;
+import static io.nsc.storage.scan.TrinoScanPath.notLike;
 import static io.trino.spi.function.OperatorType.ADD;
 import static io.trino.spi.function.OperatorType.EQUAL;
 import static io.trino.spi.function.OperatorType.LESS_THAN;
@@ -45,6 +46,9 @@ final class TrinoPlans
 {
     static final Type SHIPINSTRUCT = createVarcharType(25);
     static final Type SHIPMODE = createVarcharType(10);
+    static final Type COMMENT = createVarcharType(44);
+    // TPC-H Q13's pattern (on o_comment there, NOT LIKE)
+    static final String SPECIAL_REQUESTS = "%special%requests%";
     private static final Type FLAG = createVarcharType(1);
     // Q8's dynamic filter: 1,333 part keys (sf1 has 200,000 parts, 1/150 of them of one type), fixed by the seed
     static final List<Long> Q8_PART_KEYS = partKeys();
@@ -131,6 +135,14 @@ final class TrinoPlans
                 List.of(field(3, BIGINT), field(0, DOUBLE), arithmetic(MULTIPLY, field(4, DOUBLE), arithmetic(SUBTRACT, constant(1.0, DOUBLE), field(5, DOUBLE)))),
                 List.of(),
                 List.of());
+    }
+
+    static Plan commentNotLikeSum()
+    {
+        // channels: 0 comment, 1 extendedprice
+        return new Plan(List.of(15, 5), List.of(COMMENT, DOUBLE), TupleDomain.all(),
+                Optional.of(notLike(field(0, COMMENT), SPECIAL_REQUESTS)),
+                List.of(field(1, DOUBLE)), List.of(), List.of(sum(0)));
     }
 
     private static TupleDomain<Integer> partkeyDomain()

@@ -37,6 +37,7 @@ import io.trino.sql.planner.plan.AggregationNode.Step;
 import io.trino.sql.planner.plan.PlanNodeId;
 import io.trino.sql.relational.RowExpression;
 import io.trino.sql.relational.SpecialForm;
+import io.trino.type.LikePattern;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.io.MessageColumnIO;
@@ -69,8 +70,10 @@ import static io.trino.parquet.reader.TrinoColumnIndexStore.getColumnIndexStore;
 import static io.trino.spi.type.BooleanType.BOOLEAN;
 import static io.trino.sql.analyzer.TypeSignatureProvider.fromTypes;
 import static io.trino.sql.relational.Expressions.call;
+import static io.trino.sql.relational.Expressions.constant;
 import static io.trino.testing.TestingSession.testSessionBuilder;
 import static io.trino.testing.TestingTaskContext.createTaskContext;
+import static io.trino.type.LikePatternType.LIKE_PATTERN;
 import static java.util.concurrent.Executors.newCachedThreadPool;
 import static java.util.concurrent.Executors.newScheduledThreadPool;
 
@@ -291,6 +294,14 @@ final class TrinoScanPath
     {
         return new SpecialForm(SpecialForm.Form.BETWEEN, BOOLEAN, List.of(value, low, high),
                 List.of(FUNCTIONS.resolveOperator(OperatorType.LESS_THAN_OR_EQUAL, List.of(value.type(), value.type()))));
+    }
+
+    /** {@code value NOT LIKE pattern}, as Trino plans it: {@code $not($like(value, <compiled pattern>))}. */
+    static RowExpression notLike(RowExpression value, String pattern)
+    {
+        RowExpression like = call(FUNCTIONS.resolveFunction("$like", fromTypes(value.type(), LIKE_PATTERN)), value,
+                constant(LikePattern.compile(pattern, Optional.empty()), LIKE_PATTERN));
+        return call(FUNCTIONS.resolveFunction("$not", fromTypes(BOOLEAN)), like);
     }
 
     static RowExpression in(RowExpression value, List<RowExpression> candidates)

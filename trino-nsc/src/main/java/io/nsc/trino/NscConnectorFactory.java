@@ -7,9 +7,12 @@ import com.google.inject.util.Modules;
 import io.airlift.bootstrap.Bootstrap;
 import io.airlift.json.JsonModule;
 import io.trino.plugin.base.CatalogNameModule;
+import io.trino.plugin.base.jmx.ConnectorObjectNameGeneratorModule;
+import io.trino.plugin.base.jmx.MBeanServerModule;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
+import org.weakref.jmx.guice.MBeanModule;
 
 import java.util.Map;
 
@@ -51,6 +54,11 @@ public final class NscConnectorFactory
         Bootstrap app = new Bootstrap(
                 new JsonModule(),
                 new CatalogNameModule(catalogName),
+                // as Trino's plugins: MBeans named trino.plugin.nsc.<package>:type=<class>,name=<catalog>
+                // in the platform MBeanServer, where a second registration of a name keeps the first
+                new MBeanModule(),
+                new MBeanServerModule(),
+                new ConnectorObjectNameGeneratorModule("io.nsc.trino", "trino.plugin.nsc"),
                 Modules.override(new NscModule(context.getTypeManager(), context.getNodeManager())).with(overrides));
 
         Injector injector = app

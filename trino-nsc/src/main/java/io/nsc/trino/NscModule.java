@@ -24,6 +24,7 @@ import io.trino.spi.type.TypeManager;
 
 import static com.google.inject.multibindings.Multibinder.newSetBinder;
 import static io.airlift.configuration.ConfigBinder.configBinder;
+import static org.weakref.jmx.guice.ExportBinder.newExporter;
 import static java.util.Objects.requireNonNull;
 
 public class NscModule
@@ -63,5 +64,9 @@ public class NscModule
         binder.bind(NscPageSinkProvider.class).in(Scopes.SINGLETON);
         binder.bind(NscNodePartitioningProvider.class).in(Scopes.SINGLETON);
         newSetBinder(binder, SystemTable.class).addBinding().to(NscNodesTable.class).in(Scopes.SINGLETON);
+
+        newExporter(binder).export(TableFilesCache.class).withGeneratedName();
+        newExporter(binder).export(FooterCache.class).withGeneratedName();
+        newExporter(binder).export(StorageNodeLoad.class).withGeneratedName();
     }
 }

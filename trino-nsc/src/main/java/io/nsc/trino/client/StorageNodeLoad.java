@@ -1,5 +1,7 @@
 package io.nsc.trino.client;
 
+import com.google.common.annotations.VisibleForTesting;
+import com.google.common.base.Ticker;
 import com.google.common.cache.CacheLoader;
 import com.google.common.cache.LoadingCache;
 import com.google.common.util.concurrent.UncheckedExecutionException;
@@ -8,7 +10,10 @@ import io.grpc.StatusRuntimeException;
 import io.nsc.protocol.host.HostCpus;
 import io.nsc.protocol.proto.GetNodeStatsRequest;
 import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.nsc.trino.NscCacheStatsMBean;
 import io.trino.cache.EvictableCacheBuilder;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
 
 import java.util.concurrent.TimeUnit;
 
@@ -41,15 +46,33 @@ public class StorageNodeLoad
     private final StorageClients clients;
     private final LoadingCache<String, Load> loads;
     private final HostCpus self = HostCpus.current();
+    private final NscCacheStatsMBean stats;
 
     @Inject
     public StorageNodeLoad(StorageClients clients)
+    {
+        this(clients, Ticker.systemTicker());
+    }
+
+    @VisibleForTesting
+    StorageNodeLoad(StorageClients clients, Ticker ticker)
     {
         this.clients = requireNonNull(clients, "clients is null");
         this.loads = EvictableCacheBuilder.newBuilder()
                 .expireAfterWrite(1, TimeUnit.SECONDS)
                 .maximumSize(10_000)
+                .ticker(ticker)
+                .recordStats()
                 .build(CacheLoader.from(this::fetch));
+        this.stats = new NscCacheStatsMBean(loads);
+    }
+
+    /** A miss is a call to a storage node for its load. */
+    @Managed
+    @Nested
+    public NscCacheStatsMBean getCacheStats()
+    {
+        return stats;
     }
 
     public Load get(String address)

@@ -3,14 +3,18 @@ package io.nsc.trino.metadata;
 import com.google.common.annotations.VisibleForTesting;
 import com.google.common.base.Ticker;
 import com.google.common.cache.Cache;
+import com.google.common.cache.CacheStats;
 import com.google.common.collect.Lists;
 import com.google.common.primitives.Ints;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
+import io.nsc.trino.NscCacheStatsMBean;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.trino.cache.EvictableCacheBuilder;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -56,6 +60,12 @@ public class TableFilesCache
     private final AtomicLong keptBytes = new AtomicLong();
     private final Cache<TableVersion, TableFiles> files;
     private final Cache<TableVersion, TableSummary> summaries;
+    // the files cache's own statistics miss what fileBatches does not find: a lookup of a version
+    // never cached leaves no trace in an EvictableCache, and a listing goes to the cache only at its end
+    private final AtomicLong listingsFromCache = new AtomicLong();
+    private final AtomicLong listingsFromService = new AtomicLong();
+    private final NscCacheStatsMBean filesStats;
+    private final NscCacheStatsMBean summariesStats;
 
     @Inject
     public TableFilesCache(NscMetadataClient metadataClient, NscConfig config)
@@ -82,11 +92,15 @@ public class TableFilesCache
                 // a lifetime of 0 turns caching off: then every query lists for itself (a size of 0
                 // builds a cache that evicts every entry at once, and no listing keeps any)
                 .shareNothingWhenDisabled()
+                .recordStats()
                 .build();
         // a version's summary never goes stale: it holds no replicas
         this.summaries = EvictableCacheBuilder.newBuilder()
                 .maximumSize(MAX_CACHED_SUMMARIES)
+                .recordStats()
                 .build();
+        this.filesStats = new NscCacheStatsMBean(files, this::filesCacheStats);
+        this.summariesStats = new NscCacheStatsMBean(summaries);
     }
 
     /**
@@ -99,8 +113,10 @@ public class TableFilesCache
         TableVersion key = TableVersion.of(table);
         TableFiles cached = files.getIfPresent(key);
         if (cached != null) {
+            listingsFromCache.incrementAndGet();
             return TableFileBatches.of(Lists.partition(cached.files(), batchSize).iterator());
         }
+        listingsFromService.incrementAndGet();
         return new CachingListing(key, new TableFilePages(metadataClient, key.tableId(), key.version(), batchSize, false));
     }
 
@@ -111,6 +127,31 @@ public class TableFilesCache
         // the summary is indexed by the columns' places in the files, which dropped columns keep
         int slots = table.columns().stream().mapToInt(column -> column.ordinal() + 1).max().orElse(0);
         return cacheGet(summaries, key, () -> summarize(key, slots));
+    }
+
+    /**
+     * The cached file lists: a hit is a listing served from the cache, a miss one read from the
+     * metadata service, a load a listing handed to the cache at its end.
+     */
+    @Managed
+    @Nested
+    public NscCacheStatsMBean getFilesCacheStats()
+    {
+        return filesStats;
+    }
+
+    /** The cached summaries: a miss is a listing of a version's files with their sketches. */
+    @Managed
+    @Nested
+    public NscCacheStatsMBean getSummariesCacheStats()
+    {
+        return summariesStats;
+    }
+
+    private CacheStats filesCacheStats()
+    {
+        CacheStats cache = files.stats();
+        return new CacheStats(listingsFromCache.get(), listingsFromService.get(), cache.loadSuccessCount(), cache.loadExceptionCount(), cache.totalLoadTime(), cache.evictionCount());
     }
 
     /** Bytes all unfinished listings keep aside for the cache: at most a quarter of its size. */

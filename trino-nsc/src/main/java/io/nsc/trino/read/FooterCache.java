@@ -4,12 +4,15 @@ import com.google.common.cache.Cache;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
 import io.nsc.parquet.FooterRetainedSize;
+import io.nsc.trino.NscCacheStatsMBean;
 import io.nsc.trino.NscConfig;
 import io.trino.cache.EvictableCacheBuilder;
 import io.trino.parquet.ParquetDataSource;
 import io.trino.parquet.metadata.ParquetMetadata;
 import io.trino.parquet.reader.MetadataReader;
 import io.trino.spi.TrinoException;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,6 +30,7 @@ import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 public class FooterCache
 {
     private final Cache<String, ParquetMetadata> footers;
+    private final NscCacheStatsMBean stats;
 
     @Inject
     public FooterCache(NscConfig config)
@@ -34,7 +38,17 @@ public class FooterCache
         footers = EvictableCacheBuilder.newBuilder()
                 .maximumWeight(config.getFooterCacheMaxSize().toBytes())
                 .weigher((String fileId, ParquetMetadata footer) -> (int) Math.min(Integer.MAX_VALUE, FooterRetainedSize.estimate(footer)))
+                .recordStats()
                 .build();
+        stats = new NscCacheStatsMBean(footers);
+    }
+
+    /** A miss is a footer read from its storage node; a load that failed is not cached. */
+    @Managed
+    @Nested
+    public NscCacheStatsMBean getCacheStats()
+    {
+        return stats;
     }
 
     public ParquetMetadata get(String fileId, ParquetDataSource dataSource)

@@ -16,6 +16,7 @@ import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
+import io.nsc.trino.ExportedMBean;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
@@ -85,6 +86,36 @@ final class TestTableFilesCache
             assertThat(drain(cached)).isEqualTo(listed);
         }
         assertThat(service.calls()).isEqualTo(4);
+    }
+
+    @Test
+    void testHitsAndMissesAreExported()
+    {
+        TableFilesCache cache = cache(DataSize.of(1, DataSize.Unit.MEGABYTE), new Duration(1, TimeUnit.HOURS), Ticker.systemTicker());
+        ExportedMBean exported = new ExportedMBean(cache);
+        // listed from the service and cached at its end, then served from the cache
+        try (TableFileBatches batches = cache.fileBatches(handle(1))) {
+            drain(batches);
+        }
+        try (TableFileBatches batches = cache.fileBatches(handle(1))) {
+            drain(batches);
+        }
+        // a listing stopped early is a miss that caches nothing
+        try (TableFileBatches batches = cache.fileBatches(handle(2))) {
+            batches.next();
+        }
+        assertThat(exported.longAttribute("FilesCacheStats.MissCount")).isEqualTo(2);
+        assertThat(exported.longAttribute("FilesCacheStats.HitCount")).isEqualTo(1);
+        assertThat(exported.longAttribute("FilesCacheStats.LoadCount")).isEqualTo(1);
+        assertThat(exported.longAttribute("FilesCacheStats.Size")).isEqualTo(1);
+
+        assertThat(cache.summary(handle(1)).rowCount()).isEqualTo(FILES * 10);
+        cache.summary(handle(1));
+        assertThat(exported.longAttribute("SummariesCacheStats.MissCount")).isEqualTo(1);
+        assertThat(exported.longAttribute("SummariesCacheStats.HitCount")).isEqualTo(1);
+        assertThat(exported.longAttribute("SummariesCacheStats.Size")).isEqualTo(1);
+        // the summary's own listing (with sketches) is not a lookup of the files cache
+        assertThat(exported.longAttribute("FilesCacheStats.RequestCount")).isEqualTo(3);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.nsc.trino.read;
 import io.airlift.units.DataSize;
 import io.nsc.parquet.LocalParquetDataSource;
 import io.nsc.parquet.ParquetWriteCodec;
+import io.nsc.trino.ExportedMBean;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.write.LocalParquetFile;
 import io.nsc.trino.write.RowGroupSize;
@@ -48,6 +49,25 @@ final class TestFooterCache
             assertThat(cache.get("first", source).getBlocks().getFirst().rowCount()).isEqualTo(3);
             assertThat(source.getReadBytes()).isEqualTo(bytesOfOne);
         }
+    }
+
+    @Test
+    void testHitsAndMissesAreExported()
+            throws IOException
+    {
+        Path file = parquetFile("file.parquet", 3);
+        FooterCache cache = new FooterCache(new NscConfig());
+        ExportedMBean exported = new ExportedMBean(cache);
+        try (LocalParquetDataSource source = open(file)) {
+            cache.get("file", source);
+            cache.get("file", source);
+        }
+        assertThat(exported.longAttribute("CacheStats.MissCount")).isEqualTo(1);
+        assertThat(exported.longAttribute("CacheStats.HitCount")).isEqualTo(1);
+        assertThat(exported.longAttribute("CacheStats.RequestCount")).isEqualTo(2);
+        assertThat(exported.longAttribute("CacheStats.LoadCount")).isEqualTo(1);
+        assertThat(exported.attribute("CacheStats.HitRate")).isEqualTo(0.5);
+        assertThat(exported.longAttribute("CacheStats.Size")).isEqualTo(1);
     }
 
     @Test

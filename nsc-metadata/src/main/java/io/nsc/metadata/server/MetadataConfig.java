@@ -44,6 +44,8 @@ public class MetadataConfig
     private String postgreSqlUser;
     private String postgreSqlPassword = "";
     private int postgreSqlMaxConnections = 8;
+    private int grpcThreads = Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
+    private int grpcMaxConcurrentCallsPerConnection = 1000;
 
     @NotNull
     public String getBindHost()
@@ -373,6 +375,34 @@ public class MetadataConfig
     public MetadataConfig setPostgreSqlMaxConnections(int postgreSqlMaxConnections)
     {
         this.postgreSqlMaxConnections = postgreSqlMaxConnections;
+        return this;
+    }
+
+    @Min(1)
+    public int getGrpcThreads()
+    {
+        return grpcThreads;
+    }
+
+    @Config("metadata.grpc-threads")
+    @ConfigDescription("Threads that run the gRPC handlers (every call, each holding a catalog transaction while it runs); calls beyond them wait in turn instead of each starting a thread. Default: four per processor, at least 16")
+    public MetadataConfig setGrpcThreads(int grpcThreads)
+    {
+        this.grpcThreads = grpcThreads;
+        return this;
+    }
+
+    @Min(1)
+    public int getGrpcMaxConcurrentCallsPerConnection()
+    {
+        return grpcMaxConcurrentCallsPerConnection;
+    }
+
+    @Config("metadata.grpc-max-concurrent-calls-per-connection")
+    @ConfigDescription("Calls one client connection may have open at once (HTTP/2 streams); further calls wait on the client's side")
+    public MetadataConfig setGrpcMaxConcurrentCallsPerConnection(int grpcMaxConcurrentCallsPerConnection)
+    {
+        this.grpcMaxConcurrentCallsPerConnection = grpcMaxConcurrentCallsPerConnection;
         return this;
     }
 

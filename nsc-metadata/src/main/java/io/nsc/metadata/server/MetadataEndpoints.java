@@ -2,6 +2,7 @@ package io.nsc.metadata.server;
 
 import com.google.inject.Inject;
 import io.nsc.protocol.security.TransportSecurity;
+import io.nsc.protocol.server.GrpcServerLimits;
 import io.nsc.protocol.server.ServiceEndpoints;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -37,7 +38,9 @@ public final class MetadataEndpoints
     public synchronized void start()
     {
         checkState(endpoints == null, "already started");
-        endpoints = ServiceEndpoints.start(config.getBindHost(), config.getGrpcPort(), config.getHttpPort(), List.of(service), stats::metrics, security, MetadataGrpcService.ACCESS_POLICY);
+        // bounded handlers: a burst of calls (every worker listing files at once) waits for a thread instead of starting one each
+        endpoints = ServiceEndpoints.start(config.getBindHost(), config.getGrpcPort(), config.getHttpPort(), List.of(service), stats::metrics, security, MetadataGrpcService.ACCESS_POLICY,
+                new GrpcServerLimits(config.getGrpcThreads(), config.getGrpcMaxConcurrentCallsPerConnection()));
     }
 
     @PreDestroy

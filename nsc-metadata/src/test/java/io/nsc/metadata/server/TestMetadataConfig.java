@@ -45,7 +45,9 @@ final class TestMetadataConfig
                 .setPostgreSqlUrl(null)
                 .setPostgreSqlUser(null)
                 .setPostgreSqlPassword("")
-                .setPostgreSqlMaxConnections(8));
+                .setPostgreSqlMaxConnections(8)
+                .setGrpcThreads(Math.max(16, 4 * Runtime.getRuntime().availableProcessors()))
+                .setGrpcMaxConcurrentCallsPerConnection(1000));
     }
 
     @Test
@@ -74,6 +76,8 @@ final class TestMetadataConfig
                 .put("metadata.catalog.postgresql.user", "nsc")
                 .put("metadata.catalog.postgresql.password", "secret")
                 .put("metadata.catalog.postgresql.max-connections", "16")
+                .put("metadata.grpc-threads", "5")
+                .put("metadata.grpc-max-concurrent-calls-per-connection", "40")
                 .buildOrThrow();
 
         MetadataConfig expected = new MetadataConfig()
@@ -98,7 +102,9 @@ final class TestMetadataConfig
                 .setPostgreSqlUrl("jdbc:postgresql://10.0.0.1:7432/nsc")
                 .setPostgreSqlUser("nsc")
                 .setPostgreSqlPassword("secret")
-                .setPostgreSqlMaxConnections(16);
+                .setPostgreSqlMaxConnections(16)
+                .setGrpcThreads(5)
+                .setGrpcMaxConcurrentCallsPerConnection(40);
 
         assertFullMapping(properties, expected);
     }

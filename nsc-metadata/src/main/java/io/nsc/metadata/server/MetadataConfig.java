@@ -379,6 +379,7 @@ public class MetadataConfig
     }
 
     @Min(1)
+    @Max(4096)
     public int getGrpcThreads()
     {
         return grpcThreads;

@@ -55,7 +55,8 @@ public final class ConfigurationReference
     private static final Map<String, String> MACHINE_DEPENDENT_DEFAULTS = Map.of(
             "storage.scan-threads", "the node's processors",
             "storage.memory-pool-size", "half of the node's maximum heap",
-            "storage.grpc-threads", "four per processor, at least 16");
+            "storage.grpc-threads", "four per processor, at least 16",
+            "metadata.grpc-threads", "four per processor, at least 16");
 
     private ConfigurationReference() {}
 

@@ -6,6 +6,7 @@ import io.airlift.configuration.DefunctConfig;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
+import io.airlift.units.MaxDuration;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
 import io.nsc.parquet.ParquetWriteCodec;
@@ -50,6 +51,7 @@ public class NscConfig
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     private long aggregationPushdownMaxGroups = 10_000;
     private Duration scanTimeout = new Duration(1, HOURS);
+    private Duration busyNodeBackOff = new Duration(30, SECONDS);
     private int scanFanOutThreads = 16;
 
     @NotNull
@@ -388,6 +390,21 @@ public class NscConfig
     public NscConfig setScanTimeout(Duration scanTimeout)
     {
         this.scanTimeout = scanTimeout;
+        return this;
+    }
+
+    @NotNull
+    @MaxDuration("1h")
+    public Duration getBusyNodeBackOff()
+    {
+        return busyNodeBackOff;
+    }
+
+    @Config("nsc.busy-node-back-off")
+    @ConfigDescription("Longest a worker's scans leave a storage node alone after it refused one as busy (the node's retry hint, at most this): splits with another replica or a raw read go there at once instead of waiting in the node's admission queue; 0s asks the node every time")
+    public NscConfig setBusyNodeBackOff(Duration busyNodeBackOff)
+    {
+        this.busyNodeBackOff = busyNodeBackOff;
         return this;
     }
 

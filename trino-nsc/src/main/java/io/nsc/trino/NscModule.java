@@ -12,6 +12,7 @@ import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.metadata.NscNodesTable;
 import io.nsc.trino.metadata.TableFilesCache;
 import io.nsc.trino.read.AdaptiveScanModes;
+import io.nsc.trino.read.BusyStorageNodes;
 import io.nsc.trino.read.FooterCache;
 import io.nsc.trino.read.NscPageSourceProvider;
 import io.nsc.trino.read.ScanFanOut;
@@ -52,6 +53,7 @@ public class NscModule
         binder.bind(NscMetadataClient.class).in(Scopes.SINGLETON);
         binder.bind(StorageClients.class).in(Scopes.SINGLETON);
         binder.bind(StorageNodeLoad.class).in(Scopes.SINGLETON);
+        binder.bind(BusyStorageNodes.class).in(Scopes.SINGLETON);
         binder.bind(AdaptiveScanModes.class).in(Scopes.SINGLETON);
         binder.bind(TableFilesCache.class).in(Scopes.SINGLETON);
         binder.bind(NscMetadataFactory.class).in(Scopes.SINGLETON);
@@ -68,5 +70,6 @@ public class NscModule
         newExporter(binder).export(TableFilesCache.class).withGeneratedName();
         newExporter(binder).export(FooterCache.class).withGeneratedName();
         newExporter(binder).export(StorageNodeLoad.class).withGeneratedName();
+        newExporter(binder).export(BusyStorageNodes.class).withGeneratedName();
     }
 }

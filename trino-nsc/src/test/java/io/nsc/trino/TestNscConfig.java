@@ -53,6 +53,7 @@ final class TestNscConfig
                 .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS))
                 .setAggregationPushdownMaxGroups(10_000)
                 .setScanTimeout(new Duration(1, HOURS))
+                .setBusyNodeBackOff(new Duration(30, SECONDS))
                 .setScanFanOutThreads(16));
     }
 
@@ -83,6 +84,7 @@ final class TestNscConfig
                 .put("nsc.dynamic-filtering-wait-timeout", "5s")
                 .put("nsc.aggregation-pushdown-max-groups", "500")
                 .put("nsc.scan-timeout", "7m")
+                .put("nsc.busy-node-back-off", "2s")
                 .put("nsc.scan-fan-out-threads", "4")
                 .buildOrThrow();
 
@@ -110,6 +112,7 @@ final class TestNscConfig
                 .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
                 .setAggregationPushdownMaxGroups(500)
                 .setScanTimeout(new Duration(7, MINUTES))
+                .setBusyNodeBackOff(new Duration(2, SECONDS))
                 .setScanFanOutThreads(4));
     }
 

@@ -52,6 +52,7 @@ final class TestNscConnectorMBeans
                 .containsExactlyInAnyOrder(
                         ObjectName.getInstance("trino.plugin.nsc.metadata:type=TableFilesCache,name=" + CATALOG),
                         ObjectName.getInstance("trino.plugin.nsc.read:type=FooterCache,name=" + CATALOG),
+                        ObjectName.getInstance("trino.plugin.nsc.read:type=BusyStorageNodes,name=" + CATALOG),
                         ObjectName.getInstance("trino.plugin.nsc.client:type=StorageNodeLoad,name=" + CATALOG));
         assertThat(attribute("client", "StorageNodeLoad", "CacheStats.RequestCount")).isNotNegative();
     }

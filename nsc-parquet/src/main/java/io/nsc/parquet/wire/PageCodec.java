@@ -36,7 +36,9 @@ import static java.util.Objects.requireNonNull;
  */
 public final class PageCodec
 {
-    private static final int INITIAL_BUFFER_BYTES = 64 * 1024;
+    // small: a builder is reset and reused, so it grows to its stream's batch size once, and a
+    // scan that returns a few rows holds (and is charged for) no more than it needs
+    private static final int INITIAL_BUFFER_BYTES = 4 * 1024;
     // a page's header: position count and channel count
     private static final int PAGE_HEADER_BYTES = 2 * Integer.BYTES;
     // the smallest encoded block: name length, a one-byte name, position count

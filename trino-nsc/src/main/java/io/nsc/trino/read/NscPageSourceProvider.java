@@ -78,10 +78,12 @@ public class NscPageSourceProvider
     private final ScanFanOut fanOut;
     private final AdaptiveScanModes adaptiveModes;
     private final StorageNodeLoad nodeLoad;
+    private final BusyStorageNodes busyNodes;
 
     @Inject
-    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, AdaptiveScanModes adaptiveModes, StorageNodeLoad nodeLoad, NscConfig config)
+    public NscPageSourceProvider(StorageClients storageClients, FooterCache footerCache, ScanFanOut fanOut, AdaptiveScanModes adaptiveModes, StorageNodeLoad nodeLoad, BusyStorageNodes busyNodes, NscConfig config)
     {
+        this.busyNodes = requireNonNull(busyNodes, "busyNodes is null");
         this.nodeLoad = requireNonNull(nodeLoad, "nodeLoad is null");
         this.adaptiveModes = requireNonNull(adaptiveModes, "adaptiveModes is null");
         this.storageClients = requireNonNull(storageClients, "storageClients is null");
@@ -227,7 +229,8 @@ public class NscPageSourceProvider
                 split.addresses().stream().map(HostAddress::toString).collect(toImmutableList()),
                 storageClients,
                 config.getScanTimeout().toMillis(),
-                fallback);
+                fallback,
+                busyNodes);
     }
 
     private static ScanRequest forPart(ScanRequest template, NscSplit part)

@@ -37,6 +37,8 @@ public final class ReadMetrics
     public static final String STORAGE_REPLICA_FAILOVERS = "storage_replica_failovers";
     /** Storage scans a node refused because its memory pool was exhausted (the node was busy, not the scan too big). */
     public static final String STORAGE_SCANS_REFUSED_BUSY = "storage_scans_refused_busy";
+    /** Replicas a storage scan did not ask because they refused another of the worker's scans as busy within their retry hint. */
+    public static final String STORAGE_BUSY_NODES_SKIPPED = "storage_busy_nodes_skipped";
     /** Splits (or parts of a pushed-down aggregation) read raw because every replica was too busy to scan them. */
     public static final String SPLITS_FALLEN_BACK_TO_RAW = "splits_fallen_back_to_raw";
     /** Times a storage scan's aggregation groups or top-N rows filled their share of its budget and were sent early. */

@@ -82,6 +82,7 @@ public class StorageScanPageSource
     private final PageCodec codec;
     private final long timeoutMillis;
     private final Optional<Supplier<ConnectorPageSource>> fallback;
+    private final BusyStorageNodes busyNodes;
     private final Queue<Page> pages = new ArrayDeque<>();
     private final List<String> failures = new ArrayList<>();
 
@@ -93,6 +94,7 @@ public class StorageScanPageSource
     private long readTimeNanos;
     private long failovers;
     private long busyRefusals;
+    private long busyNodesSkipped;
     // the raw read that took the split over from busy storage nodes
     private ConnectorPageSource raw;
     private ScanSummary summary;
@@ -109,6 +111,16 @@ public class StorageScanPageSource
      */
     public StorageScanPageSource(ScanRequest request, List<String> replicas, StorageClients storageClients, long timeoutMillis, Optional<Supplier<ConnectorPageSource>> fallback)
     {
+        this(request, replicas, storageClients, timeoutMillis, fallback, BusyStorageNodes.never());
+    }
+
+    /**
+     * @param busyNodes the nodes this worker's scans leave alone for now; this scan adds a node
+     *        that refuses it as busy
+     */
+    public StorageScanPageSource(ScanRequest request, List<String> replicas, StorageClients storageClients, long timeoutMillis, Optional<Supplier<ConnectorPageSource>> fallback, BusyStorageNodes busyNodes)
+    {
+        this.busyNodes = requireNonNull(busyNodes, "busyNodes is null");
         this.fallback = requireNonNull(fallback, "fallback is null");
         this.request = requireNonNull(request, "request is null");
         this.replicas = ImmutableList.copyOf(replicas);
@@ -127,6 +139,9 @@ public class StorageScanPageSource
         try {
             while (!finished && raw == null && pages.isEmpty()) {
                 if (stream == null) {
+                    if (skipBusyReplica()) {
+                        continue;
+                    }
                     startCall();
                 }
                 ScanResponse response = stream.poll();
@@ -163,6 +178,33 @@ public class StorageScanPageSource
             return NOT_BLOCKED;
         }
         return stream.progress();
+    }
+
+    /**
+     * Moves past a replica that refused another of this worker's scans as busy a moment ago, when
+     * this split can do without it: to the next replica, or (nothing returned yet, no replica
+     * left) to its raw read. Advice only: a split with nowhere else to go asks the node.
+     */
+    private boolean skipBusyReplica()
+    {
+        String address = replicas.get(replica);
+        if (!busyNodes.isBackingOff(address)) {
+            return false;
+        }
+        boolean nextReplica = replica + 1 < replicas.size() && (rowsReturned == 0 || resumable());
+        boolean rawRead = rowsReturned == 0 && fallback.isPresent();
+        if (!nextReplica && !rawRead) {
+            return false;
+        }
+        busyNodesSkipped++;
+        failures.add(address + ": left alone, it refused a scan as busy");
+        if (nextReplica) {
+            replica++;
+        }
+        else {
+            raw = fallback.get().get();
+        }
+        return true;
     }
 
     private void startCall()
@@ -271,6 +313,7 @@ public class StorageScanPageSource
     private void nodeBusy(Status status, Throwable cause)
     {
         busyRefusals++;
+        busyNodes.refusedBusy(replicas.get(replica), NodeBusy.retryAfterMillis(cause).orElse(0));
         if (replica + 1 < replicas.size() && (rowsReturned == 0 || resumable())) {
             failOver("busy: " + status.getDescription(), cause);
             return;
@@ -357,6 +400,7 @@ public class StorageScanPageSource
                 // a split a raw read took over counts as a raw split (the raw read says so), not as a scanned one
                 .put(ReadMetrics.SPLITS_FILTER, new LongCount(raw == null ? 1 : 0))
                 .put(ReadMetrics.STORAGE_SCANS_REFUSED_BUSY, new LongCount(busyRefusals))
+                .put(ReadMetrics.STORAGE_BUSY_NODES_SKIPPED, new LongCount(busyNodesSkipped))
                 .put(ReadMetrics.SPLITS_FALLEN_BACK_TO_RAW, new LongCount(raw == null ? 0 : 1))
                 .put(ReadMetrics.STORAGE_BYTES_RECEIVED, new LongCount(bytesReceived))
                 .put(ReadMetrics.STORAGE_BYTES_READ_FROM_DISK, new LongCount(done.getBytesReadFromDisk()))

@@ -2,6 +2,7 @@ package io.nsc.trino.read;
 
 import com.google.protobuf.ByteString;
 import io.airlift.slice.DynamicSliceOutput;
+import io.airlift.testing.TestingTicker;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -23,6 +24,7 @@ import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.BlockBuilder;
+import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.FixedPageSource;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metric;
@@ -41,6 +43,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
 import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
@@ -48,6 +51,7 @@ import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_SCAN_MEMORY_LIMIT;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static java.nio.charset.StandardCharsets.US_ASCII;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -249,6 +253,88 @@ final class TestStorageScanPageSource
         }));
         assertThat(values(readAll(secondReplica))).containsExactly(0L, 1L, 2L);
         assertThat(((LongCount) secondReplica.getMetrics().getMetrics().get(ReadMetrics.SPLITS_FALLEN_BACK_TO_RAW)).getTotal()).isZero();
+    }
+
+    @Test
+    void testNodesThatRefusedAsBusyAreLeftAloneUntilTheirRetryHint()
+    {
+        TestingTicker ticker = new TestingTicker();
+        BusyStorageNodes busyNodes = new BusyStorageNodes(ticker, 30_000);
+        AtomicInteger rawReads = new AtomicInteger();
+        Supplier<ConnectorPageSource> rawRead = () -> {
+            rawReads.incrementAndGet();
+            return new FixedPageSource(List.of(page(0, 4)));
+        };
+        int before = calls.get();
+        behaviour = (_, observer) -> observer.onError(busy());
+        StorageScanPageSource refused = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address), clients, 30_000, Optional.of(rawRead), busyNodes);
+        assertThat(values(readAll(refused))).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(calls.get()).isEqualTo(before + 1);
+        assertThat(busyNodes.isBackingOff(address)).isTrue();
+
+        // within the node's hint (5000 ms), the next split reads raw without asking it
+        ticker.increment(4_999, MILLISECONDS);
+        StorageScanPageSource leftAlone = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address), clients, 30_000, Optional.of(rawRead), busyNodes);
+        assertThat(values(readAll(leftAlone))).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(calls.get()).isEqualTo(before + 1);
+        assertThat(rawReads.get()).isEqualTo(2);
+        Map<String, Metric<?>> metrics = leftAlone.getMetrics().getMetrics();
+        assertThat(((LongCount) metrics.get(ReadMetrics.STORAGE_BUSY_NODES_SKIPPED)).getTotal()).isEqualTo(1);
+        assertThat(((LongCount) metrics.get(ReadMetrics.STORAGE_SCANS_REFUSED_BUSY)).getTotal()).isZero();
+        assertThat(((LongCount) metrics.get(ReadMetrics.SPLITS_FALLEN_BACK_TO_RAW)).getTotal()).isEqualTo(1);
+
+        // the hint is advice: a split with nowhere else to go asks the node all the same
+        behaviour = (_, observer) -> {
+            send(observer, batch(0, 3));
+            finish(observer);
+        };
+        StorageScanPageSource nowhereElse = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address), clients, 30_000, Optional.empty(), busyNodes);
+        assertThat(values(readAll(nowhereElse))).containsExactly(0L, 1L, 2L);
+        assertThat(calls.get()).isEqualTo(before + 2);
+
+        // past the hint the node is asked again
+        ticker.increment(1, MILLISECONDS);
+        assertThat(busyNodes.isBackingOff(address)).isFalse();
+        StorageScanPageSource askedAgain = new StorageScanPageSource(request(PageCompression.PAGE_COMPRESSION_LZ4), List.of(address), clients, 30_000, Optional.of(() -> {
+            throw new AssertionError("no raw read once the node's hint has passed");
+        }), busyNodes);
+        assertThat(values(readAll(askedAgain))).containsExactly(0L, 1L, 2L);
+        assertThat(calls.get()).isEqualTo(before + 3);
+    }
+
+    @Test
+    void testBusyHintsAreCappedAndOnlyRememberedWhenTheyWait()
+    {
+        TestingTicker ticker = new TestingTicker();
+        BusyStorageNodes busyNodes = new BusyStorageNodes(ticker, 30_000);
+        busyNodes.refusedBusy("a:1", 0);
+        assertThat(busyNodes.isBackingOff("a:1")).isFalse();
+
+        // the hint is capped
+        busyNodes.refusedBusy("b:1", Long.MAX_VALUE);
+        ticker.increment(29_999, MILLISECONDS);
+        assertThat(busyNodes.isBackingOff("b:1")).isTrue();
+        assertThat(busyNodes.getNodesBackedOff()).isEqualTo(1);
+        // a later refusal moves the time on
+        busyNodes.refusedBusy("b:1", 10);
+        ticker.increment(5, MILLISECONDS);
+        assertThat(busyNodes.isBackingOff("b:1")).isTrue();
+        ticker.increment(5, MILLISECONDS);
+        assertThat(busyNodes.isBackingOff("b:1")).isFalse();
+        assertThat(busyNodes.getNodesBackedOff()).isZero();
+
+        // a shorter hint does not pull an earlier refusal's time back
+        busyNodes.refusedBusy("c:1", 1_000);
+        busyNodes.refusedBusy("c:1", 1);
+        ticker.increment(2, MILLISECONDS);
+        assertThat(busyNodes.isBackingOff("c:1")).isTrue();
+        assertThatThrownBy(() -> busyNodes.refusedBusy("c:1", -1)).isInstanceOf(IllegalArgumentException.class);
+
+        // nsc.busy-node-back-off=0s, and the page sources built without a worker's registry: every node asked every time
+        for (BusyStorageNodes never : List.of(new BusyStorageNodes(ticker, 0), BusyStorageNodes.never())) {
+            never.refusedBusy("a:1", 5_000);
+            assertThat(never.isBackingOff("a:1")).isFalse();
+        }
     }
 
     @Test

@@ -832,7 +832,7 @@ public class NscMetadataClient
         SchemaTableName view = new SchemaTableName(request.getSchemaName(), request.getMaterializedView().getViewName());
         String description = e.getStatus().getDescription();
         return switch (e.getStatus().getCode()) {
-            // another refresh or a write to the storage table, or a change of the view (a comment, OR REPLACE)
+            // another refresh, a DELETE on the storage table or its drop (OR REPLACE), or a change of the view (a comment)
             case ABORTED -> Optional.of(new TrinoException(TRANSACTION_CONFLICT, "REFRESH MATERIALIZED VIEW %s conflicts with a change made since it began: %s".formatted(view, description), e));
             case NOT_FOUND -> description != null && description.startsWith("Materialized view ")
                     ? Optional.of(viewNotFound(view, true, e))

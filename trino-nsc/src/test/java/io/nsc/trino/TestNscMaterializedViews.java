@@ -1,11 +1,13 @@
 package io.nsc.trino;
 
+import io.trino.spi.connector.SchemaTableName;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
 
 import static io.trino.plugin.tpch.ColumnNaming.SIMPLIFIED;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Materialized views through SQL: the definition in the metadata service, the data in an nsc
@@ -19,12 +21,17 @@ final class TestNscMaterializedViews
 {
     private static final String TOTALS = "SELECT orderstatus, count(*) AS orders, sum(totalprice) AS total FROM %s GROUP BY orderstatus";
 
+    private final FileListingHook hook = new FileListingHook();
+
     @Override
     protected QueryRunner createQueryRunner()
             throws Exception
     {
         TestingNscCluster cluster = closeAfterClass(TestingNscCluster.start(2));
-        return NscQueryRunner.builder(cluster).setTpchColumnNaming(SIMPLIFIED).build();
+        return NscQueryRunner.builder(cluster)
+                .setTpchColumnNaming(SIMPLIFIED)
+                .setNscPlugin(hook.plugin())
+                .build();
     }
 
     @Test
@@ -64,6 +71,58 @@ final class TestNscMaterializedViews
         assertThat(freshness("mv_fresh", "totals")).isEqualTo("STALE");
         assertQuery("SELECT * FROM mv_fresh.totals", TOTALS.formatted("(SELECT * FROM orders WHERE orderstatus <> 'F' UNION ALL SELECT * FROM orders WHERE orderstatus = 'P')"));
         assertUpdate("DROP SCHEMA mv_fresh CASCADE");
+    }
+
+    /**
+     * A refresh commits the storage table's rows and the view's record of the versions it read in
+     * one metadata transaction: when the metadata service refuses either part, the storage table
+     * keeps its rows and the view its freshness. The refusals are made exact by a change that
+     * lands when the refresh lists the storage table's files, just before it commits.
+     */
+    @Test
+    void testRefreshRefusedAtItsCommitChangesNothing()
+    {
+        assertUpdate("CREATE SCHEMA mv_atomic");
+        assertUpdate("CREATE TABLE mv_atomic.orders AS SELECT * FROM tpch.tiny.orders", 15000);
+        assertUpdate("CREATE MATERIALIZED VIEW mv_atomic.totals GRACE PERIOD INTERVAL '0' SECOND AS " + TOTALS.formatted("mv_atomic.orders"));
+        assertUpdate("REFRESH MATERIALIZED VIEW mv_atomic.totals", 3);
+        String storage = storageTable("mv_atomic", "totals");
+        SchemaTableName storageName = new SchemaTableName("mv_atomic", storage);
+        String storageHistory = "SELECT count(*) FROM mv_atomic.\"" + storage + "$history\"";
+        assertQuery(storageHistory, "VALUES 2");
+        assertUpdate("INSERT INTO mv_atomic.orders SELECT * FROM tpch.tiny.orders WHERE orderstatus = 'P'", 363);
+        assertThat(freshness("mv_atomic", "totals")).isEqualTo("STALE");
+        String changed = TOTALS.formatted("(SELECT * FROM orders UNION ALL SELECT * FROM orders WHERE orderstatus = 'P')");
+
+        // the view changed after the refresh read it (COMMENT ON COLUMN): its record is refused, and with it the new rows
+        FileListingHook.PendingAction comment = hook.beforeBatch(storageName, 0, () -> assertUpdate("COMMENT ON COLUMN mv_atomic.totals.orders IS 'of the status'"));
+        assertThatThrownBy(() -> getQueryRunner().execute("REFRESH MATERIALIZED VIEW mv_atomic.totals"))
+                .hasMessageMatching("REFRESH MATERIALIZED VIEW mv_atomic.totals conflicts with a change made since it began: " +
+                        "View mv_atomic.totals is at version \\d+, but the change expects version \\d+: it was changed meanwhile; nothing was changed");
+        assertThat(comment.ran()).isTrue();
+        assertQuery("SELECT * FROM mv_atomic." + storage, TOTALS.formatted("orders"));
+        assertQuery(storageHistory, "VALUES 2");
+        assertThat(freshness("mv_atomic", "totals")).isEqualTo("STALE");
+        assertQuery("SELECT comment FROM information_schema.columns WHERE table_schema = 'mv_atomic' AND table_name = 'totals' AND column_name = 'orders'", "VALUES 'of the status'");
+
+        // the storage table changed after the refresh read it: its files are refused, and with them the view's record
+        FileListingHook.PendingAction delete = hook.beforeBatch(storageName, 0, () -> assertUpdate("DELETE FROM mv_atomic." + storage, 3));
+        assertThatThrownBy(() -> getQueryRunner().execute("REFRESH MATERIALIZED VIEW mv_atomic.totals"))
+                .hasMessageMatching("REFRESH MATERIALIZED VIEW mv_atomic.totals conflicts with a change made since it began: " +
+                        "File \\w+ of table mv_atomic.st_\\w+ was removed by a commit at version 3, after version 2 that the statement read; nothing was committed");
+        assertThat(delete.ran()).isTrue();
+        assertThat(freshness("mv_atomic", "totals")).isEqualTo("STALE");
+        assertQuery("SELECT count(*) FROM mv_atomic." + storage, "VALUES 0");
+        assertQuery(storageHistory, "VALUES 3");
+
+        // run again, it commits both
+        assertUpdate("REFRESH MATERIALIZED VIEW mv_atomic.totals", 3);
+        assertThat(freshness("mv_atomic", "totals")).isEqualTo("FRESH");
+        assertQuery("SELECT * FROM mv_atomic." + storage, changed);
+        assertQuery("SELECT * FROM mv_atomic.totals", changed);
+        assertQuery(storageHistory, "VALUES 4");
+        assertThat(hook.isPending()).isFalse();
+        assertUpdate("DROP SCHEMA mv_atomic CASCADE");
     }
 
     @Test

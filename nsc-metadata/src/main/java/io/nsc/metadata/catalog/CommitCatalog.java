@@ -20,6 +20,7 @@ import static io.nsc.metadata.MetadataErrors.notFound;
 import static io.nsc.metadata.catalog.FileIds.isValidFileId;
 import static io.nsc.metadata.catalog.Names.checkSchemaName;
 import static io.nsc.metadata.catalog.Names.checkTableName;
+import static io.nsc.metadata.catalog.Names.checkViewName;
 import static io.nsc.metadata.catalog.TableDefinitions.checkColumnsMatch;
 import static io.nsc.metadata.catalog.TableDefinitions.validateColumns;
 import static io.nsc.metadata.catalog.TableDefinitions.validateComment;
@@ -57,57 +58,68 @@ public final class CommitCatalog
 
     /**
      * Adds the request's files to the table as one new version, creating the table first when
-     * asked. Either everything is written or, when any check fails, nothing.
+     * asked, and records a refresh's new definition in its materialized view. Either everything
+     * is written or, when any check fails, nothing.
      */
     public CommitResult commit(CommitRequest request)
     {
         validate(request);
         return database.inTransaction(handle -> {
-            SchemaTableName name = request.table();
-            if (!schemaExists(handle, name.schemaName())) {
-                throw notFound("Schema %s does not exist", name.schemaName());
-            }
-            Optional<TableEntry> existing = findTable(handle, name);
-            checkExpectedTableId(name, existing, request);
-            long now = clock.millis();
-            Optional<DroppedTable> replaced = Optional.empty();
-            if (existing.isPresent() && request.replace()) {
-                // CREATE OR REPLACE TABLE AS: the old table goes as a DROP TABLE would take it
-                replaced = Optional.of(retention.drop(handle, existing.get(), now));
-                existing = Optional.empty();
-            }
-            if (existing.isPresent() && request.mustCreate()) {
-                // a CREATE TABLE AS that lost a race with another CREATE must not append to its table
-                throw alreadyExists("Table %s already exists", name);
-            }
-            if (existing.isEmpty() && !request.createsTableIfAbsent()) {
-                throw notFound("Table %s does not exist", name);
-            }
-            if (existing.isPresent() && request.files().isEmpty() && request.removals().isEmpty()) {
-                return appendNothing(name, existing.get(), request);
-            }
-            checkExpectedVersion(name, existing.map(TableEntry::version), request);
-            if (!request.files().isEmpty()) {
-                // a DELETE that only removes writes no file: a column change since it began does not concern it
-                existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
-            }
-            checkFilesCommittable(handle, request.files(), now);
-
-            long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), request.tableComment(), now);
-            long version = existing.map(TableEntry::version).orElse(0L) + 1;
-            RemovalCounts removed = RemovalCounts.NONE;
-            if (request.removals().isPresent()) {
-                // removals name only an existing table's files (validated: no removals with create_table)
-                FileRemovals removals = request.removals().get();
-                long survivingRows = survivors(request.files(), removals).stream().mapToLong(FileEntry::rowCount).sum();
-                removed = TableFileRemoval.remove(handle, existing.orElseThrow(), removals, version, survivingRows);
-            }
-            insertFiles(handle, tableId, version, request.files());
-            deleteAllocations(handle, request.files());
-            TableRows.updateTable(handle, tableId, version, request.files());
-            retention.recordVersion(handle, tableId, version, now, operation(request, existing.isEmpty()));
-            return new CommitResult(tableId, version, existing.isEmpty(), replaced, removed);
+            CommitResult result = commitFiles(handle, request);
+            // after the files: a refresh sent again after a failover is refused for its files,
+            // already committed, which tells the connector the first attempt went through
+            return request.viewRefresh()
+                    .map(refresh -> result.withView(ViewCatalog.update(handle, refresh.view(), refresh.definition(), refresh.comment(), refresh.expectedVersion(), true)))
+                    .orElse(result);
         });
+    }
+
+    private CommitResult commitFiles(Handle handle, CommitRequest request)
+    {
+        SchemaTableName name = request.table();
+        if (!schemaExists(handle, name.schemaName())) {
+            throw notFound("Schema %s does not exist", name.schemaName());
+        }
+        Optional<TableEntry> existing = findTable(handle, name);
+        checkExpectedTableId(name, existing, request);
+        long now = clock.millis();
+        Optional<DroppedTable> replaced = Optional.empty();
+        if (existing.isPresent() && request.replace()) {
+            // CREATE OR REPLACE TABLE AS: the old table goes as a DROP TABLE would take it
+            replaced = Optional.of(retention.drop(handle, existing.get(), now));
+            existing = Optional.empty();
+        }
+        if (existing.isPresent() && request.mustCreate()) {
+            // a CREATE TABLE AS that lost a race with another CREATE must not append to its table
+            throw alreadyExists("Table %s already exists", name);
+        }
+        if (existing.isEmpty() && !request.createsTableIfAbsent()) {
+            throw notFound("Table %s does not exist", name);
+        }
+        if (existing.isPresent() && request.files().isEmpty() && request.removals().isEmpty()) {
+            return appendNothing(name, existing.get(), request);
+        }
+        checkExpectedVersion(name, existing.map(TableEntry::version), request);
+        if (!request.files().isEmpty()) {
+            // a DELETE that only removes writes no file: a column change since it began does not concern it
+            existing.ifPresent(table -> checkColumnsMatch(name, table.columns(), request.columns()));
+        }
+        checkFilesCommittable(handle, request.files(), now);
+
+        long tableId = existing.isPresent() ? existing.get().tableId() : TableRows.insertTable(handle, name, request.columns(), request.tableProperties(), request.tableComment(), now);
+        long version = existing.map(TableEntry::version).orElse(0L) + 1;
+        RemovalCounts removed = RemovalCounts.NONE;
+        if (request.removals().isPresent()) {
+            // removals name only an existing table's files (validated: no removals with create_table)
+            FileRemovals removals = request.removals().get();
+            long survivingRows = survivors(request.files(), removals).stream().mapToLong(FileEntry::rowCount).sum();
+            removed = TableFileRemoval.remove(handle, existing.orElseThrow(), removals, version, survivingRows);
+        }
+        insertFiles(handle, tableId, version, request.files());
+        deleteAllocations(handle, request.files());
+        TableRows.updateTable(handle, tableId, version, request.files());
+        retention.recordVersion(handle, tableId, version, now, operation(request, existing.isEmpty()));
+        return new CommitResult(tableId, version, existing.isEmpty(), replaced, removed);
     }
 
     /** What the history calls the commit: a row change inserts rows beside the survivors only in UPDATE and MERGE. */
@@ -258,6 +270,20 @@ public final class CommitCatalog
             }
         }
         request.removals().ifPresent(removals -> validateRemovals(request, removals));
+        request.viewRefresh().ifPresent(refresh -> validateViewRefresh(request, refresh));
+    }
+
+    private static void validateViewRefresh(CommitRequest request, ViewRefresh refresh)
+    {
+        if (request.createsTableIfAbsent() || request.replace()) {
+            throw invalidArgument("A commit that refreshes a materialized view cannot create or replace its table");
+        }
+        checkViewName(refresh.view().tableName());
+        // the storage table of a materialized view is in the view's schema
+        if (!refresh.view().schemaName().equals(request.table().schemaName())) {
+            throw invalidArgument("The materialized view %s is not in the schema of table %s", refresh.view(), request.table());
+        }
+        ViewCatalog.validateUpdate(refresh.definition(), refresh.comment());
     }
 
     /** The commit's files that hold rewritten files' surviving rows: all but those of inserted rows. */

@@ -22,6 +22,8 @@ import static java.util.Objects.requireNonNull;
  * @param replace with {@code mustCreate}: drop a table of that name in the same transaction
  *        instead of failing (CREATE OR REPLACE TABLE AS)
  * @param removals a DELETE's: what leaves the existing table in the same transaction
+ * @param viewRefresh a REFRESH MATERIALIZED VIEW's: the view's new definition, recorded in the same
+ *        transaction as the storage table's files
  */
 public record CommitRequest(
         SchemaTableName table,
@@ -34,7 +36,8 @@ public record CommitRequest(
         OptionalLong expectedTableId,
         Optional<String> tableComment,
         boolean replace,
-        Optional<FileRemovals> removals)
+        Optional<FileRemovals> removals,
+        Optional<ViewRefresh> viewRefresh)
 {
     public CommitRequest
     {
@@ -46,6 +49,23 @@ public record CommitRequest(
         requireNonNull(expectedTableId, "expectedTableId is null");
         requireNonNull(tableComment, "tableComment is null");
         requireNonNull(removals, "removals is null");
+        requireNonNull(viewRefresh, "viewRefresh is null");
+    }
+
+    public CommitRequest(
+            SchemaTableName table,
+            List<TableColumn> columns,
+            boolean createTable,
+            List<FileEntry> files,
+            OptionalLong expectedVersion,
+            Map<String, String> tableProperties,
+            boolean mustCreate,
+            OptionalLong expectedTableId,
+            Optional<String> tableComment,
+            boolean replace,
+            Optional<FileRemovals> removals)
+    {
+        this(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, expectedTableId, tableComment, replace, removals, Optional.empty());
     }
 
     public CommitRequest(
@@ -98,6 +118,12 @@ public record CommitRequest(
     public CommitRequest(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)
     {
         this(table, columns, createTable, files, expectedVersion, Map.of(), false, OptionalLong.empty());
+    }
+
+    /** This commit, recording {@code refresh} in its materialized view in the same transaction. */
+    public CommitRequest withViewRefresh(ViewRefresh refresh)
+    {
+        return new CommitRequest(table, columns, createTable, files, expectedVersion, tableProperties, mustCreate, expectedTableId, tableComment, replace, removals, Optional.of(refresh));
     }
 
     public boolean createsTableIfAbsent()

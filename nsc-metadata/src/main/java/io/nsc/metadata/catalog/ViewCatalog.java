@@ -101,15 +101,28 @@ public final class ViewCatalog
     public ViewEntry updateView(SchemaTableName name, String definition, Optional<String> comment, long expectedVersion, boolean materialized)
     {
         requireNonNull(name, "name is null");
+        validateUpdate(definition, comment);
+        return database.inTransaction(handle -> update(handle, name, definition, comment, expectedVersion, materialized));
+    }
+
+    /** The checks of an update that need no database, for the callers of {@link #update(Handle, SchemaTableName, String, Optional, long, boolean)}. */
+    static void validateUpdate(String definition, Optional<String> comment)
+    {
         validateDefinition(definition);
         validateComment(comment);
-        return database.inTransaction(handle -> {
-            ViewEntry view = find(handle, name, materialized);
-            if (view.version() != expectedVersion) {
-                throw aborted("View %s is at version %s, but the change expects version %s: it was changed meanwhile; nothing was changed", name, view.version(), expectedVersion);
-            }
-            return update(handle, view, definition, comment, view.createdMillis());
-        });
+    }
+
+    /**
+     * The update of a view at {@code expectedVersion} within a transaction of the caller's: a
+     * refresh's commit records the materialized view's new definition in its own.
+     */
+    static ViewEntry update(Handle handle, SchemaTableName name, String definition, Optional<String> comment, long expectedVersion, boolean materialized)
+    {
+        ViewEntry view = find(handle, name, materialized);
+        if (view.version() != expectedVersion) {
+            throw aborted("View %s is at version %s, but the change expects version %s: it was changed meanwhile; nothing was changed", name, view.version(), expectedVersion);
+        }
+        return update(handle, view, definition, comment, view.createdMillis());
     }
 
     private static ViewEntry update(Handle handle, ViewEntry view, String definition, Optional<String> comment, long createdMillis)

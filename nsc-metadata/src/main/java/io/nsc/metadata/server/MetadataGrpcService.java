@@ -26,6 +26,7 @@ import io.nsc.metadata.catalog.TableHistory;
 import io.nsc.metadata.catalog.StatisticsCatalog;
 import io.nsc.metadata.catalog.ViewCatalog;
 import io.nsc.metadata.catalog.ViewEntry;
+import io.nsc.metadata.catalog.ViewRefresh;
 import io.nsc.metadata.membership.NodeRegistry;
 import io.nsc.metadata.membership.StorageNodeState;
 import io.nsc.metadata.placement.FileAllocator;
@@ -78,6 +79,7 @@ import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListTablesResponse;
 import io.nsc.protocol.proto.ListViewsRequest;
 import io.nsc.protocol.proto.ListViewsResponse;
+import io.nsc.protocol.proto.MaterializedViewRefresh;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
 import io.nsc.protocol.proto.RegisterNodeRequest;
 import io.nsc.protocol.proto.RemovedRowGroups;
@@ -585,7 +587,8 @@ public final class MetadataGrpcService
                     request.getExpectedTableId() == 0 ? OptionalLong.empty() : OptionalLong.of(request.getExpectedTableId()),
                     request.hasTableComment() ? Optional.of(request.getTableComment()) : Optional.empty(),
                     request.getReplace(),
-                    request.hasRemovals() ? Optional.of(toFileRemovals(request.getRemovals())) : Optional.empty()));
+                    request.hasRemovals() ? Optional.of(toFileRemovals(request.getRemovals())) : Optional.empty(),
+                    request.hasMaterializedView() ? Optional.of(toViewRefresh(request)) : Optional.empty()));
             stats.committed(request.getFilesCount(), result.tableCreated());
             if (result.tableCreated()) {
                 log.info("Created table %s.%s (id %s)", request.getSchemaName(), request.getTableName(), result.tableId());
@@ -603,16 +606,29 @@ public final class MetadataGrpcService
                         request.getSchemaName(), request.getTableName(), result.tableId(), result.version(),
                         removed.filesRemoved(), removed.rowGroupsRemoved(), removed.filesRewritten(), request.getFilesCount(), removed.rowsRemoved());
             }
-            return CommitFilesResponse.newBuilder()
+            result.view().ifPresent(view -> log.info("Refreshed materialized view %s (version %s): its storage table %s.%s (id %s) at version %s",
+                    view.name(), view.version(), request.getSchemaName(), request.getTableName(), result.tableId(), result.version()));
+            CommitFilesResponse.Builder response = CommitFilesResponse.newBuilder()
                     .setTableId(result.tableId())
                     .setVersion(result.version())
                     .setTableCreated(result.tableCreated())
                     .setFilesRemoved(result.removed().filesRemoved())
                     .setFilesRewritten(result.removed().filesRewritten())
                     .setRowGroupsRemoved(result.removed().rowGroupsRemoved())
-                    .setRowsRemoved(result.removed().rowsRemoved())
-                    .build();
+                    .setRowsRemoved(result.removed().rowsRemoved());
+            result.view().ifPresent(view -> response.setViewVersion(view.version()));
+            return response.build();
         });
+    }
+
+    private static ViewRefresh toViewRefresh(CommitFilesRequest request)
+    {
+        MaterializedViewRefresh refresh = request.getMaterializedView();
+        return new ViewRefresh(
+                new SchemaTableName(request.getSchemaName(), refresh.getViewName()),
+                refresh.getDefinition(),
+                refresh.hasComment() ? Optional.of(refresh.getComment()) : Optional.empty(),
+                refresh.getExpectedVersion());
     }
 
     private static String commitTarget(CommitFilesRequest request)
@@ -622,6 +638,10 @@ public final class MetadataGrpcService
             FileRemovals removals = request.getRemovals();
             target += (removals.getOptimize() ? ", optimize" : "") + ", removing %s files, rewriting %s, removing row groups of %s".formatted(
                     removals.getRemovedFileIdsCount(), removals.getRewrittenFileIdsCount(), removals.getRemovedRowGroupsCount());
+        }
+        if (request.hasMaterializedView()) {
+            MaterializedViewRefresh refresh = request.getMaterializedView();
+            target += ", refreshing materialized view %s.%s (version %s)".formatted(request.getSchemaName(), refresh.getViewName(), refresh.getExpectedVersion());
         }
         return target + ")";
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.grpc.Status.Code.ABORTED;
 import static io.grpc.Status.Code.ALREADY_EXISTS;
 import static io.grpc.Status.Code.FAILED_PRECONDITION;
@@ -52,6 +53,9 @@ abstract class AbstractTestCatalog
             new TableColumn("l_partkey", "bigint"),
             new TableColumn("l_quantity", "double"),
             new TableColumn("l_shipdate", "date"));
+    // a materialized view and its storage table
+    protected static final SchemaTableName MATERIALIZED_VIEW = new SchemaTableName("tpch", "totals");
+    protected static final SchemaTableName STORAGE_TABLE = new SchemaTableName("tpch", "st_0123456789abcdef0123456789abcdef");
     protected static final Map<String, String> PROPERTIES = Map.of("sorted_by", "l_shipdate,l_orderkey", "row_group_size", "64MB");
     protected static final Duration ALLOCATION_TIMEOUT = new Duration(1, HOURS);
     protected static final String UUID_PATTERN = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
@@ -1081,6 +1085,128 @@ abstract class AbstractTestCatalog
     }
 
     @Test
+    void testRefreshCommitsTheFilesAndTheViewInOneTransaction()
+    {
+        tables.createSchema("tpch", false);
+        ViewCatalog views = new ViewCatalog(database, clock);
+        long tableId = tables.createTable(STORAGE_TABLE, LINEITEM_COLUMNS, Map.of(), false).table().tableId();
+        ViewEntry created = views.createView(MATERIALIZED_VIEW, "{\"refreshed\":0}", Optional.of("totals"), false, true);
+
+        // the first refresh adds files to the empty storage table
+        FileEntry first = file(10, "node-a");
+        allocate(first);
+        CommitResult result = commits.commit(new CommitRequest(STORAGE_TABLE, LINEITEM_COLUMNS, false, List.of(first), OptionalLong.empty(), Map.of(), false, OptionalLong.of(tableId))
+                .withViewRefresh(new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.of("totals"), created.version())));
+        assertThat(result.version()).isEqualTo(2);
+        assertThat(result.view()).contains(new ViewEntry(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.of("totals"), 2, created.createdMillis(), true));
+
+        // the next replaces them
+        FileEntry second = file(12, "node-b");
+        allocate(second);
+        result = commits.commit(refreshOf(tableId, 2, List.of(first), List.of(second), new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":2}", Optional.empty(), 2)));
+        ViewEntry refreshed = new ViewEntry(MATERIALIZED_VIEW, "{\"refreshed\":2}", Optional.empty(), 3, created.createdMillis(), true);
+        assertThat(result.version()).isEqualTo(3);
+        assertThat(result.view()).contains(refreshed);
+        assertThat(views.getView(MATERIALIZED_VIEW, true)).contains(refreshed);
+        assertThat(tables.getTable(STORAGE_TABLE).orElseThrow().version()).isEqualTo(3);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(second);
+        assertThat(listVersion(tableId, 2)).containsExactly(first);
+    }
+
+    @Test
+    void testRefreshRefusedForItsViewCommitsNoFile()
+    {
+        tables.createSchema("tpch", false);
+        ViewCatalog views = new ViewCatalog(database, clock);
+        FileEntry old = file(10, "node-a");
+        allocate(old);
+        long tableId = commits.commit(commit(STORAGE_TABLE, LINEITEM_COLUMNS, true, List.of(old), OptionalLong.empty())).tableId();
+        views.createView(MATERIALIZED_VIEW, "{\"refreshed\":0}", Optional.empty(), false, true);
+        // COMMENT ON COLUMN while the refresh ran
+        ViewEntry commented = views.updateView(MATERIALIZED_VIEW, "{\"refreshed\":0,\"comment\":1}", Optional.empty(), 1, true);
+
+        FileEntry refreshed = file(12, "node-b");
+        allocate(refreshed);
+        // the view is checked after the files were written in the transaction: all of it rolls back
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.empty(), 1))),
+                ABORTED, "View tpch.totals is at version 2, but the change expects version 1: it was changed meanwhile; nothing was changed");
+        views.createView(new SchemaTableName("tpch", "plain"), "{}", Optional.empty(), false);
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(new SchemaTableName("tpch", "plain"), "{\"refreshed\":1}", Optional.empty(), 1))),
+                NOT_FOUND, "Materialized view tpch.plain does not exist");
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(new SchemaTableName("tpch", "missing"), "{\"refreshed\":1}", Optional.empty(), 1))),
+                NOT_FOUND, "Materialized view tpch.missing does not exist");
+
+        // neither the data nor the view's record
+        assertThat(tables.getTable(STORAGE_TABLE).orElseThrow().version()).isEqualTo(1);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(old);
+        assertThat(history.listVersions(STORAGE_TABLE)).hasSize(1);
+        assertThat(countRows("SELECT count(*) FROM files")).isEqualTo(1);
+        assertThat(views.getView(MATERIALIZED_VIEW, true)).contains(commented);
+
+        // the file's allocation is still open: the refresh derived from the view as it is now commits it
+        CommitResult result = commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.empty(), commented.version())));
+        assertThat(result.view().orElseThrow().version()).isEqualTo(3);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(refreshed);
+    }
+
+    @Test
+    void testRefreshRefusedForItsFilesLeavesTheViewAsItWas()
+    {
+        tables.createSchema("tpch", false);
+        ViewCatalog views = new ViewCatalog(database, clock);
+        FileEntry old = file(10, "node-a");
+        allocate(old);
+        long tableId = commits.commit(commit(STORAGE_TABLE, LINEITEM_COLUMNS, true, List.of(old), OptionalLong.empty())).tableId();
+        ViewEntry view = views.createView(MATERIALIZED_VIEW, "{\"refreshed\":0}", Optional.empty(), false, true);
+
+        // two refreshes read version 1; the first commits, and so does a DELETE on the storage table
+        FileEntry first = file(12, "node-b");
+        FileEntry second = file(12, "node-a");
+        allocate(first, second);
+        view = commits.commit(refreshOf(tableId, 1, List.of(old), List.of(first), new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.empty(), view.version()))).view().orElseThrow();
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(second), new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":2}", Optional.empty(), 1))),
+                ABORTED, "File %s of table tpch.%s was removed by a commit at version 2, after version 1 that the statement read; nothing was committed".formatted(old.fileId(), STORAGE_TABLE.tableName()));
+        commits.commit(CommitRequest.delete(STORAGE_TABLE, LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(2, List.of(first.fileId()), List.of(), Map.of())));
+        // even expecting the view's current version, a refresh whose files are gone changes nothing
+        long viewVersion = view.version();
+        assertStatus(() -> commits.commit(refreshOf(tableId, 2, List.of(first), List.of(second), new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":2}", Optional.empty(), viewVersion))),
+                ABORTED, "File %s of table tpch.%s was removed by a commit at version 3, after version 2 that the statement read; nothing was committed".formatted(first.fileId(), STORAGE_TABLE.tableName()));
+
+        assertThat(views.getView(MATERIALIZED_VIEW, true)).contains(view);
+        assertThat(tables.getTable(STORAGE_TABLE).orElseThrow().version()).isEqualTo(3);
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).isEmpty();
+    }
+
+    @Test
+    void testRefreshChecks()
+    {
+        tables.createSchema("tpch", false);
+        tables.createSchema("other", false);
+        ViewCatalog views = new ViewCatalog(database, clock);
+        FileEntry old = file(10, "node-a");
+        allocate(old);
+        long tableId = commits.commit(commit(STORAGE_TABLE, LINEITEM_COLUMNS, true, List.of(old), OptionalLong.empty())).tableId();
+        ViewEntry view = views.createView(MATERIALIZED_VIEW, "{\"refreshed\":0}", Optional.empty(), false, true);
+        FileEntry refreshed = file(12, "node-b");
+        allocate(refreshed);
+
+        ViewRefresh refresh = new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.empty(), 1);
+        assertStatus(() -> commits.commit(commit(STORAGE_TABLE, LINEITEM_COLUMNS, true, List.of(refreshed), OptionalLong.empty()).withViewRefresh(refresh)),
+                INVALID_ARGUMENT, "A commit that refreshes a materialized view cannot create or replace its table");
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(new SchemaTableName("other", "totals"), "{}", Optional.empty(), 1))),
+                INVALID_ARGUMENT, "The materialized view other.totals is not in the schema of table tpch.%s".formatted(STORAGE_TABLE.tableName()));
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(MATERIALIZED_VIEW, "", Optional.empty(), 1))),
+                INVALID_ARGUMENT, "A view needs a definition");
+        assertStatus(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(MATERIALIZED_VIEW, "{}", Optional.of("c".repeat(65_537)), 1))),
+                INVALID_ARGUMENT, "A comment is longer than 65536 characters");
+        assertStatusContains(() -> commits.commit(refreshOf(tableId, 1, List.of(old), List.of(refreshed), new ViewRefresh(new SchemaTableName("tpch", "Bad"), "{}", Optional.empty(), 1))),
+                INVALID_ARGUMENT, "Invalid view name 'Bad'");
+
+        assertThat(tables.getTableFiles(tableId).orElseThrow().files()).containsExactly(old);
+        assertThat(views.getView(MATERIALIZED_VIEW, true)).contains(view);
+    }
+
+    @Test
     void testDeleteChecks()
     {
         tables.createSchema("tpch", false);
@@ -1548,6 +1674,13 @@ abstract class AbstractTestCatalog
     protected List<FileEntry> listVersion(long tableId, long version)
     {
         return tables.getTableFilesPage(new TableFilesPageRequest(tableId, version, FilePosition.START, 1000, Long.MAX_VALUE, true)).orElseThrow().files();
+    }
+
+    /** A refresh's commit into the storage table: every file of the version it read leaves, its files enter, and its view records it. */
+    protected static CommitRequest refreshOf(long tableId, long readVersion, List<FileEntry> oldFiles, List<FileEntry> newFiles, ViewRefresh refresh)
+    {
+        FileRemovals removals = new FileRemovals(readVersion, oldFiles.stream().map(FileEntry::fileId).toList(), List.of(), Map.of(), newFiles.stream().map(FileEntry::fileId).collect(toImmutableSet()));
+        return CommitRequest.delete(STORAGE_TABLE, LINEITEM_COLUMNS, tableId, newFiles, removals).withViewRefresh(refresh);
     }
 
     protected static CommitRequest deleteOf(long tableId, List<FileEntry> files, FileRemovals removals)

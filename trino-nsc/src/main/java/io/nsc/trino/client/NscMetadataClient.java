@@ -708,8 +708,10 @@ public class NscMetadataClient
      * @return the service's answer; for a commit found applied after a failover, the table's id
      *         and the version at which its files were found (the commit's, or a later one)
      * @throws TrinoException TABLE_ALREADY_EXISTS (a CREATE TABLE AS whose table appeared meanwhile),
-     *         SCHEMA_NOT_FOUND, TABLE_NOT_FOUND (the table was dropped meanwhile), or
-     *         NSC_COMMIT_OUTCOME_UNKNOWN when the call failed in a way that leaves open whether it was applied
+     *         SCHEMA_NOT_FOUND, TABLE_NOT_FOUND (the table, or the materialized view a refresh
+     *         records, was dropped meanwhile), TRANSACTION_CONFLICT (a refresh's storage table or
+     *         view changed meanwhile), or NSC_COMMIT_OUTCOME_UNKNOWN when the call failed in a way
+     *         that leaves open whether it was applied
      */
     public CommitFilesResponse commitFiles(CommitFilesRequest request)
     {
@@ -787,16 +789,26 @@ public class NscMetadataClient
         if (!missing.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(CommitFilesResponse.newBuilder()
+        CommitFilesResponse.Builder applied = CommitFilesResponse.newBuilder()
                 .setTableId(tableId)
                 .setVersion(version)
-                .setTableCreated(request.getMustCreate())
-                .build());
+                .setTableCreated(request.getMustCreate());
+        if (request.hasMaterializedView()) {
+            // the files and the view's record are one transaction: with the files, the view took the version after the one expected
+            applied.setViewVersion(request.getMaterializedView().getExpectedVersion() + 1);
+        }
+        return Optional.of(applied.build());
     }
 
     private TrinoException commitFailed(CommitFilesRequest request, StatusRuntimeException e)
     {
         SchemaTableName name = new SchemaTableName(request.getSchemaName(), request.getTableName());
+        if (request.hasMaterializedView()) {
+            Optional<TrinoException> refreshFailure = refreshFailed(request, e);
+            if (refreshFailure.isPresent()) {
+                return refreshFailure.get();
+            }
+        }
         if (request.hasRemovals() && e.getStatus().getCode() == Status.Code.ABORTED) {
             // another commit changed the files the statement read (or replaced the table): nothing was committed
             String statement = request.getRemovals().getOptimize() ? "OPTIMIZE of" : request.getRemovals().getInsertedFileIdsCount() == 0 ? "DELETE from" : "UPDATE or MERGE into";
@@ -808,6 +820,24 @@ public class NscMetadataClient
             case INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED, PERMISSION_DENIED, UNAUTHENTICATED, RESOURCE_EXHAUSTED, UNIMPLEMENTED -> metadataError("commit %s files to %s".formatted(request.getFilesCount(), name), e);
             // the service may have applied the commit before the failure reached us
             default -> outcomeUnknown(request, e);
+        };
+    }
+
+    /**
+     * A refresh's commit the service refused, for the storage table or for the view: the one
+     * transaction changed neither. Empty for a failure a commit of any kind may meet.
+     */
+    private static Optional<TrinoException> refreshFailed(CommitFilesRequest request, StatusRuntimeException e)
+    {
+        SchemaTableName view = new SchemaTableName(request.getSchemaName(), request.getMaterializedView().getViewName());
+        String description = e.getStatus().getDescription();
+        return switch (e.getStatus().getCode()) {
+            // another refresh, a DELETE on the storage table or its drop (OR REPLACE), or a change of the view (a comment)
+            case ABORTED -> Optional.of(new TrinoException(TRANSACTION_CONFLICT, "REFRESH MATERIALIZED VIEW %s conflicts with a change made since it began: %s".formatted(view, description), e));
+            case NOT_FOUND -> description != null && description.startsWith("Materialized view ")
+                    ? Optional.of(viewNotFound(view, true, e))
+                    : Optional.empty();
+            default -> Optional.empty();
         };
     }
 

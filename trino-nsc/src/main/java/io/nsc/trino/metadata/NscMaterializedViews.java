@@ -7,6 +7,7 @@ import io.airlift.json.JsonCodecFactory;
 import io.airlift.json.ObjectMapperProvider;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
+import io.nsc.protocol.proto.MaterializedViewRefresh;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TableVersion;
 import io.nsc.protocol.proto.ViewInfo;
@@ -55,8 +56,9 @@ import static java.util.Objects.requireNonNull;
  * Materialized views: the definition in the metadata service, kept with the views (marked
  * materialized), and the data in an nsc table of the view's schema, the storage table, named
  * {@code st_<32 hex digits>} when the view is created and kept under renames. A refresh replaces
- * the storage table's files in one commit and then records, in the definition, the version of
- * every nsc table its query read; the view is fresh while each of them is still at that version.
+ * the storage table's files and records, in the definition, the version of every nsc table its
+ * query read, in one metadata transaction; the view is fresh while each of them is still at that
+ * version.
  * Other connectors' tables have no version nsc can check: a view reading one is never more than
  * UNKNOWN.
  */
@@ -77,8 +79,14 @@ final class NscMaterializedViews
         /** The table's properties as SHOW CREATE TABLE shows them; empty for a missing table. */
         Optional<Map<String, Object>> properties(ConnectorSession session, SchemaTableName table);
 
-        /** Replaces every file of the storage table version the handle read by the fragments' files, in one commit. */
-        void overwrite(ConnectorSession session, ConnectorTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments);
+        /**
+         * Replaces every file of the storage table version the handle read by the fragments' files
+         * and records {@code view} in the materialized view, in one metadata transaction.
+         *
+         * @return whether the view was recorded; false when there was no file to replace (nothing
+         *         was committed), or the metadata service ignored the view (an earlier release)
+         */
+        boolean overwrite(ConnectorSession session, ConnectorTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments, MaterializedViewRefresh view);
     }
 
     private final NscMetadataClient client;
@@ -241,10 +249,10 @@ final class NscMaterializedViews
     }
 
     /**
-     * The storage table's files replaced in one commit, then the versions the query read recorded
-     * in the view, naming the view version read: a view replaced or refreshed meanwhile fails the
-     * statement. Were recording to fail after the commit, the view would be STALE over the new
-     * data, which only costs a needless recomputation.
+     * The storage table's files replaced and the versions the query read recorded in the view, in
+     * one metadata transaction that names the view version read: a view changed meanwhile (a
+     * refresh, a comment) fails the statement, and the storage table keeps its rows. When no file
+     * changes (an empty table stays empty), the view's record alone is the one transaction.
      */
     void finishRefresh(ConnectorSession session, NscTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments, List<ConnectorTableHandle> sourceTableHandles)
     {
@@ -262,9 +270,16 @@ final class NscMaterializedViews
                 otherSources = true;
             }
         }
-        storageTables.overwrite(session, storageTable, insertHandle, fragments);
         StoredView refreshed = stored.view().withLastRefresh(new Refresh(System.currentTimeMillis(), baseTables.build().stream().distinct().collect(toImmutableList()), otherSources));
-        client.onBehalfOf(session).updateView(name, encode(name, refreshed), stored.comment(), stored.version(), true);
+        String definition = encode(name, refreshed);
+        MaterializedViewRefresh.Builder record = MaterializedViewRefresh.newBuilder()
+                .setViewName(name.getTableName())
+                .setDefinition(definition)
+                .setExpectedVersion(stored.version());
+        stored.comment().ifPresent(record::setComment);
+        if (!storageTables.overwrite(session, storageTable, insertHandle, fragments, record.build())) {
+            client.onBehalfOf(session).updateView(name, definition, stored.comment(), stored.version(), true);
+        }
     }
 
     /** The materialized view whose storage table this is: a refresh writes to it knowing only the table. */

@@ -17,6 +17,7 @@ import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.DataFile;
 import io.nsc.protocol.proto.FileRemovals;
+import io.nsc.protocol.proto.MaterializedViewRefresh;
 import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.SetColumnType;
 import io.nsc.protocol.proto.StorageNode;
@@ -527,9 +528,12 @@ public class NscMetadata
             return client.getTable(table).map(info -> NscTableProperties.fromStored(table.toString(), toTableHandle(info).properties()));
         }
 
-        /** Every file of the version the refresh read leaves, the refresh's files enter: one commit, one new version. */
+        /**
+         * Every file of the version the refresh read leaves, the refresh's files enter, and the
+         * view records what the refresh read: one metadata transaction, one new version.
+         */
         @Override
-        public void overwrite(ConnectorSession session, ConnectorTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments)
+        public boolean overwrite(ConnectorSession session, ConnectorTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments, MaterializedViewRefresh view)
         {
             NscTableHandle table = (NscTableHandle) storageTable;
             List<String> oldFiles;
@@ -538,7 +542,7 @@ public class NscMetadata
             }
             List<DataFile> newFiles = toDataFiles(fragments);
             if (oldFiles.isEmpty() && newFiles.isEmpty()) {
-                return;
+                return false;
             }
             CommitFilesRequest.Builder request = CommitFilesRequest.newBuilder()
                     .setSchemaName(table.schemaTableName().getSchemaName())
@@ -547,20 +551,28 @@ public class NscMetadata
                     .setCreateTable(false)
                     // the table the refresh began on, not another one created under its name since
                     .setExpectedTableId(table.tableId())
-                    .addAllFiles(newFiles);
+                    .addAllFiles(newFiles)
+                    .setMaterializedView(view);
             if (!oldFiles.isEmpty()) {
                 request.setRemovals(FileRemovals.newBuilder()
                         .setReadVersion(table.version())
                         .addAllRemovedFileIds(oldFiles)
                         .addAllInsertedFileIds(newFiles.stream().map(DataFile::getFileId).collect(toImmutableList())));
             }
+            CommitFilesResponse response;
             try {
-                client(session).commitFiles(request.build());
+                response = client(session).commitFiles(request.build());
             }
             finally {
                 tableFilesCache.invalidate(table.tableId());
                 plannedTables.remove(table.schemaTableName());
             }
+            if (!response.hasViewVersion()) {
+                // a service of an earlier release ignores what it does not know: the caller records the view itself
+                log.warn("The metadata service committed the refresh of materialized view %s.%s without recording it in the view: it is of a release that records a refresh in a second transaction",
+                        table.schemaTableName().getSchemaName(), view.getViewName());
+            }
+            return response.hasViewVersion();
         }
     }
 

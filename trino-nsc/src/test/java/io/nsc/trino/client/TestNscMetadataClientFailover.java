@@ -4,6 +4,7 @@ import io.nsc.protocol.client.KillableProxy;
 import io.nsc.protocol.proto.CommitFilesRequest;
 import io.nsc.protocol.proto.CommitFilesResponse;
 import io.nsc.protocol.proto.DataFile;
+import io.nsc.protocol.proto.MaterializedViewRefresh;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.security.AccessPolicy;
 import io.nsc.protocol.security.TransportSecurity;
@@ -73,6 +74,25 @@ final class TestNscMetadataClientFailover
         // the second instance refused the repeated commit; the table showed it applied
         assertThat(first.commitCalls).hasValue(1);
         assertThat(second.commitCalls).hasValue(1);
+        assertThat(second.getTableCalls).hasValue(1);
+    }
+
+    @Test
+    void testRefreshAppliedBeforeTheInstanceDied()
+    {
+        long tableId = catalog.commit(createTable("st_totals")).getTableId();
+        first.dieDuringNextCommit(Death.AFTER_APPLYING);
+        CommitFilesRequest refresh = insert("st_totals", tableId, FILE_A).toBuilder()
+                .setMaterializedView(MaterializedViewRefresh.newBuilder().setViewName("totals").setDefinition("{}").setExpectedVersion(4))
+                .build();
+
+        CommitFilesResponse response = client.commitFiles(refresh);
+
+        assertThat(catalog.commitsApplied()).isEqualTo(2);
+        assertThat(catalog.files(tableId)).containsExactly(FILE_A);
+        // found applied by its files: the view's record was in the same transaction, so it is there too
+        assertThat(response.hasViewVersion()).isTrue();
+        assertThat(response.getViewVersion()).isEqualTo(5);
         assertThat(second.getTableCalls).hasValue(1);
     }
 

@@ -1,8 +1,5 @@
 package io.nsc.protocol.stats;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -11,6 +8,52 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_CHUNKS;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_KIND;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_MIN_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_MIN_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_NULL_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_NULL_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_PRESENCE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_RANGE_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_SIZE_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_SIZE_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_COLUMN;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_ENTRY_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_LENGTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_ROW_GROUP;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_VALUE_TYPE;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_VALUE_TYPES;
+import static io.nsc.protocol.stats.CompactStatsLayout.FOOTER_LENGTH_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FOOTER_OFFSET_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.HEADER_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.INT;
+import static io.nsc.protocol.stats.CompactStatsLayout.KEY_KINDS;
+import static io.nsc.protocol.stats.CompactStatsLayout.LONG;
+import static io.nsc.protocol.stats.CompactStatsLayout.MAGIC;
+import static io.nsc.protocol.stats.CompactStatsLayout.MAGIC_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.OFFSET_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.OFFSET_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.PRESENCE_ALL;
+import static io.nsc.protocol.stats.CompactStatsLayout.PRESENCE_BITMAP;
+import static io.nsc.protocol.stats.CompactStatsLayout.PRESENCE_NONE;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROWS_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROWS_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_GROUP_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_GROUP_HEADER_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.VERSION_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.VERSION_PACKED;
+import static io.nsc.protocol.stats.CompactStatsLayout.bitmapBytes;
+import static io.nsc.protocol.stats.CompactStatsLayout.columnPosition;
+import static io.nsc.protocol.stats.CompactStatsLayout.filterOrder;
+import static io.nsc.protocol.stats.CompactStatsLayout.readUnsigned;
+import static io.nsc.protocol.stats.CompactStatsLayout.rowGroupsStart;
+import static io.nsc.protocol.stats.CompactStatsLayout.width;
+import static io.nsc.protocol.stats.CompactStatsLayout.writeUnsigned;
 import static java.util.Objects.checkIndex;
 import static java.util.Objects.requireNonNull;
 
@@ -26,26 +69,9 @@ import static java.util.Objects.requireNonNull;
  * (0 to 8) per field, and a chunk stores its distance from the base in that many bytes. Within
  * one file a column's mins lie close together, its ranges (max - min), sizes and null counts are
  * small, so a chunk typically takes 5 to 10 bytes where fixed-width fields took 25 (the layout
- * of versions 1 and 2, which {@link #wrap} still reads and re-encodes). Layout (little-endian):
- * <pre>
- * header      magic "NSCS" (4), version 3 (1), column count (int), row group count (int),
- *             row count (long), footer offset (long, -1 unknown), footer length (int, -1 unknown)
- * columns     per column, 26 bytes: {@link KeyKind} ordinal (1), min/max presence (1: 0 none,
- *             1 every chunk, 2 a bitmap says which), min base (long), min width (1), range width
- *             (1), size base (int), size width (1), null base (int: the smallest null count + 1),
- *             null width (1), position of the column's chunks (int: derivable from the widths
- *             of the columns before it, stored so a reader finds a column without summing them)
- * row groups  row count base (long), its width (1), offset base (long), its width (1, at least
- *             1, so every row group takes a byte); then per row group its row count and offset
- * chunks      column by column, each: the presence bitmap (one bit per row group) when presence
- *             is 2, then per row group min - base, max - min, size - base, null count + 1 - base,
- *             each in its column's width (unsigned); a chunk without min/max stores zeros there
- * filters     filter count (int), then per filter, ordered by column and then row group, 17
- *             bytes: row group (int), column (int), {@link FilterValueType} ordinal (1), bitset
- *             offset in the encoding (int), bitset length (int); then the bitsets back to back
- * </pre>
- * Column by column keeps one column's chunks adjacent, which is how pruning walks them (a
- * predicate column across many row groups).
+ * of versions 1 and 2, which {@link #wrap} still reads and re-encodes). {@code CompactStatsLayout}
+ * describes the bytes field by field. Chunks are stored column by column, keeping one column's
+ * chunks adjacent, which is how pruning walks them (a predicate column across many row groups).
  * <p>
  * A column at or past {@link #columnCount()} is one the table gained after the file was written
  * (ALTER TABLE ... ADD COLUMN): the file holds only NULLs for it, and the accessors answer so (no
@@ -54,53 +80,6 @@ import static java.util.Objects.requireNonNull;
  */
 public final class CompactFileStats
 {
-    static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-    static final int MAGIC = 'N' | 'S' << 8 | 'C' << 16 | 'S' << 24;
-    static final byte VERSION_PACKED = 3;
-
-    static final int MAGIC_OFFSET = 0;
-    static final int VERSION_OFFSET = 4;
-    static final int COLUMN_COUNT_OFFSET = 5;
-    static final int ROW_GROUP_COUNT_OFFSET = 9;
-    static final int ROW_COUNT_OFFSET = 13;
-    static final int FOOTER_OFFSET_OFFSET = 21;
-    static final int FOOTER_LENGTH_OFFSET = 29;
-    static final int HEADER_SIZE = 33;
-
-    private static final int COLUMN_SIZE = 26;
-    private static final int COLUMN_KIND = 0;
-    private static final int COLUMN_PRESENCE = 1;
-    private static final int COLUMN_MIN_BASE = 2;
-    private static final int COLUMN_MIN_WIDTH = 10;
-    private static final int COLUMN_RANGE_WIDTH = 11;
-    private static final int COLUMN_SIZE_BASE = 12;
-    private static final int COLUMN_SIZE_WIDTH = 16;
-    private static final int COLUMN_NULL_BASE = 17;
-    private static final int COLUMN_NULL_WIDTH = 21;
-    private static final int COLUMN_CHUNKS = 22;
-
-    private static final byte PRESENCE_NONE = 0;
-    private static final byte PRESENCE_ALL = 1;
-    private static final byte PRESENCE_BITMAP = 2;
-
-    private static final int ROW_GROUP_HEADER_SIZE = 18;
-    private static final int ROWS_BASE = 0;
-    private static final int ROWS_WIDTH = 8;
-    private static final int OFFSET_BASE = 9;
-    private static final int OFFSET_WIDTH = 17;
-
-    static final int FILTER_ENTRY_SIZE = 17;
-    static final int FILTER_ROW_GROUP = 0;
-    static final int FILTER_COLUMN = 4;
-    static final int FILTER_VALUE_TYPE = 8;
-    static final int FILTER_OFFSET = 9;
-    static final int FILTER_LENGTH = 13;
-    static final FilterValueType[] FILTER_VALUE_TYPES = FilterValueType.values();
-
-    static final KeyKind[] KEY_KINDS = KeyKind.values();
-
     private final byte[] encoded;
     // derived from the header, kept so hot accessors need no header reads
     private final int columnCount;
@@ -110,12 +89,15 @@ public final class CompactFileStats
     private final int filtersStart;
     private final int filterCount;
 
-    private CompactFileStats(byte[] encoded, int filtersStart)
+    /**
+     * Over an encoding known to be valid: just written, or validated (which told where its filters start).
+     */
+    CompactFileStats(byte[] encoded, int filtersStart)
     {
         this.encoded = encoded;
         this.columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
         this.rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
-        this.rowGroupsStart = HEADER_SIZE + columnCount * COLUMN_SIZE;
+        this.rowGroupsStart = rowGroupsStart(columnCount);
         this.rowGroupStride = encoded[rowGroupsStart + ROWS_WIDTH] + encoded[rowGroupsStart + OFFSET_WIDTH];
         this.filtersStart = filtersStart;
         this.filterCount = (int) INT.get(encoded, filtersStart);
@@ -386,16 +368,7 @@ public final class CompactFileStats
 
     private boolean minMaxPresent(int descriptor, int rowGroup)
     {
-        return minMaxPresent(encoded, encoded[descriptor + COLUMN_PRESENCE], (int) INT.get(encoded, descriptor + COLUMN_CHUNKS), rowGroup);
-    }
-
-    private static boolean minMaxPresent(byte[] encoded, byte presence, int bitmapStart, int rowGroup)
-    {
-        return switch (presence) {
-            case PRESENCE_ALL -> true;
-            case PRESENCE_BITMAP -> (encoded[bitmapStart + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
-            default -> false;
-        };
+        return CompactStatsLayout.minMaxPresent(encoded, encoded[descriptor + COLUMN_PRESENCE], (int) INT.get(encoded, descriptor + COLUMN_CHUNKS), rowGroup);
     }
 
     private long sizeAt(int descriptor, int rowGroup)
@@ -415,16 +388,6 @@ public final class CompactFileStats
         return filtersStart + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
     }
 
-    static long filterOrder(int column, int rowGroup)
-    {
-        return ((long) column << 32) | rowGroup;
-    }
-
-    private int columnPosition(int column)
-    {
-        return HEADER_SIZE + column * COLUMN_SIZE;
-    }
-
     private int checkedColumnPosition(int rowGroup, int column)
     {
         checkIndex(rowGroup, rowGroupCount);
@@ -439,45 +402,9 @@ public final class CompactFileStats
         return (int) INT.get(encoded, descriptor + COLUMN_CHUNKS) + bitmapBytes(encoded[descriptor + COLUMN_PRESENCE], rowGroupCount) + rowGroup * stride;
     }
 
-    private static int bitmapBytes(byte presence, int rowGroupCount)
-    {
-        return presence == PRESENCE_BITMAP ? (rowGroupCount + 7) >>> 3 : 0;
-    }
-
     private long unsigned(int position, int width)
     {
-        return readUnsigned(encoded, position, width);
-    }
-
-    private static long readUnsigned(byte[] bytes, int position, int width)
-    {
-        if (width == 0) {
-            return 0;
-        }
-        if (position <= bytes.length - Long.BYTES) {
-            long word = (long) LONG.get(bytes, position);
-            return width == Long.BYTES ? word : word & ((1L << (width * Byte.SIZE)) - 1);
-        }
-        long value = 0;
-        for (int index = width - 1; index >= 0; index--) {
-            value = value << Byte.SIZE | (bytes[position + index] & 0xFF);
-        }
-        return value;
-    }
-
-    private static void writeUnsigned(byte[] bytes, int position, long value, int width)
-    {
-        for (int index = 0; index < width; index++) {
-            bytes[position + index] = (byte) (value >>> (index * Byte.SIZE));
-        }
-    }
-
-    /**
-     * Bytes an unsigned value needs.
-     */
-    private static int width(long unsignedValue)
-    {
-        return (Long.SIZE - Long.numberOfLeadingZeros(unsignedValue) + Byte.SIZE - 1) / Byte.SIZE;
+        return CompactStatsLayout.readUnsigned(encoded, position, width);
     }
 
     @Override
@@ -598,7 +525,7 @@ public final class CompactFileStats
 
         private int rowGroupsStart()
         {
-            return HEADER_SIZE + columnCount * COLUMN_SIZE;
+            return CompactStatsLayout.rowGroupsStart(columnCount);
         }
 
         private long[] validateRowGroups()
@@ -684,7 +611,7 @@ public final class CompactFileStats
             }
             int position = chunksStart + bitmapBytes(presence, rowGroupCount);
             for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                boolean present = minMaxPresent(encoded, presence, chunksStart, rowGroup);
+                boolean present = CompactStatsLayout.minMaxPresent(encoded, presence, chunksStart, rowGroup);
                 long minOffset = readUnsigned(encoded, position, minWidth);
                 long range = readUnsigned(encoded, position + minWidth, rangeWidth);
                 if (!present && (minOffset != 0 || range != 0)) {
@@ -731,6 +658,7 @@ public final class CompactFileStats
             return base + unsigned;
         }
     }
+
 
     /**
      * A builder over the given columns' key kinds.
@@ -910,7 +838,7 @@ public final class CompactFileStats
             LONG.set(encoded, FOOTER_OFFSET_OFFSET, footerOffset);
             INT.set(encoded, FOOTER_LENGTH_OFFSET, footerLength);
 
-            int position = writeRowGroups(encoded, HEADER_SIZE + kinds.length * COLUMN_SIZE, rows, offsets);
+            int position = writeRowGroups(encoded, rowGroupsStart(kinds.length), rows, offsets);
             for (int column = 0; column < kinds.length; column++) {
                 position = writeColumn(encoded, column, columns[column], position);
             }
@@ -976,7 +904,7 @@ public final class CompactFileStats
 
         private int writeColumn(byte[] encoded, int column, ColumnPacking packing, int start)
         {
-            int descriptor = HEADER_SIZE + column * COLUMN_SIZE;
+            int descriptor = columnPosition(column);
             encoded[descriptor + COLUMN_KIND] = (byte) kinds[column].ordinal();
             encoded[descriptor + COLUMN_PRESENCE] = packing.presence();
             LONG.set(encoded, descriptor + COLUMN_MIN_BASE, packing.minBase());
@@ -1067,7 +995,7 @@ public final class CompactFileStats
             for (int index = 0; index < count; index++) {
                 largest = Math.max(largest, values[index] - base);
             }
-            return new Packing(base, Math.max(minimumWidth, CompactFileStats.width(largest)));
+            return new Packing(base, Math.max(minimumWidth, CompactStatsLayout.width(largest)));
         }
     }
 

@@ -6,8 +6,8 @@ import java.nio.ByteOrder;
 
 /**
  * The binary layout of {@link CompactFileStats}, version 3: the one description its reader, its
- * {@link CompactFileStats.Builder builder} and its validator share, so they cannot disagree on an
- * offset. The header and the filter section are also those of versions 1 and 2
+ * {@link CompactFileStats.Builder builder} and the {@link CompactStatsValidator validator} share,
+ * so they cannot disagree on an offset. The header and the filter section are also those of versions 1 and 2
  * ({@link LegacyCompactFileStats}). Little-endian:
  * <pre>
  * header      magic "NSCS" (4), version 3 (1), column count (int), row group count (int),

@@ -22,8 +22,8 @@ import static io.nsc.protocol.stats.CompactStatsLayout.LONG;
 import static io.nsc.protocol.stats.CompactStatsLayout.ROW_COUNT_OFFSET;
 import static io.nsc.protocol.stats.CompactStatsLayout.ROW_GROUP_COUNT_OFFSET;
 import static io.nsc.protocol.stats.CompactStatsLayout.VERSION_OFFSET;
-import static io.nsc.protocol.stats.CompactFileStats.invalid;
-import static io.nsc.protocol.stats.CompactFileStats.validateFilters;
+import static io.nsc.protocol.stats.CompactStatsValidator.invalid;
+import static io.nsc.protocol.stats.CompactStatsValidator.validateFilters;
 
 /**
  * Reads the fixed-width layout releases before packing wrote (versions 1 and 2), so catalogs and

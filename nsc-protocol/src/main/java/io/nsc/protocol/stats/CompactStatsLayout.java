@@ -5,10 +5,11 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The binary layout of {@link CompactFileStats}, version 3: the one description its reader, its
- * {@link CompactFileStats.Builder builder} and the {@link CompactStatsValidator validator} share,
- * so they cannot disagree on an offset. The header and the filter section are also those of versions 1 and 2
- * ({@link LegacyCompactFileStats}). Little-endian:
+ * The binary layout of {@link CompactFileStats}, version 3: the one description the reader
+ * ({@link CompactFileStats}), the {@link CompactStatsWriter writer} and the
+ * {@link CompactStatsValidator validator} share, so they cannot disagree on an offset. The header
+ * and the filter section are also those of versions 1 and 2 ({@link LegacyCompactFileStats}).
+ * Little-endian:
  * <pre>
  * header      magic "NSCS" (4), version 3 (1), column count (int), row group count (int),
  *             row count (long), footer offset (long, -1 unknown), footer length (int, -1 unknown)

@@ -1,16 +1,51 @@
 package io.nsc.protocol.stats;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_CHUNKS;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_KIND;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_MIN_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_MIN_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_NULL_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_NULL_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_PRESENCE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_RANGE_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_SIZE_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_SIZE_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_COLUMN;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_ENTRY_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_LENGTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_ROW_GROUP;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_VALUE_TYPE;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_VALUE_TYPES;
+import static io.nsc.protocol.stats.CompactStatsLayout.FOOTER_LENGTH_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FOOTER_OFFSET_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.HEADER_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.INT;
+import static io.nsc.protocol.stats.CompactStatsLayout.KEY_KINDS;
+import static io.nsc.protocol.stats.CompactStatsLayout.LONG;
+import static io.nsc.protocol.stats.CompactStatsLayout.MAGIC;
+import static io.nsc.protocol.stats.CompactStatsLayout.MAGIC_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.OFFSET_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.OFFSET_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROWS_BASE;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROWS_WIDTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_GROUP_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_GROUP_HEADER_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.VERSION_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.VERSION_PACKED;
+import static io.nsc.protocol.stats.CompactStatsLayout.bitmapBytes;
+import static io.nsc.protocol.stats.CompactStatsLayout.columnPosition;
+import static io.nsc.protocol.stats.CompactStatsLayout.filterOrder;
+import static io.nsc.protocol.stats.CompactStatsLayout.rowGroupsStart;
+import static io.nsc.protocol.stats.CompactStatsValidator.invalid;
 import static java.util.Objects.checkIndex;
 import static java.util.Objects.requireNonNull;
 
@@ -26,26 +61,9 @@ import static java.util.Objects.requireNonNull;
  * (0 to 8) per field, and a chunk stores its distance from the base in that many bytes. Within
  * one file a column's mins lie close together, its ranges (max - min), sizes and null counts are
  * small, so a chunk typically takes 5 to 10 bytes where fixed-width fields took 25 (the layout
- * of versions 1 and 2, which {@link #wrap} still reads and re-encodes). Layout (little-endian):
- * <pre>
- * header      magic "NSCS" (4), version 3 (1), column count (int), row group count (int),
- *             row count (long), footer offset (long, -1 unknown), footer length (int, -1 unknown)
- * columns     per column, 26 bytes: {@link KeyKind} ordinal (1), min/max presence (1: 0 none,
- *             1 every chunk, 2 a bitmap says which), min base (long), min width (1), range width
- *             (1), size base (int), size width (1), null base (int: the smallest null count + 1),
- *             null width (1), position of the column's chunks (int: derivable from the widths
- *             of the columns before it, stored so a reader finds a column without summing them)
- * row groups  row count base (long), its width (1), offset base (long), its width (1, at least
- *             1, so every row group takes a byte); then per row group its row count and offset
- * chunks      column by column, each: the presence bitmap (one bit per row group) when presence
- *             is 2, then per row group min - base, max - min, size - base, null count + 1 - base,
- *             each in its column's width (unsigned); a chunk without min/max stores zeros there
- * filters     filter count (int), then per filter, ordered by column and then row group, 17
- *             bytes: row group (int), column (int), {@link FilterValueType} ordinal (1), bitset
- *             offset in the encoding (int), bitset length (int); then the bitsets back to back
- * </pre>
- * Column by column keeps one column's chunks adjacent, which is how pruning walks them (a
- * predicate column across many row groups).
+ * of versions 1 and 2, which {@link #wrap} still reads and re-encodes). {@code CompactStatsLayout}
+ * describes the bytes field by field. Chunks are stored column by column, keeping one column's
+ * chunks adjacent, which is how pruning walks them (a predicate column across many row groups).
  * <p>
  * A column at or past {@link #columnCount()} is one the table gained after the file was written
  * (ALTER TABLE ... ADD COLUMN): the file holds only NULLs for it, and the accessors answer so (no
@@ -54,53 +72,6 @@ import static java.util.Objects.requireNonNull;
  */
 public final class CompactFileStats
 {
-    static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-    static final int MAGIC = 'N' | 'S' << 8 | 'C' << 16 | 'S' << 24;
-    static final byte VERSION_PACKED = 3;
-
-    static final int MAGIC_OFFSET = 0;
-    static final int VERSION_OFFSET = 4;
-    static final int COLUMN_COUNT_OFFSET = 5;
-    static final int ROW_GROUP_COUNT_OFFSET = 9;
-    static final int ROW_COUNT_OFFSET = 13;
-    static final int FOOTER_OFFSET_OFFSET = 21;
-    static final int FOOTER_LENGTH_OFFSET = 29;
-    static final int HEADER_SIZE = 33;
-
-    private static final int COLUMN_SIZE = 26;
-    private static final int COLUMN_KIND = 0;
-    private static final int COLUMN_PRESENCE = 1;
-    private static final int COLUMN_MIN_BASE = 2;
-    private static final int COLUMN_MIN_WIDTH = 10;
-    private static final int COLUMN_RANGE_WIDTH = 11;
-    private static final int COLUMN_SIZE_BASE = 12;
-    private static final int COLUMN_SIZE_WIDTH = 16;
-    private static final int COLUMN_NULL_BASE = 17;
-    private static final int COLUMN_NULL_WIDTH = 21;
-    private static final int COLUMN_CHUNKS = 22;
-
-    private static final byte PRESENCE_NONE = 0;
-    private static final byte PRESENCE_ALL = 1;
-    private static final byte PRESENCE_BITMAP = 2;
-
-    private static final int ROW_GROUP_HEADER_SIZE = 18;
-    private static final int ROWS_BASE = 0;
-    private static final int ROWS_WIDTH = 8;
-    private static final int OFFSET_BASE = 9;
-    private static final int OFFSET_WIDTH = 17;
-
-    static final int FILTER_ENTRY_SIZE = 17;
-    static final int FILTER_ROW_GROUP = 0;
-    static final int FILTER_COLUMN = 4;
-    static final int FILTER_VALUE_TYPE = 8;
-    static final int FILTER_OFFSET = 9;
-    static final int FILTER_LENGTH = 13;
-    static final FilterValueType[] FILTER_VALUE_TYPES = FilterValueType.values();
-
-    static final KeyKind[] KEY_KINDS = KeyKind.values();
-
     private final byte[] encoded;
     // derived from the header, kept so hot accessors need no header reads
     private final int columnCount;
@@ -110,12 +81,15 @@ public final class CompactFileStats
     private final int filtersStart;
     private final int filterCount;
 
-    private CompactFileStats(byte[] encoded, int filtersStart)
+    /**
+     * Over an encoding known to be valid: just written, or validated (which told where its filters start).
+     */
+    CompactFileStats(byte[] encoded, int filtersStart)
     {
         this.encoded = encoded;
         this.columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
         this.rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
-        this.rowGroupsStart = HEADER_SIZE + columnCount * COLUMN_SIZE;
+        this.rowGroupsStart = rowGroupsStart(columnCount);
         this.rowGroupStride = encoded[rowGroupsStart + ROWS_WIDTH] + encoded[rowGroupsStart + OFFSET_WIDTH];
         this.filtersStart = filtersStart;
         this.filterCount = (int) INT.get(encoded, filtersStart);
@@ -144,7 +118,7 @@ public final class CompactFileStats
         if (version != VERSION_PACKED) {
             throw invalid("unsupported version %s (this reader knows versions 1 to %s)", version, VERSION_PACKED);
         }
-        return new CompactFileStats(encoded, PackedValidator.validate(encoded));
+        return new CompactFileStats(encoded, CompactStatsValidator.validate(encoded));
     }
 
     /**
@@ -386,16 +360,7 @@ public final class CompactFileStats
 
     private boolean minMaxPresent(int descriptor, int rowGroup)
     {
-        return minMaxPresent(encoded, encoded[descriptor + COLUMN_PRESENCE], (int) INT.get(encoded, descriptor + COLUMN_CHUNKS), rowGroup);
-    }
-
-    private static boolean minMaxPresent(byte[] encoded, byte presence, int bitmapStart, int rowGroup)
-    {
-        return switch (presence) {
-            case PRESENCE_ALL -> true;
-            case PRESENCE_BITMAP -> (encoded[bitmapStart + (rowGroup >>> 3)] & (1 << (rowGroup & 7))) != 0;
-            default -> false;
-        };
+        return CompactStatsLayout.minMaxPresent(encoded, encoded[descriptor + COLUMN_PRESENCE], (int) INT.get(encoded, descriptor + COLUMN_CHUNKS), rowGroup);
     }
 
     private long sizeAt(int descriptor, int rowGroup)
@@ -415,16 +380,6 @@ public final class CompactFileStats
         return filtersStart + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
     }
 
-    static long filterOrder(int column, int rowGroup)
-    {
-        return ((long) column << 32) | rowGroup;
-    }
-
-    private int columnPosition(int column)
-    {
-        return HEADER_SIZE + column * COLUMN_SIZE;
-    }
-
     private int checkedColumnPosition(int rowGroup, int column)
     {
         checkIndex(rowGroup, rowGroupCount);
@@ -439,45 +394,9 @@ public final class CompactFileStats
         return (int) INT.get(encoded, descriptor + COLUMN_CHUNKS) + bitmapBytes(encoded[descriptor + COLUMN_PRESENCE], rowGroupCount) + rowGroup * stride;
     }
 
-    private static int bitmapBytes(byte presence, int rowGroupCount)
-    {
-        return presence == PRESENCE_BITMAP ? (rowGroupCount + 7) >>> 3 : 0;
-    }
-
     private long unsigned(int position, int width)
     {
-        return readUnsigned(encoded, position, width);
-    }
-
-    private static long readUnsigned(byte[] bytes, int position, int width)
-    {
-        if (width == 0) {
-            return 0;
-        }
-        if (position <= bytes.length - Long.BYTES) {
-            long word = (long) LONG.get(bytes, position);
-            return width == Long.BYTES ? word : word & ((1L << (width * Byte.SIZE)) - 1);
-        }
-        long value = 0;
-        for (int index = width - 1; index >= 0; index--) {
-            value = value << Byte.SIZE | (bytes[position + index] & 0xFF);
-        }
-        return value;
-    }
-
-    private static void writeUnsigned(byte[] bytes, int position, long value, int width)
-    {
-        for (int index = 0; index < width; index++) {
-            bytes[position + index] = (byte) (value >>> (index * Byte.SIZE));
-        }
-    }
-
-    /**
-     * Bytes an unsigned value needs.
-     */
-    private static int width(long unsignedValue)
-    {
-        return (Long.SIZE - Long.numberOfLeadingZeros(unsignedValue) + Byte.SIZE - 1) / Byte.SIZE;
+        return CompactStatsLayout.readUnsigned(encoded, position, width);
     }
 
     @Override
@@ -499,240 +418,6 @@ public final class CompactFileStats
     }
 
     /**
-     * Checks the filter section at {@code start}, which runs to the end of the encoding: entries
-     * in order, inside the table, each bitset where the previous one ends.
-     */
-    static void validateFilters(byte[] encoded, int start, int columnCount, int rowGroupCount, int fewestFilters)
-    {
-        int count = (int) INT.get(encoded, start);
-        if (count < fewestFilters || count > (encoded.length - start - Integer.BYTES) / FILTER_ENTRY_SIZE) {
-            throw invalid("filter count %s does not fit the %s bytes left", count, encoded.length - start - Integer.BYTES);
-        }
-        long previousOrder = -1;
-        long bitsetStart = start + Integer.BYTES + (long) count * FILTER_ENTRY_SIZE;
-        for (int filter = 0; filter < count; filter++) {
-            int position = start + Integer.BYTES + filter * FILTER_ENTRY_SIZE;
-            int rowGroup = (int) INT.get(encoded, position + FILTER_ROW_GROUP);
-            int column = (int) INT.get(encoded, position + FILTER_COLUMN);
-            byte valueType = encoded[position + FILTER_VALUE_TYPE];
-            int offset = (int) INT.get(encoded, position + FILTER_OFFSET);
-            int length = (int) INT.get(encoded, position + FILTER_LENGTH);
-            if (rowGroup < 0 || rowGroup >= rowGroupCount || column < 0 || column >= columnCount) {
-                throw invalid("filter %s: row group %s column %s outside the %s row groups and %s columns", filter, rowGroup, column, rowGroupCount, columnCount);
-            }
-            long order = filterOrder(column, rowGroup);
-            if (order <= previousOrder) {
-                throw invalid("filter %s: row group %s column %s is out of order or repeated", filter, rowGroup, column);
-            }
-            previousOrder = order;
-            if (valueType < 0 || valueType >= FILTER_VALUE_TYPES.length) {
-                throw invalid("filter %s: unknown value type %s", filter, valueType);
-            }
-            if (offset != bitsetStart || !SplitBlockBloomFilter.isValidLength(length) || length > encoded.length - bitsetStart) {
-                throw invalid("filter %s: bitset of %s bytes at %s is not where the previous one ends (%s) or does not fit", filter, length, offset, bitsetStart);
-            }
-            bitsetStart += length;
-        }
-        if (bitsetStart != encoded.length) {
-            throw invalid("%s bytes follow the last filter", encoded.length - bitsetStart);
-        }
-    }
-
-    static IllegalArgumentException invalid(String format, Object... arguments)
-    {
-        return new IllegalArgumentException("Invalid compact stats: " + format.formatted(arguments));
-    }
-
-    /**
-     * Checks an encoding of version 3 before anything reads it with absolute offsets: every
-     * position and width lies inside the bytes, and what it says is consistent (row counts add
-     * up, min &lt;= max, null counts within their row group). Answers where the filters start.
-     */
-    private static final class PackedValidator
-    {
-        private final byte[] encoded;
-        private final int columnCount;
-        private final int rowGroupCount;
-
-        private PackedValidator(byte[] encoded, int columnCount, int rowGroupCount)
-        {
-            this.encoded = encoded;
-            this.columnCount = columnCount;
-            this.rowGroupCount = rowGroupCount;
-        }
-
-        static int validate(byte[] encoded)
-        {
-            int columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
-            int rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
-            if (columnCount < 0 || rowGroupCount < 0) {
-                throw invalid("negative counts (columns %s, row groups %s)", columnCount, rowGroupCount);
-            }
-            // every column takes a descriptor and every row group at least a byte (its offset), so
-            // counts the bytes cannot hold are refused before anything is allocated or multiplied
-            long fixed = HEADER_SIZE + (long) columnCount * COLUMN_SIZE + ROW_GROUP_HEADER_SIZE + rowGroupCount + Integer.BYTES;
-            if (fixed > encoded.length) {
-                throw invalid("%s columns and %s row groups need at least %s bytes, found %s (truncated or corrupt)", columnCount, rowGroupCount, fixed, encoded.length);
-            }
-            long footerOffset = (long) LONG.get(encoded, FOOTER_OFFSET_OFFSET);
-            int footerLength = (int) INT.get(encoded, FOOTER_LENGTH_OFFSET);
-            if (footerOffset < -1 || footerLength < -1 || (footerOffset == -1) != (footerLength == -1)) {
-                throw invalid("bad footer position (offset %s, length %s)", footerOffset, footerLength);
-            }
-            return new PackedValidator(encoded, columnCount, rowGroupCount).validateBody();
-        }
-
-        private int validateBody()
-        {
-            long[] rowGroupRows = validateRowGroups();
-            long fewestRows = Arrays.stream(rowGroupRows).min().orElse(0);
-            long position = HEADER_SIZE + (long) columnCount * COLUMN_SIZE + ROW_GROUP_HEADER_SIZE
-                    + (long) rowGroupCount * (encoded[rowGroupsStart() + ROWS_WIDTH] + encoded[rowGroupsStart() + OFFSET_WIDTH]);
-            for (int column = 0; column < columnCount; column++) {
-                position = validateColumn(column, position, rowGroupRows, fewestRows);
-            }
-            int filtersStart = (int) position;
-            validateFilters(encoded, filtersStart, columnCount, rowGroupCount, 0);
-            return filtersStart;
-        }
-
-        private int rowGroupsStart()
-        {
-            return HEADER_SIZE + columnCount * COLUMN_SIZE;
-        }
-
-        private long[] validateRowGroups()
-        {
-            int start = rowGroupsStart();
-            long rowsBase = (long) LONG.get(encoded, start + ROWS_BASE);
-            byte rowsWidth = encoded[start + ROWS_WIDTH];
-            long offsetBase = (long) LONG.get(encoded, start + OFFSET_BASE);
-            byte offsetWidth = encoded[start + OFFSET_WIDTH];
-            if (rowsWidth < 0 || rowsWidth > Long.BYTES || offsetWidth < 1 || offsetWidth > Long.BYTES) {
-                throw invalid("row group widths %s and %s outside [0, 8] and [1, 8]", rowsWidth, offsetWidth);
-            }
-            if (rowsBase < 0 || offsetBase < 0) {
-                throw invalid("negative row group bases (rows %s, offset %s)", rowsBase, offsetBase);
-            }
-            long end = start + ROW_GROUP_HEADER_SIZE + (long) rowGroupCount * (rowsWidth + offsetWidth);
-            if (end + Integer.BYTES > encoded.length) {
-                throw invalid("%s row groups need %s bytes, found %s (truncated or corrupt)", rowGroupCount, end + Integer.BYTES, encoded.length);
-            }
-            long[] rows = new long[rowGroupCount];
-            long totalRows = 0;
-            int position = start + ROW_GROUP_HEADER_SIZE;
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                rows[rowGroup] = addWithin(rowsBase, readUnsigned(encoded, position, rowsWidth), Long.MAX_VALUE, "row group %s: row count", rowGroup);
-                addWithin(offsetBase, readUnsigned(encoded, position + rowsWidth, offsetWidth), Long.MAX_VALUE, "row group %s: offset", rowGroup);
-                totalRows = addWithin(totalRows, rows[rowGroup], Long.MAX_VALUE, "row count of row groups 0 to %s", rowGroup);
-                position += rowsWidth + offsetWidth;
-            }
-            long rowCount = (long) LONG.get(encoded, ROW_COUNT_OFFSET);
-            if (rowCount != totalRows) {
-                throw invalid("row count %s differs from the sum over row groups %s", rowCount, totalRows);
-            }
-            return rows;
-        }
-
-        private long validateColumn(int column, long expectedStart, long[] rowGroupRows, long fewestRows)
-        {
-            int descriptor = HEADER_SIZE + column * COLUMN_SIZE;
-            byte kind = encoded[descriptor + COLUMN_KIND];
-            byte presence = encoded[descriptor + COLUMN_PRESENCE];
-            long minBase = (long) LONG.get(encoded, descriptor + COLUMN_MIN_BASE);
-            byte minWidth = encoded[descriptor + COLUMN_MIN_WIDTH];
-            byte rangeWidth = encoded[descriptor + COLUMN_RANGE_WIDTH];
-            int sizeBase = (int) INT.get(encoded, descriptor + COLUMN_SIZE_BASE);
-            byte sizeWidth = encoded[descriptor + COLUMN_SIZE_WIDTH];
-            int nullBase = (int) INT.get(encoded, descriptor + COLUMN_NULL_BASE);
-            byte nullWidth = encoded[descriptor + COLUMN_NULL_WIDTH];
-            int chunksStart = (int) INT.get(encoded, descriptor + COLUMN_CHUNKS);
-            if (kind < 0 || kind >= KEY_KINDS.length) {
-                throw invalid("column %s: unknown key kind %s", column, kind);
-            }
-            if (presence < PRESENCE_NONE || presence > PRESENCE_BITMAP) {
-                throw invalid("column %s: unknown min/max presence %s", column, presence);
-            }
-            if (presence != PRESENCE_NONE && KEY_KINDS[kind] == KeyKind.NONE) {
-                throw invalid("column %s: min/max present for key kind NONE", column);
-            }
-            if (presence == PRESENCE_NONE && (minBase != 0 || minWidth != 0 || rangeWidth != 0)) {
-                throw invalid("column %s: min/max bytes without min/max", column);
-            }
-            if (minWidth < 0 || minWidth > Long.BYTES || rangeWidth < 0 || rangeWidth > Long.BYTES
-                    || sizeWidth < 0 || sizeWidth > Integer.BYTES || nullWidth < 0 || nullWidth > Integer.BYTES) {
-                throw invalid("column %s: widths %s, %s, %s, %s outside [0, 8], [0, 8], [0, 4], [0, 4]", column, minWidth, rangeWidth, sizeWidth, nullWidth);
-            }
-            if (sizeBase < 0 || nullBase < 0) {
-                throw invalid("column %s: negative size base %s or null base %s", column, sizeBase, nullBase);
-            }
-            if (chunksStart != expectedStart) {
-                throw invalid("column %s: chunks said to start at %s, not where the previous ones end (%s)", column, chunksStart, expectedStart);
-            }
-            int stride = minWidth + rangeWidth + sizeWidth + nullWidth;
-            long end = expectedStart + bitmapBytes(presence, rowGroupCount) + (long) rowGroupCount * stride;
-            if (end + Integer.BYTES > encoded.length) {
-                throw invalid("column %s: %s row groups need %s bytes, found %s (truncated or corrupt)", column, rowGroupCount, end + Integer.BYTES, encoded.length);
-            }
-            if (presence == PRESENCE_BITMAP) {
-                validateBitmapPadding(column, chunksStart);
-            }
-            if (stride == 0) {
-                // every chunk of the column is alike: one check stands for all
-                validateChunk(column, -1, presence != PRESENCE_NONE, minBase, 0, sizeBase, nullBase - 1L, fewestRows);
-                return end;
-            }
-            int position = chunksStart + bitmapBytes(presence, rowGroupCount);
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                boolean present = minMaxPresent(encoded, presence, chunksStart, rowGroup);
-                long minOffset = readUnsigned(encoded, position, minWidth);
-                long range = readUnsigned(encoded, position + minWidth, rangeWidth);
-                if (!present && (minOffset != 0 || range != 0)) {
-                    throw invalid("row group %s column %s: min/max bytes set without min/max", rowGroup, column);
-                }
-                long min = addWithin(minBase, minOffset, Long.MAX_VALUE, "row group %s column %s: min", rowGroup, column);
-                long size = sizeBase + readUnsigned(encoded, position + minWidth + rangeWidth, sizeWidth);
-                long nullCount = nullBase + readUnsigned(encoded, position + minWidth + rangeWidth + sizeWidth, nullWidth) - 1;
-                validateChunk(column, rowGroup, present, min, range, size, nullCount, rowGroupRows[rowGroup]);
-                position += stride;
-            }
-            return end;
-        }
-
-        private void validateChunk(int column, int rowGroup, boolean present, long min, long range, long size, long nullCount, long rows)
-        {
-            if (present) {
-                addWithin(min, range, Long.MAX_VALUE, "row group %s column %s: max", rowGroup, column);
-            }
-            if (size > Integer.MAX_VALUE) {
-                throw invalid("row group %s column %s: compressed size %s exceeds %s", rowGroup, column, size, Integer.MAX_VALUE);
-            }
-            if (nullCount < -1 || nullCount > rows) {
-                throw invalid("row group %s column %s: null count %s outside [-1, %s]", rowGroup, column, nullCount, rows);
-            }
-        }
-
-        private void validateBitmapPadding(int column, int bitmapStart)
-        {
-            int bitsInLastByte = rowGroupCount & 7;
-            if (bitsInLastByte != 0 && (encoded[bitmapStart + (rowGroupCount >>> 3)] & 0xFF) >>> bitsInLastByte != 0) {
-                throw invalid("column %s: presence bits set past the last row group", column);
-            }
-        }
-
-        /**
-         * {@code base + unsigned}, refused when the sum passes {@code limit} (or Long's range).
-         */
-        private static long addWithin(long base, long unsigned, long limit, String what, Object... arguments)
-        {
-            if (Long.compareUnsigned(unsigned, limit - base) > 0) {
-                throw invalid(what.formatted(arguments) + " overflows");
-            }
-            return base + unsigned;
-        }
-    }
-
-    /**
      * A builder over the given columns' key kinds.
      */
     public static Builder builder(List<KeyKind> columnKinds)
@@ -746,25 +431,9 @@ public final class CompactFileStats
      */
     public static final class Builder
     {
-        private static final int INITIAL_ROW_GROUPS = 8;
-
         private final KeyKind[] kinds;
-        private long[] rowGroupRows = new long[INITIAL_ROW_GROUPS];
-        private long[] rowGroupOffsets = new long[INITIAL_ROW_GROUPS];
-        // chunks in the order added (row group by row group); build() lays them out column by column
-        private long[] mins;
-        private long[] maxs;
-        private int[] compressedSizes;
-        private int[] nullCounts;
-        private boolean[] hasMinMax;
-        private int rowGroupCount;
-        private int chunkCount;
-        private long footerOffset = -1;
-        private int footerLength = -1;
-        private final List<Filter> filters = new ArrayList<>();
+        private final CompactStatsWriter writer;
         private final Set<Long> filteredChunks = new HashSet<>();
-
-        private record Filter(int rowGroup, int column, FilterValueType valueType, byte[] bitset) {}
 
         private Builder(List<KeyKind> columnKinds)
         {
@@ -773,12 +442,7 @@ public final class CompactFileStats
             for (KeyKind kind : kinds) {
                 requireNonNull(kind, "columnKinds contains null");
             }
-            int chunkCapacity = Math.max(1, INITIAL_ROW_GROUPS * kinds.length);
-            mins = new long[chunkCapacity];
-            maxs = new long[chunkCapacity];
-            compressedSizes = new int[chunkCapacity];
-            nullCounts = new int[chunkCapacity];
-            hasMinMax = new boolean[chunkCapacity];
+            this.writer = new CompactStatsWriter(kinds);
         }
 
         /**
@@ -789,8 +453,7 @@ public final class CompactFileStats
             if (offset < 0 || length < 0) {
                 throw new IllegalArgumentException("footer offset %s and length %s must not be negative".formatted(offset, length));
             }
-            this.footerOffset = offset;
-            this.footerLength = length;
+            writer.footer(offset, length);
             return this;
         }
 
@@ -803,13 +466,7 @@ public final class CompactFileStats
             if (fileOffset < 0) {
                 throw new IllegalArgumentException("file offset must not be negative: " + fileOffset);
             }
-            if (rowGroupCount == rowGroupRows.length) {
-                rowGroupRows = Arrays.copyOf(rowGroupRows, rowGroupCount * 2);
-                rowGroupOffsets = Arrays.copyOf(rowGroupOffsets, rowGroupCount * 2);
-            }
-            rowGroupRows[rowGroupCount] = rowCount;
-            rowGroupOffsets[rowGroupCount] = fileOffset;
-            rowGroupCount++;
+            writer.addRowGroup(rowCount, fileOffset);
             return this;
         }
 
@@ -824,6 +481,8 @@ public final class CompactFileStats
         {
             requireNonNull(minKey, "minKey is null");
             requireNonNull(maxKey, "maxKey is null");
+            int rowGroupCount = writer.rowGroupCount();
+            int chunkCount = writer.chunkCount();
             if (rowGroupCount == 0 || chunkCount == rowGroupCount * kinds.length) {
                 throw new IllegalStateException("addColumnChunk needs a row group with columns still to add: call addRowGroup first (%s columns per row group)".formatted(kinds.length));
             }
@@ -843,18 +502,11 @@ public final class CompactFileStats
             if (minKey.isPresent() && minKey.getAsLong() > maxKey.getAsLong()) {
                 throw new IllegalArgumentException("column %s: min key %s greater than max key %s".formatted(column, minKey.getAsLong(), maxKey.getAsLong()));
             }
-            long rowCount = rowGroupRows[rowGroupCount - 1];
+            long rowCount = writer.rowGroupRowCount(rowGroupCount - 1);
             if (nullCount < -1 || nullCount > rowCount) {
                 throw new IllegalArgumentException("column %s: null count %s outside [-1, %s]".formatted(column, nullCount, rowCount));
             }
-            ensureChunkCapacity();
-            mins[chunkCount] = minKey.orElse(0);
-            maxs[chunkCount] = maxKey.orElse(0);
-            hasMinMax[chunkCount] = minKey.isPresent();
-            compressedSizes[chunkCount] = (int) compressedSize;
-            // a null count past the int range only happens in row groups of over 2^31 rows; forgetting it is safe
-            nullCounts[chunkCount] = nullCount >= Integer.MAX_VALUE ? -1 : (int) nullCount;
-            chunkCount++;
+            writer.addColumnChunk(compressedSize, minKey, maxKey, nullCount);
             return this;
         }
 
@@ -866,7 +518,7 @@ public final class CompactFileStats
             checkIndex(column, kinds.length);
             requireNonNull(valueType, "valueType is null");
             requireNonNull(bitset, "bitset is null");
-            if (rowGroup < 0 || rowGroup * kinds.length + column >= chunkCount) {
+            if (rowGroup < 0 || rowGroup * kinds.length + column >= writer.chunkCount()) {
                 throw new IllegalArgumentException("row group %s column %s: add the column chunk before its filter".formatted(rowGroup, column));
             }
             if (!SplitBlockBloomFilter.isValidLength(bitset.length)) {
@@ -875,207 +527,23 @@ public final class CompactFileStats
             if (!filteredChunks.add(filterOrder(column, rowGroup))) {
                 throw new IllegalArgumentException("row group %s column %s already has a filter".formatted(rowGroup, column));
             }
-            filters.add(new Filter(rowGroup, column, valueType, bitset.clone()));
+            writer.addFilter(rowGroup, column, valueType, bitset.clone());
             return this;
         }
 
         public CompactFileStats build()
         {
             checkRowGroupComplete();
-            long rowCount = 0;
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                rowCount = Math.addExact(rowCount, rowGroupRows[rowGroup]);
-            }
-            ColumnPacking[] columns = new ColumnPacking[kinds.length];
-            for (int column = 0; column < kinds.length; column++) {
-                columns[column] = packColumn(column);
-            }
-            Packing rows = Packing.of(rowGroupRows, rowGroupCount, 0);
-            Packing offsets = Packing.of(rowGroupOffsets, rowGroupCount, 1);
-
-            long size = HEADER_SIZE + (long) kinds.length * COLUMN_SIZE + ROW_GROUP_HEADER_SIZE + (long) rowGroupCount * (rows.width() + offsets.width());
-            for (ColumnPacking column : columns) {
-                size += column.bytes(rowGroupCount);
-            }
-            size += Integer.BYTES + (long) filters.size() * FILTER_ENTRY_SIZE + filters.stream().mapToLong(filter -> filter.bitset().length).sum();
-            if (size > Integer.MAX_VALUE - 16) {
-                throw new IllegalStateException("compact stats of %s row groups and %s columns are too large".formatted(rowGroupCount, kinds.length));
-            }
-            byte[] encoded = new byte[(int) size];
-            INT.set(encoded, MAGIC_OFFSET, MAGIC);
-            encoded[VERSION_OFFSET] = VERSION_PACKED;
-            INT.set(encoded, COLUMN_COUNT_OFFSET, kinds.length);
-            INT.set(encoded, ROW_GROUP_COUNT_OFFSET, rowGroupCount);
-            LONG.set(encoded, ROW_COUNT_OFFSET, rowCount);
-            LONG.set(encoded, FOOTER_OFFSET_OFFSET, footerOffset);
-            INT.set(encoded, FOOTER_LENGTH_OFFSET, footerLength);
-
-            int position = writeRowGroups(encoded, HEADER_SIZE + kinds.length * COLUMN_SIZE, rows, offsets);
-            for (int column = 0; column < kinds.length; column++) {
-                position = writeColumn(encoded, column, columns[column], position);
-            }
-            writeFilters(encoded, position);
-            return new CompactFileStats(encoded, position);
-        }
-
-        private ColumnPacking packColumn(int column)
-        {
-            int present = 0;
-            long minBase = Long.MAX_VALUE;
-            int sizeBase = Integer.MAX_VALUE;
-            int nullBase = Integer.MAX_VALUE;
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                int chunk = rowGroup * kinds.length + column;
-                if (hasMinMax[chunk]) {
-                    present++;
-                    minBase = Math.min(minBase, mins[chunk]);
-                }
-                sizeBase = Math.min(sizeBase, compressedSizes[chunk]);
-                nullBase = Math.min(nullBase, nullCounts[chunk] + 1);
-            }
-            long largestMinOffset = 0;
-            long largestRange = 0;
-            long largestSize = 0;
-            long largestNulls = 0;
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                int chunk = rowGroup * kinds.length + column;
-                if (hasMinMax[chunk]) {
-                    largestMinOffset = unsignedMax(largestMinOffset, mins[chunk] - minBase);
-                    largestRange = unsignedMax(largestRange, maxs[chunk] - mins[chunk]);
-                }
-                largestSize = Math.max(largestSize, compressedSizes[chunk] - sizeBase);
-                largestNulls = Math.max(largestNulls, nullCounts[chunk] + 1 - nullBase);
-            }
-            byte presence = present == 0 ? PRESENCE_NONE : present == rowGroupCount ? PRESENCE_ALL : PRESENCE_BITMAP;
-            return new ColumnPacking(
-                    presence,
-                    present == 0 ? 0 : minBase,
-                    width(largestMinOffset),
-                    width(largestRange),
-                    rowGroupCount == 0 ? 0 : sizeBase,
-                    width(largestSize),
-                    rowGroupCount == 0 ? 0 : nullBase,
-                    width(largestNulls));
-        }
-
-        private int writeRowGroups(byte[] encoded, int start, Packing rows, Packing offsets)
-        {
-            LONG.set(encoded, start + ROWS_BASE, rows.base());
-            encoded[start + ROWS_WIDTH] = (byte) rows.width();
-            LONG.set(encoded, start + OFFSET_BASE, offsets.base());
-            encoded[start + OFFSET_WIDTH] = (byte) offsets.width();
-            int position = start + ROW_GROUP_HEADER_SIZE;
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                writeUnsigned(encoded, position, rowGroupRows[rowGroup] - rows.base(), rows.width());
-                position += rows.width();
-                writeUnsigned(encoded, position, rowGroupOffsets[rowGroup] - offsets.base(), offsets.width());
-                position += offsets.width();
-            }
-            return position;
-        }
-
-        private int writeColumn(byte[] encoded, int column, ColumnPacking packing, int start)
-        {
-            int descriptor = HEADER_SIZE + column * COLUMN_SIZE;
-            encoded[descriptor + COLUMN_KIND] = (byte) kinds[column].ordinal();
-            encoded[descriptor + COLUMN_PRESENCE] = packing.presence();
-            LONG.set(encoded, descriptor + COLUMN_MIN_BASE, packing.minBase());
-            encoded[descriptor + COLUMN_MIN_WIDTH] = (byte) packing.minWidth();
-            encoded[descriptor + COLUMN_RANGE_WIDTH] = (byte) packing.rangeWidth();
-            INT.set(encoded, descriptor + COLUMN_SIZE_BASE, packing.sizeBase());
-            encoded[descriptor + COLUMN_SIZE_WIDTH] = (byte) packing.sizeWidth();
-            INT.set(encoded, descriptor + COLUMN_NULL_BASE, packing.nullBase());
-            encoded[descriptor + COLUMN_NULL_WIDTH] = (byte) packing.nullWidth();
-            INT.set(encoded, descriptor + COLUMN_CHUNKS, start);
-
-            int position = start;
-            if (packing.presence() == PRESENCE_BITMAP) {
-                for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                    if (hasMinMax[rowGroup * kinds.length + column]) {
-                        encoded[start + (rowGroup >>> 3)] |= (byte) (1 << (rowGroup & 7));
-                    }
-                }
-                position += bitmapBytes(PRESENCE_BITMAP, rowGroupCount);
-            }
-            for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
-                int chunk = rowGroup * kinds.length + column;
-                if (hasMinMax[chunk]) {
-                    writeUnsigned(encoded, position, mins[chunk] - packing.minBase(), packing.minWidth());
-                    writeUnsigned(encoded, position + packing.minWidth(), maxs[chunk] - mins[chunk], packing.rangeWidth());
-                }
-                position += packing.minWidth() + packing.rangeWidth();
-                writeUnsigned(encoded, position, compressedSizes[chunk] - packing.sizeBase(), packing.sizeWidth());
-                position += packing.sizeWidth();
-                writeUnsigned(encoded, position, nullCounts[chunk] + 1L - packing.nullBase(), packing.nullWidth());
-                position += packing.nullWidth();
-            }
-            return position;
-        }
-
-        private void writeFilters(byte[] encoded, int start)
-        {
-            List<Filter> ordered = filters.stream()
-                    .sorted(Comparator.comparingLong(filter -> filterOrder(filter.column(), filter.rowGroup())))
-                    .toList();
-            INT.set(encoded, start, ordered.size());
-            int bitsetPosition = start + Integer.BYTES + ordered.size() * FILTER_ENTRY_SIZE;
-            for (int index = 0; index < ordered.size(); index++) {
-                Filter filter = ordered.get(index);
-                int position = start + Integer.BYTES + index * FILTER_ENTRY_SIZE;
-                INT.set(encoded, position + FILTER_ROW_GROUP, filter.rowGroup());
-                INT.set(encoded, position + FILTER_COLUMN, filter.column());
-                encoded[position + FILTER_VALUE_TYPE] = (byte) filter.valueType().ordinal();
-                INT.set(encoded, position + FILTER_OFFSET, bitsetPosition);
-                INT.set(encoded, position + FILTER_LENGTH, filter.bitset().length);
-                System.arraycopy(filter.bitset(), 0, encoded, bitsetPosition, filter.bitset().length);
-                bitsetPosition += filter.bitset().length;
-            }
+            return writer.write();
         }
 
         private void checkRowGroupComplete()
         {
+            int rowGroupCount = writer.rowGroupCount();
+            int chunkCount = writer.chunkCount();
             if (chunkCount != rowGroupCount * kinds.length) {
                 throw new IllegalStateException("row group %s has %s of its %s column chunks".formatted(rowGroupCount - 1, chunkCount % kinds.length, kinds.length));
             }
-        }
-
-        private void ensureChunkCapacity()
-        {
-            if (chunkCount < mins.length) {
-                return;
-            }
-            int capacity = mins.length * 2;
-            mins = Arrays.copyOf(mins, capacity);
-            maxs = Arrays.copyOf(maxs, capacity);
-            compressedSizes = Arrays.copyOf(compressedSizes, capacity);
-            nullCounts = Arrays.copyOf(nullCounts, capacity);
-            hasMinMax = Arrays.copyOf(hasMinMax, capacity);
-        }
-
-        private static long unsignedMax(long left, long right)
-        {
-            return Long.compareUnsigned(left, right) >= 0 ? left : right;
-        }
-    }
-
-    private record Packing(long base, int width)
-    {
-        static Packing of(long[] values, int count, int minimumWidth)
-        {
-            long base = count == 0 ? 0 : Arrays.stream(values, 0, count).min().orElseThrow();
-            long largest = 0;
-            for (int index = 0; index < count; index++) {
-                largest = Math.max(largest, values[index] - base);
-            }
-            return new Packing(base, Math.max(minimumWidth, CompactFileStats.width(largest)));
-        }
-    }
-
-    private record ColumnPacking(byte presence, long minBase, int minWidth, int rangeWidth, int sizeBase, int sizeWidth, int nullBase, int nullWidth)
-    {
-        long bytes(int rowGroupCount)
-        {
-            return bitmapBytes(presence, rowGroupCount) + (long) rowGroupCount * (minWidth + rangeWidth + sizeWidth + nullWidth);
         }
     }
 }

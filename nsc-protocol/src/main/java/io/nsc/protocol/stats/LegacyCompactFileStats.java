@@ -5,22 +5,25 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_COLUMN;
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_ENTRY_SIZE;
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_LENGTH;
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_OFFSET;
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_ROW_GROUP;
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_VALUE_TYPE;
-import static io.nsc.protocol.stats.CompactFileStats.FILTER_VALUE_TYPES;
-import static io.nsc.protocol.stats.CompactFileStats.FOOTER_LENGTH_OFFSET;
-import static io.nsc.protocol.stats.CompactFileStats.FOOTER_OFFSET_OFFSET;
-import static io.nsc.protocol.stats.CompactFileStats.HEADER_SIZE;
-import static io.nsc.protocol.stats.CompactFileStats.INT;
-import static io.nsc.protocol.stats.CompactFileStats.KEY_KINDS;
-import static io.nsc.protocol.stats.CompactFileStats.LONG;
-import static io.nsc.protocol.stats.CompactFileStats.ROW_COUNT_OFFSET;
-import static io.nsc.protocol.stats.CompactFileStats.VERSION_OFFSET;
-import static io.nsc.protocol.stats.CompactFileStats.invalid;
+import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_COLUMN;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_ENTRY_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_LENGTH;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_ROW_GROUP;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_VALUE_TYPE;
+import static io.nsc.protocol.stats.CompactStatsLayout.FILTER_VALUE_TYPES;
+import static io.nsc.protocol.stats.CompactStatsLayout.FOOTER_LENGTH_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.FOOTER_OFFSET_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.HEADER_SIZE;
+import static io.nsc.protocol.stats.CompactStatsLayout.INT;
+import static io.nsc.protocol.stats.CompactStatsLayout.KEY_KINDS;
+import static io.nsc.protocol.stats.CompactStatsLayout.LONG;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.ROW_GROUP_COUNT_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsLayout.VERSION_OFFSET;
+import static io.nsc.protocol.stats.CompactStatsValidator.invalid;
+import static io.nsc.protocol.stats.CompactStatsValidator.validateFilters;
 
 /**
  * Reads the fixed-width layout releases before packing wrote (versions 1 and 2), so catalogs and
@@ -63,8 +66,8 @@ final class LegacyCompactFileStats
     static CompactFileStats reencode(byte[] encoded)
     {
         validate(encoded);
-        int columnCount = (int) INT.get(encoded, CompactFileStats.COLUMN_COUNT_OFFSET);
-        int rowGroupCount = (int) INT.get(encoded, CompactFileStats.ROW_GROUP_COUNT_OFFSET);
+        int columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
+        int rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
         List<KeyKind> kinds = new ArrayList<>(columnCount);
         for (int column = 0; column < columnCount; column++) {
             kinds.add(KEY_KINDS[encoded[HEADER_SIZE + column]]);
@@ -113,8 +116,8 @@ final class LegacyCompactFileStats
     private static void validate(byte[] encoded)
     {
         byte version = encoded[VERSION_OFFSET];
-        int columnCount = (int) INT.get(encoded, CompactFileStats.COLUMN_COUNT_OFFSET);
-        int rowGroupCount = (int) INT.get(encoded, CompactFileStats.ROW_GROUP_COUNT_OFFSET);
+        int columnCount = (int) INT.get(encoded, COLUMN_COUNT_OFFSET);
+        int rowGroupCount = (int) INT.get(encoded, ROW_GROUP_COUNT_OFFSET);
         if (columnCount < 0 || rowGroupCount < 0) {
             throw invalid("negative counts (columns %s, row groups %s)", columnCount, rowGroupCount);
         }
@@ -164,7 +167,7 @@ final class LegacyCompactFileStats
             }
         }
         if (version == VERSION_WITH_FILTERS) {
-            CompactFileStats.validateFilters(encoded, position, columnCount, rowGroupCount, 1);
+            validateFilters(encoded, position, columnCount, rowGroupCount, 1);
         }
     }
 

@@ -53,6 +53,12 @@ public class MetadataModule
         binder.bind(Clock.class).toInstance(Clock.systemUTC());
         binder.bind(PlacementPolicy.class).in(Scopes.SINGLETON);
         binder.bind(MetadataStats.class).in(Scopes.SINGLETON);
+        binder.bind(Responder.class).in(Scopes.SINGLETON);
+        binder.bind(CatalogCalls.class).in(Scopes.SINGLETON);
+        binder.bind(ViewCalls.class).in(Scopes.SINGLETON);
+        binder.bind(TableFileCalls.class).in(Scopes.SINGLETON);
+        binder.bind(MembershipCalls.class).in(Scopes.SINGLETON);
+        binder.bind(OperationsCalls.class).in(Scopes.SINGLETON);
         binder.bind(MetadataGrpcService.class).in(Scopes.SINGLETON);
         binder.bind(MetadataEndpoints.class).in(Scopes.SINGLETON);
 

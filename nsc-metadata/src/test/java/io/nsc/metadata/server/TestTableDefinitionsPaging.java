@@ -70,7 +70,7 @@ final class TestTableDefinitionsPaging
         assertThat(pages).hasSizeGreaterThan(2);
         assertThat(pages).allSatisfy(page -> assertThat(page.getTablesList().stream().mapToInt(TableInfo::getSerializedSize).sum()).isLessThanOrEqualTo((int) MAX_PAGE_BYTES));
         assertThat(pages.stream().flatMap(page -> page.getTablesList().stream()).toList())
-                .isEqualTo(tables.listTables(Optional.of("s")).stream().map(name -> MetadataGrpcService.toTableInfo(tables.getTable(name).orElseThrow())).toList());
+                .isEqualTo(tables.listTables(Optional.of("s")).stream().map(name -> MetadataProtoMapper.toTableInfo(tables.getTable(name).orElseThrow())).toList());
 
         // one table larger than the limit is answered alone
         TableDefinitionsPaging tiny = new TableDefinitionsPaging(20, 25, 10);
@@ -81,13 +81,13 @@ final class TestTableDefinitionsPaging
     void testPageSizes()
     {
         TableDefinitionsPaging paging = new TableDefinitionsPaging(7, 12, Long.MAX_VALUE);
-        assertThat(paging.answer(tables, ListTableDefinitionsRequest.getDefaultInstance(), MetadataGrpcService::toTableInfo).getTablesCount()).isEqualTo(7);
-        assertThat(paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageSize(3).build(), MetadataGrpcService::toTableInfo).getTablesCount()).isEqualTo(3);
-        assertThat(paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageSize(1000).build(), MetadataGrpcService::toTableInfo).getTablesCount()).isEqualTo(12);
+        assertThat(paging.answer(tables, ListTableDefinitionsRequest.getDefaultInstance(), MetadataProtoMapper::toTableInfo).getTablesCount()).isEqualTo(7);
+        assertThat(paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageSize(3).build(), MetadataProtoMapper::toTableInfo).getTablesCount()).isEqualTo(3);
+        assertThat(paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageSize(1000).build(), MetadataProtoMapper::toTableInfo).getTablesCount()).isEqualTo(12);
         // a full last page cannot tell that nothing follows: the next one is empty
         List<ListTableDefinitionsResponse> fullPages = pages(paging, ListTableDefinitionsRequest.newBuilder().setPageSize(10));
         assertThat(fullPages).extracting(ListTableDefinitionsResponse::getTablesCount).containsExactly(10, 10, 10, 0);
-        ListTableDefinitionsResponse omitted = paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setOmitColumns(true).build(), MetadataGrpcService::toTableInfo);
+        ListTableDefinitionsResponse omitted = paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setOmitColumns(true).build(), MetadataProtoMapper::toTableInfo);
         assertThat(omitted.getTablesList()).allSatisfy(table -> {
             assertThat(table.getColumnsList()).isEmpty();
             assertThat(table.getComment()).hasSize(200);
@@ -98,13 +98,13 @@ final class TestTableDefinitionsPaging
     void testRefusals()
     {
         TableDefinitionsPaging paging = new TableDefinitionsPaging();
-        assertStatus(() -> paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageSize(-1).build(), MetadataGrpcService::toTableInfo), INVALID_ARGUMENT, "Page size -1 is negative");
-        assertStatus(() -> paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageToken(ByteString.copyFromUtf8("garbage")).build(), MetadataGrpcService::toTableInfo),
+        assertStatus(() -> paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageSize(-1).build(), MetadataProtoMapper::toTableInfo), INVALID_ARGUMENT, "Page size -1 is negative");
+        assertStatus(() -> paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setPageToken(ByteString.copyFromUtf8("garbage")).build(), MetadataProtoMapper::toTableInfo),
                 INVALID_ARGUMENT, "Not a page token of a table listing");
         ListTableDefinitionsRequest.Builder tooMany = ListTableDefinitionsRequest.newBuilder();
         IntStream.range(0, 1001).forEach(i -> tooMany.addTables(TableName.newBuilder().setSchemaName("s").setTableName("t" + i)));
-        assertStatus(() -> paging.answer(tables, tooMany.build(), MetadataGrpcService::toTableInfo), INVALID_ARGUMENT, "At most 1000 table names per listing, got 1001");
-        assertStatus(() -> paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setSchemaName("missing").build(), MetadataGrpcService::toTableInfo), NOT_FOUND, "Schema missing does not exist");
+        assertStatus(() -> paging.answer(tables, tooMany.build(), MetadataProtoMapper::toTableInfo), INVALID_ARGUMENT, "At most 1000 table names per listing, got 1001");
+        assertStatus(() -> paging.answer(tables, ListTableDefinitionsRequest.newBuilder().setSchemaName("missing").build(), MetadataProtoMapper::toTableInfo), NOT_FOUND, "Schema missing does not exist");
     }
 
     private List<ListTableDefinitionsResponse> pages(TableDefinitionsPaging paging, ListTableDefinitionsRequest.Builder request)
@@ -112,7 +112,7 @@ final class TestTableDefinitionsPaging
         List<ListTableDefinitionsResponse> pages = new ArrayList<>();
         ByteString token = ByteString.EMPTY;
         do {
-            ListTableDefinitionsResponse page = paging.answer(tables, request.setPageToken(token).build(), MetadataGrpcService::toTableInfo);
+            ListTableDefinitionsResponse page = paging.answer(tables, request.setPageToken(token).build(), MetadataProtoMapper::toTableInfo);
             pages.add(page);
             token = page.getNextPageToken();
         }

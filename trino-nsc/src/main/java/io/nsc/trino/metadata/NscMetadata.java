@@ -23,12 +23,8 @@ import io.nsc.protocol.proto.SetColumnType;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.parquet.ParquetWriteCodec;
-import io.nsc.parquet.aggregate.AggregateKind;
-import io.nsc.parquet.aggregate.AggregateSpec;
-import io.nsc.parquet.topn.TopNRows;
 import io.nsc.trino.NscAnalyzeProperties;
 import io.nsc.trino.NscTableProperties;
-import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.delete.MetadataOnlyDelete;
 import io.nsc.trino.delete.NscMergeFragment;
@@ -52,7 +48,6 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.catalog.CatalogName;
 import io.trino.spi.connector.AggregateFunction;
 import io.trino.spi.connector.AggregationApplicationResult;
-import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.BeginTableExecuteResult;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
@@ -90,8 +85,6 @@ import io.trino.spi.connector.SystemTable;
 import io.trino.spi.connector.TableNotFoundException;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
-import io.trino.spi.expression.Variable;
-import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
@@ -99,13 +92,11 @@ import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -113,7 +104,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
-import java.util.stream.Stream;
 
 import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -123,9 +113,6 @@ import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
-import static io.nsc.trino.NscSessionProperties.getAggregationPushdownMaxGroups;
-import static io.nsc.trino.NscSessionProperties.getPushdown;
-import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
@@ -145,12 +132,6 @@ public class NscMetadata
 {
     private static final Logger log = Logger.get(NscMetadata.class);
 
-    // Large IN lists are widened to their span beyond this many ranges: the handle stays small and
-    // pruning stays correct (a wider predicate only prunes less).
-    private static final int DOMAIN_COMPACTION_THRESHOLD = 1000;
-    // storage nodes keep a top-N's rows in memory, boxed: beyond this Trino sorts
-    private static final long MAX_PUSHED_TOP_N = 100_000;
-
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
@@ -159,6 +140,7 @@ public class NscMetadata
     private final Map<Long, Map<Integer, AnalyzedColumn>> analyzedColumns = new ConcurrentHashMap<>();
     private final NscViews views;
     private final NscMaterializedViews materializedViews;
+    private final NscPushdown pushdown;
 
     /** @param defaultCompressionCodec what writes into tables that set no compression_codec use */
     public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec, CatalogName catalogName)
@@ -169,6 +151,7 @@ public class NscMetadata
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
         this.views = new NscViews(client);
         this.materializedViews = new NscMaterializedViews(client, typeManager, catalogName, new StorageTables());
+        this.pushdown = new NscPushdown(tableFilesCache);
     }
 
     /** The metadata service for a statement that changes the catalog: its audit log names the session's user and query. */
@@ -579,69 +562,7 @@ public class NscMetadata
     @Override
     public Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyFilter(ConnectorSession session, ConnectorTableHandle table, Constraint constraint)
     {
-        NscTableHandle handle = (NscTableHandle) table;
-        PushdownMode pushdown = getPushdown(session);
-        if (pushdown == PushdownMode.NONE || handle.aggregation().isPresent() || handle.topN().isPresent()) {
-            // the baseline: nothing pruned, nothing filtered before Trino sees the rows; and an
-            // aggregated or top-N scan's rows are no longer the table's, which a predicate on them no longer fits
-            return Optional.empty();
-        }
-        // a domain over a value the scan computes stays Trino's to apply
-        TupleDomain<NscColumnHandle> summary = NscColumnHandle.ofTableColumns(constraint.getSummary());
-        TupleDomain<ColumnHandle> computedDomains = constraint.getSummary().filter((column, _) -> !(column instanceof NscColumnHandle));
-        if (!pushdown.enforcesPredicate()) {
-            return applyPruningOnly(handle, summary, constraint);
-        }
-        if (!handle.constraint().isAll() && !handle.constraintEnforced()) {
-            // planned under another mode earlier in this query: keep that contract
-            return applyPruningOnly(handle, summary, constraint);
-        }
-        // Storage nodes (or the worker, for raw splits) evaluate these domains on every row,
-        // exactly as Trino would. A huge IN list stays with Trino: the handle travels with every split.
-        Map<NscColumnHandle, Domain> enforced = new HashMap<>();
-        Map<ColumnHandle, Domain> remaining = new HashMap<>(computedDomains.getDomains().orElse(Map.of()));
-        if (summary.isNone()) {
-            return Optional.of(new ConstraintApplicationResult<>(handle.withConstraint(TupleDomain.none(), true), TupleDomain.all(), constraint.getExpression(), false));
-        }
-        summary.getDomains().orElseThrow().forEach((column, domain) -> {
-            if (domain.getValues().isAll() || domain.getValues().getRanges().getRangeCount() <= DOMAIN_COMPACTION_THRESHOLD) {
-                enforced.put(column, domain);
-            }
-            else {
-                remaining.put(column, domain);
-            }
-        });
-        TupleDomain<NscColumnHandle> newConstraint = handle.constraint().intersect(TupleDomain.withColumnDomains(enforced));
-        // what no domain expresses: LIKE, OR across columns, ... where evaluated exactly
-        FilterExpressions.Split expressions = FilterExpressions.split(constraint.getExpression(), constraint.getAssignments());
-        List<String> filterExpressions = ImmutableList.<String>builder()
-                .addAll(handle.filterExpressions())
-                .addAll(expressions.pushed().stream().map(FilterExpressions::serialize).filter(expression -> !handle.filterExpressions().contains(expression)).toList())
-                .build();
-        if (newConstraint.equals(handle.constraint()) && handle.constraintEnforced() && filterExpressions.equals(handle.filterExpressions())) {
-            return Optional.empty();
-        }
-        return Optional.of(new ConstraintApplicationResult<>(
-                handle.withConstraint(newConstraint, true).withFilterExpressions(filterExpressions),
-                TupleDomain.withColumnDomains(remaining),
-                expressions.remaining(),
-                false));
-    }
-
-    private static Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyPruningOnly(NscTableHandle handle, TupleDomain<NscColumnHandle> summary, Constraint constraint)
-    {
-        TupleDomain<NscColumnHandle> newConstraint = handle.constraint()
-                .intersect(summary)
-                .simplify(DOMAIN_COMPACTION_THRESHOLD);
-        if (newConstraint.equals(handle.constraint())) {
-            return Optional.empty();
-        }
-        // Row-group pruning is not row filtering: the whole predicate stays for Trino to evaluate.
-        return Optional.of(new ConstraintApplicationResult<>(
-                handle.withConstraint(newConstraint, handle.constraintEnforced()),
-                constraint.getSummary(),
-                constraint.getExpression(),
-                false));
+        return pushdown.applyFilter(session, table, constraint);
     }
 
     @Override
@@ -651,78 +572,13 @@ public class NscMetadata
             List<ConnectorExpression> projections,
             Map<String, ColumnHandle> assignments)
     {
-        NscTableHandle handle = (NscTableHandle) table;
-        if (handle.aggregation().isPresent()) {
-            return Optional.empty();
-        }
-        if (assignments.values().stream().anyMatch(NscRowIdColumnHandle.class::isInstance)) {
-            // a DELETE's scan: it projects row ids, which only the raw read of each file knows, and nothing to compute
-            return Optional.empty();
-        }
-        // Arithmetic and casts the scan computes exactly as Trino would: storage nodes send the
-        // value, and an aggregate over it can be pushed down too (sum(price * (1 - discount))).
-        boolean compute = getPushdown(session).enforcesPredicate();
-        List<ConnectorExpression> newProjections = new ArrayList<>();
-        Map<String, Assignment> newAssignments = new LinkedHashMap<>();
-        assignments.forEach((variable, column) -> newAssignments.put(variable, new Assignment(variable, column, columnType(column))));
-        boolean computed = false;
-        for (ConnectorExpression projection : projections) {
-            Optional<NscComputedColumnHandle> value = compute && !(projection instanceof Variable)
-                    ? ValueExpressions.translate(projection, assignments)
-                            .filter(ValueExpressions::computes)
-                            .map(expression -> NscComputedColumnHandle.create(expression, handle.columns()))
-                    : Optional.empty();
-            if (value.isEmpty()) {
-                newProjections.add(projection);
-                continue;
-            }
-            computed = true;
-            newProjections.add(new Variable(value.get().name(), value.get().type()));
-            newAssignments.put(value.get().name(), new Assignment(value.get().name(), value.get(), value.get().type()));
-        }
-        // the table columns the scan reads: what the split manager weighs raw reads against storage-side scans with
-        List<NscColumnHandle> columns = newAssignments.values().stream()
-                .flatMap(assignment -> switch (assignment.getColumn()) {
-                    case NscColumnHandle column -> Stream.of(column);
-                    case NscComputedColumnHandle value -> value.inputs().stream();
-                    default -> Stream.of();
-                })
-                .distinct()
-                .sorted(Comparator.comparingInt(NscColumnHandle::ordinal))
-                .collect(toImmutableList());
-        if (!computed && handle.projectedColumns().equals(Optional.of(columns))) {
-            return Optional.empty();
-        }
-        return Optional.of(new ProjectionApplicationResult<>(
-                handle.withProjectedColumns(columns),
-                newProjections,
-                ImmutableList.copyOf(newAssignments.values()),
-                false));
-    }
-
-    private static Type columnType(ColumnHandle column)
-    {
-        return switch (column) {
-            case NscColumnHandle nscColumn -> nscColumn.type();
-            case NscComputedColumnHandle computed -> computed.type();
-            case NscAggregateColumnHandle aggregate -> aggregate.type();
-            default -> throw new IllegalArgumentException("not an nsc column: " + column);
-        };
+        return pushdown.applyProjection(session, table, projections, assignments);
     }
 
     @Override
     public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(ConnectorSession session, ConnectorTableHandle table, long limit)
     {
-        NscTableHandle handle = (NscTableHandle) table;
-        // a limit counts rows in file order: below a top-N it would keep the wrong ones
-        if (getPushdown(session) == PushdownMode.NONE || handle.aggregation().isPresent() || handle.topN().isPresent()) {
-            return Optional.empty();
-        }
-        if (handle.limit().isPresent() && handle.limit().getAsLong() <= limit) {
-            return Optional.empty();
-        }
-        // Each split stops after the limit; Trino keeps its own limit over all splits.
-        return Optional.of(new LimitApplicationResult<>(handle.withLimit(limit), false, false));
+        return pushdown.applyLimit(session, table, limit);
     }
 
     @Override
@@ -733,101 +589,7 @@ public class NscMetadata
             Map<String, ColumnHandle> assignments,
             List<List<ColumnHandle>> groupingSets)
     {
-        NscTableHandle handle = (NscTableHandle) table;
-        if (!getPushdown(session).enforcesPredicate()
-                || handle.aggregation().isPresent()
-                || handle.limit().isPresent()
-                || handle.topN().isPresent()
-                || (!handle.constraintEnforced() && !handle.constraint().isAll())
-                || groupingSets.size() != 1
-                || getAggregationPushdownMaxGroups(session) == 0) {
-            return Optional.empty();
-        }
-        // storage nodes group by table columns; a key the scan computes (GROUP BY a + b) stays in Trino
-        if (!groupingSets.getFirst().stream().allMatch(column -> column instanceof NscColumnHandle key && AggregateSpec.isGroupable(key.type()))) {
-            return Optional.empty();
-        }
-        List<NscColumnHandle> groupBy = groupingSets.getFirst().stream()
-                .map(NscColumnHandle.class::cast)
-                .collect(toImmutableList());
-        ImmutableList.Builder<NscAggregateColumnHandle> pushed = ImmutableList.builder();
-        ImmutableList.Builder<ConnectorExpression> projections = ImmutableList.builder();
-        ImmutableList.Builder<Assignment> newAssignments = ImmutableList.builder();
-        for (int i = 0; i < aggregates.size(); i++) {
-            Optional<NscAggregateColumnHandle> aggregate = toAggregateColumn("_nsc_aggregate_" + i, aggregates.get(i), assignments);
-            if (aggregate.isEmpty()) {
-                return Optional.empty();
-            }
-            pushed.add(aggregate.get());
-            projections.add(new Variable(aggregate.get().name(), aggregate.get().type()));
-            newAssignments.add(new Assignment(aggregate.get().name(), aggregate.get(), aggregate.get().type()));
-        }
-        if (!fewGroups(handle, groupBy, getAggregationPushdownMaxGroups(session))) {
-            return Optional.empty();
-        }
-        Map<ColumnHandle, ColumnHandle> groupingColumns = groupBy.stream().collect(toImmutableMap(column -> column, column -> column));
-        return Optional.of(new AggregationApplicationResult<>(
-                handle.withAggregation(new NscAggregation(groupBy, pushed.build())),
-                projections.build(),
-                newAssignments.build(),
-                groupingColumns,
-                false));
-    }
-
-    private static Optional<NscAggregateColumnHandle> toAggregateColumn(String name, AggregateFunction function, Map<String, ColumnHandle> assignments)
-    {
-        if (function.isDistinct() || function.getFilter().isPresent() || !function.getSortItems().isEmpty()) {
-            return Optional.empty();
-        }
-        Optional<AggregateKind> kind = switch (function.getFunctionName()) {
-            case "count" -> Optional.of(function.getArguments().isEmpty() ? AggregateKind.COUNT_ALL : AggregateKind.COUNT);
-            case "sum" -> Optional.of(AggregateKind.SUM);
-            case "min" -> Optional.of(AggregateKind.MIN);
-            case "max" -> Optional.of(AggregateKind.MAX);
-            case "avg" -> Optional.of(AggregateKind.AVG);
-            default -> Optional.empty();
-        };
-        if (kind.isEmpty()) {
-            return Optional.empty();
-        }
-        if (kind.get() == AggregateKind.COUNT_ALL) {
-            return function.getOutputType().equals(BIGINT) ? Optional.of(new NscAggregateColumnHandle(name, kind.get(), Optional.empty(), BIGINT)) : Optional.empty();
-        }
-        if (function.getArguments().size() != 1 || !(function.getArguments().getFirst() instanceof Variable variable)) {
-            return Optional.empty();
-        }
-        // a column, or a value the scan computes (applyProjection turned sum(a * b)'s argument into one)
-        return switch (assignments.get(variable.getName())) {
-            case NscColumnHandle input -> AggregateSpec.resultType(kind.get(), input.type())
-                    .filter(result -> result.equals(function.getOutputType()))
-                    .map(result -> new NscAggregateColumnHandle(name, kind.get(), Optional.of(input), Optional.empty(), result));
-            case NscComputedColumnHandle input -> AggregateSpec.resultType(kind.get(), input.type())
-                    .filter(result -> result.equals(function.getOutputType()))
-                    .map(result -> new NscAggregateColumnHandle(name, kind.get(), Optional.empty(), Optional.of(input), result));
-            case null, default -> Optional.empty();
-        };
-    }
-
-    /**
-     * Whether the groups are known to be few: one split merges every storage node's partial
-     * states, so their number bounds its memory. Distinct counts come from the files' sketches;
-     * each nullable key adds the NULL group.
-     */
-    private boolean fewGroups(NscTableHandle handle, List<NscColumnHandle> groupBy, long maxGroups)
-    {
-        if (groupBy.isEmpty()) {
-            return true;
-        }
-        List<OptionalLong> distinct = tableFilesCache.summary(handle).distinctCounts();
-        double groups = 1;
-        for (NscColumnHandle column : groupBy) {
-            OptionalLong count = distinct.get(column.ordinal());
-            if (count.isEmpty()) {
-                return false;
-            }
-            groups *= count.getAsLong() + 1;
-        }
-        return groups <= maxGroups;
+        return pushdown.applyAggregation(session, table, aggregates, assignments, groupingSets);
     }
 
     @Override
@@ -838,33 +600,7 @@ public class NscMetadata
             List<SortItem> sortItems,
             Map<String, ColumnHandle> assignments)
     {
-        NscTableHandle handle = (NscTableHandle) table;
-        if (!getPushdown(session).enforcesPredicate()
-                || handle.aggregation().isPresent()
-                || handle.limit().isPresent()
-                || (!handle.constraintEnforced() && !handle.constraint().isAll())
-                || topNCount > MAX_PUSHED_TOP_N) {
-            return Optional.empty();
-        }
-        ImmutableList.Builder<NscTopN.SortItem> order = ImmutableList.builder();
-        for (SortItem item : sortItems) {
-            if (!(assignments.get(item.getName()) instanceof NscColumnHandle column) || !TopNRows.supports(column.type())) {
-                return Optional.empty();
-            }
-            order.add(new NscTopN.SortItem(column, item.getSortOrder().isAscending(), item.getSortOrder().isNullsFirst()));
-        }
-        NscTopN topN = new NscTopN(topNCount, order.build());
-        if (handle.topN().equals(Optional.of(topN))) {
-            return Optional.empty();
-        }
-        if (handle.topN().isPresent() && !handle.topN().get().order().equals(topN.order())) {
-            return Optional.empty();
-        }
-        if (handle.topN().isPresent() && handle.topN().get().count() <= topNCount) {
-            return Optional.empty();
-        }
-        // each split keeps its own first rows; Trino's top-N over all splits stays
-        return Optional.of(new TopNApplicationResult<>(handle.withTopN(topN), false, false));
+        return pushdown.applyTopN(session, table, topNCount, sortItems, assignments);
     }
 
     @Override

@@ -36,9 +36,7 @@ import static java.util.Objects.requireNonNull;
  */
 public final class PageCodec
 {
-    // small: a builder is reset and reused, so it grows to its stream's batch size once, and a
-    // scan that returns a few rows holds (and is charged for) no more than it needs
-    private static final int INITIAL_BUFFER_BYTES = 4 * 1024;
+    private static final int INITIAL_BUFFER_BYTES = 64 * 1024;
     // a page's header: position count and channel count
     private static final int PAGE_HEADER_BYTES = 2 * Integer.BYTES;
     // the smallest encoded block: name length, a one-byte name, position count
@@ -140,9 +138,7 @@ public final class PageCodec
 
     /**
      * The pages of one batch. Its size is the serialized (uncompressed) size, which bounds what
-     * the sender buffers before a batch goes out. After {@link #build()}, {@link #reset()} makes
-     * it ready for the next batch in the buffer the last one grew, so a stream of batches does
-     * not grow (and copy) a new buffer for each.
+     * the sender buffers before a batch goes out.
      */
     public final class BatchBuilder
     {
@@ -171,20 +167,6 @@ public final class PageCodec
         public int pageCount()
         {
             return pageCount;
-        }
-
-        /** Drops the pages added so far and keeps the buffer; a batch already built is not touched (it holds copies). */
-        public void reset()
-        {
-            output.reset();
-            pageCount = 0;
-            positionCount = 0;
-        }
-
-        /** The bytes the serialized pages' buffer holds, whatever its pages use of them. */
-        public long bufferRetainedSizeInBytes()
-        {
-            return output.getRetainedSize();
         }
 
         /** The most {@link #build()} holds: the serialized pages (with room to grow) and their compressed copy. */

@@ -63,34 +63,6 @@ final class TestPageCodec
         }
     }
 
-    /** A builder reset after each batch reuses its buffer; every batch it built keeps its own pages. */
-    @ParameterizedTest
-    @EnumSource(value = PageCompression.class, names = "UNRECOGNIZED", mode = EnumSource.Mode.EXCLUDE)
-    void testResetBuilderKeepsBuiltBatchesIntact(PageCompression compression)
-    {
-        PageCodec codec = new PageCodec(compression);
-        PageCodec.BatchBuilder builder = codec.newBatch();
-        Page first = randomPage(3000, new Random(4));
-        builder.add(first);
-        PageBatch firstBatch = builder.build();
-        long grown = builder.bufferRetainedSizeInBytes();
-        assertThat(grown).isGreaterThanOrEqualTo(builder.sizeInBytes());
-
-        builder.reset();
-        assertThat(builder.sizeInBytes()).isZero();
-        assertThat(builder.pageCount()).isZero();
-        Page second = randomPage(2000, new Random(5));
-        builder.add(second);
-        PageBatch secondBatch = builder.build();
-        assertThat(builder.bufferRetainedSizeInBytes()).isEqualTo(grown);
-        assertThat(secondBatch.getPositionCount()).isEqualTo(2000);
-        assertThat(secondBatch.getPageCount()).isEqualTo(1);
-
-        // the second batch overwrote the buffer the first was serialized into
-        assertSamePage(new PageCodec(compression).decode(firstBatch).getFirst(), first, TYPES);
-        assertSamePage(new PageCodec(compression).decode(secondBatch).getFirst(), second, TYPES);
-    }
-
     @ParameterizedTest
     @EnumSource(value = PageCompression.class, names = "UNRECOGNIZED", mode = EnumSource.Mode.EXCLUDE)
     void testCorruptBatchIsRefused(PageCompression compression)

@@ -114,8 +114,6 @@ final class ScanCall
     private FilteredScan scan;
     private Optional<ScanFold> fold = Optional.empty();
     private PageCodec codec;
-    // one buffer for all the call's batches, grown to the batch size once
-    private PageCodec.BatchBuilder batch;
     private long bytesSent;
     // rows in the pages sent: the filtered rows, or the groups of an aggregation
     private long rowsSent;
@@ -361,10 +359,7 @@ final class ScanCall
     private void sendNextBatch()
             throws IOException
     {
-        if (batch == null) {
-            batch = codec.newBatch();
-        }
-        batch.reset();
+        PageCodec.BatchBuilder batch = codec.newBatch();
         boolean end = false;
         while (!end && batch.sizeInBytes() < batchBytes) {
             Page page = nextOutputPage();
@@ -373,13 +368,12 @@ final class ScanCall
                 break;
             }
             batch.add(page);
-            chargeBatch(batch.bufferRetainedSizeInBytes());
+            chargeBatch(batch.sizeInBytes());
             rowsSent += page.getPositionCount();
         }
         if (batch.pageCount() > 0) {
             PageBatch message = batch.build();
-            // the buffer stays for the next batch, and stays charged
-            chargeBatch(batch.bufferRetainedSizeInBytes());
+            chargeBatch(0);
             bytesSent += message.getData().size();
             counters.bytesSent().update(message.getData().size());
             call.onNext(ScanResponse.newBuilder().setBatch(message).build());

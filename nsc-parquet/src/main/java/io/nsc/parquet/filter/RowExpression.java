@@ -48,9 +48,15 @@ public sealed interface RowExpression
      */
     default int filter(IntFunction<Block> blocks, int[] positions, int count)
     {
+        return keepTrue(this, blocks, positions, count);
+    }
+
+    /** {@link #filter} by evaluating the expression row by row. */
+    private static int keepTrue(RowExpression expression, IntFunction<Block> blocks, int[] positions, int count)
+    {
         int passed = 0;
         for (int i = 0; i < count; i++) {
-            if (Boolean.TRUE.equals(evaluate(blocks, positions[i]))) {
+            if (Boolean.TRUE.equals(expression.evaluate(blocks, positions[i]))) {
                 positions[passed++] = positions[i];
             }
         }
@@ -397,14 +403,7 @@ public sealed interface RowExpression
         {
             Block block = blocks.apply(column);
             if (!(block.getUnderlyingValueBlock() instanceof VariableWidthBlock values)) {
-                RowExpression kept = keepMatches ? this : new Not(this);
-                int passed = 0;
-                for (int i = 0; i < count; i++) {
-                    if (Boolean.TRUE.equals(kept.evaluate(blocks, positions[i]))) {
-                        positions[passed++] = positions[i];
-                    }
-                }
-                return passed;
+                return keepTrue(keepMatches ? this : new Not(this), blocks, positions, count);
             }
             boolean remembers = block != values && values.getPositionCount() <= REMEMBERED_VALUES_PER_ROW * count;
             byte[] remembered = remembers ? new byte[values.getPositionCount()] : null;

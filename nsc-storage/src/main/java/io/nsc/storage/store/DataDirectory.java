@@ -1,5 +1,7 @@
 package io.nsc.storage.store;
 
+import io.airlift.log.Logger;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -13,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import static io.nsc.protocol.host.OwnerOnlyFiles.ownerOnlyDirectory;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
@@ -30,6 +33,7 @@ import static java.util.Objects.requireNonNull;
  */
 public final class DataDirectory
 {
+    private static final Logger log = Logger.get(DataDirectory.class);
     static final String PARQUET_SUFFIX = ".parquet";
     static final String CRC_SUFFIX = ".crc";
     private static final String CLUSTER_ID_FILE = "cluster-id";
@@ -40,7 +44,7 @@ public final class DataDirectory
     private final Path quarantine;
     private final Path clusterIdFile;
     private final DiskSpace space;
-    // bytes that uploads in progress here have announced and not written yet; guarded by the store's placement lock
+    // bytes that uploads in progress here have announced and not written yet; guarded by UploadPlacement's lock
     private long reservedBytes;
 
     public DataDirectory(Path root)
@@ -174,6 +178,23 @@ public final class DataDirectory
     void addReservedBytes(long bytes)
     {
         reservedBytes += bytes;
+    }
+
+    /**
+     * Moves a damaged file and its checksums out of {@code files/} into {@code quarantine/}, kept
+     * for a human; the node no longer serves it.
+     */
+    void moveToQuarantine(FileId id, String reason)
+            throws IOException
+    {
+        Path target = quarantine.resolve(id.value() + PARQUET_SUFFIX);
+        log.error("File %s is damaged and will not be served; moving it to %s: %s", id, target, reason);
+        Files.move(parquetPath(id), target, REPLACE_EXISTING);
+        Path crcPath = crcPath(id);
+        if (Files.exists(crcPath)) {
+            Files.move(crcPath, quarantine.resolve(id.value() + CRC_SUFFIX), REPLACE_EXISTING);
+        }
+        fsyncDirectory(parquetPath(id).getParent());
     }
 
     /** Makes a rename or creation inside {@code directory} durable. */

@@ -45,7 +45,7 @@ public final class FileUpload
 
     private final ParquetFileStore store;
     private final FileId id;
-    private final ParquetFileStore.UploadReservation reservation;
+    private final UploadPlacement.Reservation reservation;
     private final DataDirectory directory;
     private final long expectedSize;
     private final String displayName;
@@ -56,7 +56,7 @@ public final class FileUpload
     private OptionalInt expectedCrc32c = OptionalInt.empty();
     private boolean closed;
 
-    FileUpload(ParquetFileStore store, FileId id, ParquetFileStore.UploadReservation reservation, long expectedSize, String displayName)
+    FileUpload(ParquetFileStore store, FileId id, UploadPlacement.Reservation reservation, long expectedSize, String displayName)
             throws IOException
     {
         this.store = requireNonNull(store, "store is null");

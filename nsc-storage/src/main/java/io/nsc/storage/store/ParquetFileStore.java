@@ -17,13 +17,10 @@ import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,21 +29,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Throwables.throwIfUnchecked;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.airlift.slice.SizeOf.instanceSize;
 import static io.airlift.slice.SizeOf.sizeOfByteArray;
 import static io.nsc.storage.store.DataDirectory.CRC_SUFFIX;
-import static io.nsc.storage.store.DataDirectory.PARQUET_SUFFIX;
 import static io.nsc.storage.store.DataDirectory.fsyncDirectory;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
-import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -66,10 +57,7 @@ public final class ParquetFileStore
     private final ParquetLimits limits;
     private final int checksumBlockSize;
     private final boolean verifyChecksums;
-    // space kept free on every data directory for everything else on the disk (storage.reserved-space)
-    private final long systemReserveBytes;
-    // placement decisions and reservations change together, so two uploads never count the same free bytes
-    private final Object placementLock = new Object();
+    private final UploadPlacement placement;
     private final Map<FileId, StoredFile> files = new ConcurrentHashMap<>();
     // the column chunks of the files in the map, kept as they come and go rather than summed per request
     private final AtomicLong columnChunks = new AtomicLong();
@@ -90,7 +78,7 @@ public final class ParquetFileStore
         this.limits = options.limits();
         this.checksumBlockSize = options.checksumBlockSize();
         this.verifyChecksums = options.verifyChecksums();
-        this.systemReserveBytes = options.reservedSpaceBytes();
+        this.placement = new UploadPlacement(this.directories, options.reservedSpaceBytes());
         this.statsCache = new BoundedMetadataCache<>(options.statsCacheSize(), ParquetFileStore::retainedBytes);
     }
 
@@ -115,28 +103,8 @@ public final class ParquetFileStore
     {
         checkArgument(!dataDirs.isEmpty(), "no data directories");
         ParquetFileStore store = new ParquetFileStore(dataDirs, options);
-        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<?>> scans = new ArrayList<>();
-            for (DataDirectory directory : store.directories) {
-                scans.add(executor.submit(() -> {
-                    store.scan(directory);
-                    return null;
-                }));
-            }
-            for (Future<?> scan : scans) {
-                scan.get();
-            }
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException("Interrupted while scanning data directories", e);
-        }
-        catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException ioException) {
-                throw new UncheckedIOException("Cannot open the data directories: " + ioException.getMessage(), ioException);
-            }
-            throwIfUnchecked(e.getCause());
-            throw new RuntimeException(e.getCause());
+        for (StoredFile file : new StoreLoader(store.checksumBlockSize).load(store.directories)) {
+            store.addFoundAtStart(file);
         }
         log.info("Serving %s files from %s", store.files.size(), store.directories);
         return store;
@@ -178,7 +146,7 @@ public final class ParquetFileStore
             }
             DataDirectory directory = file.directory();
             try {
-                moveToQuarantine(directory, file.id(), reason);
+                directory.moveToQuarantine(file.id(), reason);
             }
             catch (IOException e) {
                 // not served any more either way; start-up or the scrubber finds it again
@@ -362,9 +330,9 @@ public final class ParquetFileStore
         if (!uploadsInProgress.add(id)) {
             throw Status.ALREADY_EXISTS.withDescription("Another upload of file %s is in progress".formatted(id)).asRuntimeException();
         }
-        UploadReservation reservation = null;
+        UploadPlacement.Reservation reservation = null;
         try {
-            reservation = reserve(id, sizeBytes);
+            reservation = placement.reserve(id, sizeBytes);
             return new FileUpload(this, id, reservation, sizeBytes, displayName(id, displayName));
         }
         catch (IOException | RuntimeException e) {
@@ -373,70 +341,6 @@ public final class ParquetFileStore
             }
             uploadsInProgress.remove(id);
             throw e;
-        }
-    }
-
-    private UploadReservation reserve(FileId id, long sizeBytes)
-    {
-        synchronized (placementLock) {
-            DataDirectory best = directories.getFirst();
-            long bestRoom = Long.MIN_VALUE;
-            for (DataDirectory candidate : directories) {
-                long room = room(candidate);
-                if (room > bestRoom) {
-                    best = candidate;
-                    bestRoom = room;
-                }
-            }
-            if (bestRoom < sizeBytes) {
-                throw Status.RESOURCE_EXHAUSTED
-                        .withDescription("No data directory has room for file %s of %s bytes: the most is %s bytes in %s (usable %s, still to be written by uploads in progress %s, kept free by storage.reserved-space %s)".formatted(
-                                id, sizeBytes, Math.max(bestRoom, 0), best, best.usableBytes(), best.reservedBytes(), systemReserveBytes))
-                        .asRuntimeException();
-            }
-            best.addReservedBytes(sizeBytes);
-            return new UploadReservation(best, sizeBytes);
-        }
-    }
-
-    // may be negative: the disk is fuller than the reserve allows
-    private long room(DataDirectory directory)
-    {
-        return directory.usableBytes() - directory.reservedBytes() - systemReserveBytes;
-    }
-
-    /**
-     * The bytes an upload announced and has not written yet, held on its data directory. Writing
-     * hands them over to the file system's own accounting; ending the upload returns the rest.
-     */
-    final class UploadReservation
-    {
-        private final DataDirectory directory;
-        private long remaining;
-
-        private UploadReservation(DataDirectory directory, long bytes)
-        {
-            this.directory = requireNonNull(directory, "directory is null");
-            this.remaining = bytes;
-        }
-
-        DataDirectory directory()
-        {
-            return directory;
-        }
-
-        void written(long bytes)
-        {
-            synchronized (placementLock) {
-                long released = Math.min(bytes, remaining);
-                remaining -= released;
-                directory.addReservedBytes(-released);
-            }
-        }
-
-        void release()
-        {
-            written(Long.MAX_VALUE);
         }
     }
 
@@ -459,7 +363,7 @@ public final class ParquetFileStore
         Files.move(tempPath, target, ATOMIC_MOVE);
         fsyncDirectory(target.getParent());
 
-        StoredFile file = storedFile(directory, id, checksums, summary);
+        StoredFile file = StoredFile.of(directory, id, checksums, summary);
         add(file);
         return new UploadedFile(file, summary.stats(), summary.columns());
     }
@@ -486,7 +390,7 @@ public final class ParquetFileStore
 
     public long capacityBytes()
     {
-        return directories.stream().mapToLong(DataDirectory::totalBytes).sum();
+        return placement.capacityBytes();
     }
 
     /**
@@ -497,18 +401,14 @@ public final class ParquetFileStore
     @Managed
     public long getFreeBytes()
     {
-        synchronized (placementLock) {
-            return directories.stream().mapToLong(directory -> Math.max(room(directory), 0)).sum();
-        }
+        return placement.freeBytes();
     }
 
     /** Bytes that uploads in progress announced and have not written yet. */
     @Managed
     public long getReservedBytes()
     {
-        synchronized (placementLock) {
-            return directories.stream().mapToLong(DataDirectory::reservedBytes).sum();
-        }
+        return placement.reservedBytes();
     }
 
     @Managed
@@ -572,117 +472,14 @@ public final class ParquetFileStore
         return filesQuarantined;
     }
 
-    private void scan(DataDirectory directory)
-            throws IOException
+    private void addFoundAtStart(StoredFile file)
     {
-        directory.create();
-        deleteLeftoverUploads(directory);
-        try (DirectoryStream<Path> shards = Files.newDirectoryStream(directory.filesDirectory())) {
-            for (Path shard : shards) {
-                if (!Files.isDirectory(shard)) {
-                    log.warn("Ignoring unexpected file %s", shard);
-                    continue;
-                }
-                try (DirectoryStream<Path> entries = Files.newDirectoryStream(shard)) {
-                    for (Path entry : entries) {
-                        scanEntry(directory, shard, entry);
-                    }
-                }
-            }
-        }
-    }
-
-    private static void deleteLeftoverUploads(DataDirectory directory)
-            throws IOException
-    {
-        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(directory.tmpDirectory())) {
-            for (Path leftover : leftovers) {
-                log.info("Deleting leftover of an interrupted upload: %s", leftover);
-                Files.delete(leftover);
-            }
-        }
-    }
-
-    private void scanEntry(DataDirectory directory, Path shard, Path entry)
-            throws IOException
-    {
-        String name = entry.getFileName().toString();
-        Optional<FileId> id = idOf(name, PARQUET_SUFFIX)
-                .filter(candidate -> directory.parquetPath(candidate).equals(entry));
-        if (id.isPresent()) {
-            load(directory, id.get());
-            return;
-        }
-        Optional<FileId> crcOf = idOf(name, CRC_SUFFIX)
-                .filter(candidate -> directory.crcPath(candidate).equals(entry));
-        if (crcOf.isPresent()) {
-            // gone already when its file was quarantined earlier in this scan
-            if (!Files.exists(directory.parquetPath(crcOf.get())) && Files.deleteIfExists(entry)) {
-                log.info("Deleted the checksum of a file that never arrived: %s", entry);
-            }
-            return;
-        }
-        log.warn("Ignoring unexpected file %s in %s", name, shard);
-    }
-
-    private static Optional<FileId> idOf(String fileName, String suffix)
-    {
-        if (!fileName.endsWith(suffix)) {
-            return Optional.empty();
-        }
-        String id = fileName.substring(0, fileName.length() - suffix.length());
-        return FileId.isValid(id) ? Optional.of(new FileId(id)) : Optional.empty();
-    }
-
-    private void load(DataDirectory directory, FileId id)
-            throws IOException
-    {
-        Path path = directory.parquetPath(id);
-        long size = Files.size(path);
-        BlockChecksums checksums;
-        try {
-            checksums = readChecksums(directory, id, size);
-        }
-        catch (CorruptBlockException e) {
-            quarantineAtStart(directory, id, e.getMessage());
-            return;
-        }
-        catch (IOException e) {
-            // no trustworthy checksums, no way to tell good bytes from bad: another replica has them
-            quarantineAtStart(directory, id, e.getMessage());
-            return;
-        }
-        ParquetFileSummary summary;
-        try (ChecksummedReader reader = ChecksummedReader.open(id, path, directory.crcPath(id), checksums, true)) {
-            summary = ParquetFooterParser.parse(reader, size, "file " + id);
-        }
-        catch (InvalidParquetFileException | CorruptBlockException e) {
-            quarantineAtStart(directory, id, e.getMessage());
-            return;
-        }
-        catch (IOException | UncheckedIOException e) {
-            Optional<CorruptBlockException> corruption = DamagedCopies.findCorruption(e);
-            if (corruption.isPresent()) {
-                quarantineAtStart(directory, id, corruption.get().getMessage());
-                return;
-            }
-            // unreadable rather than invalid (a disk error?): leave it where it is for a human, but do not serve it
-            log.error(e, "Cannot read %s; it will not be served", path);
-            return;
-        }
-        StoredFile file = storedFile(directory, id, checksums, summary);
-        StoredFile previous = files.putIfAbsent(id, file);
+        StoredFile previous = files.putIfAbsent(file.id(), file);
         if (previous != null) {
-            log.warn("File %s is in two data directories: serving %s, ignoring %s", id, previous.path(), path);
+            log.warn("File %s is in two data directories: serving %s, ignoring %s", file.id(), previous.path(), file.path());
             return;
         }
         columnChunks.addAndGet(file.columnChunkCount());
-    }
-
-    private static StoredFile storedFile(DataDirectory directory, FileId id, BlockChecksums checksums, ParquetFileSummary summary)
-    {
-        CompactFileStats stats = summary.stats();
-        return new StoredFile(id, directory, checksums, stats.footerLength(), stats.columnChunkCount());
     }
 
     private void add(StoredFile file)
@@ -700,54 +497,6 @@ public final class ParquetFileStore
         columnChunks.addAndGet(-file.columnChunkCount());
         statsCache.invalidate(file.id());
         return true;
-    }
-
-    /**
-     * The file's block checksums. A sidecar of version 0 holds only the whole file's CRC32C: the
-     * file is read once, and upgraded only if it still has exactly that checksum; bytes that
-     * changed since are never blessed with new checksums.
-     */
-    private BlockChecksums readChecksums(DataDirectory directory, FileId id, long size)
-            throws IOException
-    {
-        Path crcPath = directory.crcPath(id);
-        if (!Files.exists(crcPath)) {
-            throw new IOException("Checksum file %s is missing".formatted(crcPath));
-        }
-        try {
-            return BlockChecksums.open(crcPath, size);
-        }
-        catch (BlockChecksums.LegacySidecarException e) {
-            ChecksumSidecar legacy = ChecksumSidecar.read(crcPath);
-            BlockChecksums.Builder builder = new BlockChecksums.Builder(checksumBlockSize);
-            ChecksumSidecar.feed(directory.parquetPath(id), builder);
-            if (legacy.sizeBytes() != builder.size() || legacy.crc32c() != builder.fileCrc32c()) {
-                throw new CorruptBlockException("file %s no longer matches the checksum recorded at upload (%08x, %s bytes; now %08x, %s bytes)".formatted(
-                        id, legacy.crc32c(), legacy.sizeBytes(), builder.fileCrc32c(), builder.size()));
-            }
-            Files.delete(crcPath);
-            log.info("Upgraded the checksums of file %s to blocks of %s bytes", id, checksumBlockSize);
-            return builder.write(directory, id);
-        }
-    }
-
-    private static void quarantineAtStart(DataDirectory directory, FileId id, String reason)
-            throws IOException
-    {
-        moveToQuarantine(directory, id, reason);
-    }
-
-    private static void moveToQuarantine(DataDirectory directory, FileId id, String reason)
-            throws IOException
-    {
-        Path target = directory.quarantineDirectory().resolve(id.value() + PARQUET_SUFFIX);
-        log.error("File %s is damaged and will not be served; moving it to %s: %s", id, target, reason);
-        Files.move(directory.parquetPath(id), target, REPLACE_EXISTING);
-        Path crcPath = directory.crcPath(id);
-        if (Files.exists(crcPath)) {
-            Files.move(crcPath, directory.quarantineDirectory().resolve(id.value() + CRC_SUFFIX), REPLACE_EXISTING);
-        }
-        fsyncDirectory(directory.parquetPath(id).getParent());
     }
 
     private static String displayName(FileId id, String clientName)

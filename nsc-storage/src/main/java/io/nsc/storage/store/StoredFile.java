@@ -1,5 +1,8 @@
 package io.nsc.storage.store;
 
+import io.nsc.protocol.parquet.ParquetFileSummary;
+import io.nsc.protocol.stats.CompactFileStats;
+
 import java.nio.file.Path;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -31,6 +34,13 @@ public record StoredFile(FileId id, DataDirectory directory, BlockChecksums chec
         requireNonNull(checksums, "checksums is null");
         checkArgument(footerLength >= 0, "footerLength is negative");
         checkArgument(columnChunkCount >= 0, "columnChunkCount is negative");
+    }
+
+    /** The file as its footer summary describes it: a verified upload, or a file found at start-up. */
+    static StoredFile of(DataDirectory directory, FileId id, BlockChecksums checksums, ParquetFileSummary summary)
+    {
+        CompactFileStats stats = summary.stats();
+        return new StoredFile(id, directory, checksums, stats.footerLength(), stats.columnChunkCount());
     }
 
     public Path path()

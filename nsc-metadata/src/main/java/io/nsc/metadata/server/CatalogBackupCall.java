@@ -11,6 +11,7 @@ import io.nsc.metadata.security.CatalogAuditLog;
 import io.nsc.protocol.proto.BackupCatalogResponse;
 import io.nsc.protocol.security.EndUser;
 import io.nsc.protocol.security.PeerAuthentication;
+import io.nsc.protocol.server.StreamingServerCall;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -28,6 +29,7 @@ import static java.util.Objects.requireNonNull;
  * state here needs no locking.
  */
 final class CatalogBackupCall
+        extends StreamingServerCall<BackupCatalogResponse>
 {
     private static final Logger log = Logger.get(CatalogBackupCall.class);
     private static final String METHOD = "BackupCatalog";
@@ -36,19 +38,17 @@ final class CatalogBackupCall
     private final CatalogBackups backups;
     private final CatalogAuditLog audit;
     private final MetadataStats stats;
-    private final ServerCallStreamObserver<BackupCatalogResponse> call;
 
     private Backup backup;
     private FileChannel channel;
     private long sent;
-    private boolean done;
 
     CatalogBackupCall(CatalogBackups backups, CatalogAuditLog audit, MetadataStats stats, ServerCallStreamObserver<BackupCatalogResponse> call)
     {
+        super(call);
         this.backups = requireNonNull(backups, "backups is null");
         this.audit = requireNonNull(audit, "audit is null");
         this.stats = requireNonNull(stats, "stats is null");
-        this.call = requireNonNull(call, "call is null");
     }
 
     void start()
@@ -84,14 +84,13 @@ final class CatalogBackupCall
 
     private void drain()
     {
-        if (done || channel == null) {
+        if (ended() || channel == null) {
             return;
         }
         try {
-            while (!done && call.isReady()) {
+            while (!ended() && call.isReady()) {
                 if (sent == backup.sizeBytes()) {
-                    finish();
-                    call.onCompleted();
+                    complete();
                     return;
                 }
                 ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(CHUNK_BYTES, backup.sizeBytes() - sent));
@@ -114,26 +113,14 @@ final class CatalogBackupCall
 
     private void cancel()
     {
-        if (!done) {
+        if (end()) {
             log.info("Catalog backup cancelled by the client after %s bytes", sent);
         }
-        finish();
     }
 
-    private void fail(StatusRuntimeException e)
+    @Override
+    protected void release()
     {
-        if (done) {
-            return;
-        }
-        finish();
-        if (!call.isCancelled()) {
-            call.onError(e);
-        }
-    }
-
-    private void finish()
-    {
-        done = true;
         if (channel != null) {
             try {
                 channel.close();

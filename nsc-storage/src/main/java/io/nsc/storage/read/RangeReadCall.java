@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.protocol.proto.ReadRangesResponse;
+import io.nsc.protocol.server.StreamingServerCall;
 import io.nsc.storage.store.ChecksummedReader;
 import io.nsc.storage.store.CorruptBlockException;
 import io.nsc.storage.store.DamagedCopies;
@@ -28,13 +29,13 @@ import static java.util.Objects.requireNonNull;
  * state here needs no locking.
  */
 final class RangeReadCall
+        extends StreamingServerCall<ReadRangesResponse>
 {
     private static final Logger log = Logger.get(RangeReadCall.class);
 
     private final StoredFile file;
     private final ReadPlan plan;
     private final int maxChunkBytes;
-    private final ServerCallStreamObserver<ReadRangesResponse> call;
     private final RangeReader.Counters counters;
 
     private final ParquetFileStore store;
@@ -45,15 +46,14 @@ final class RangeReadCall
     // the current read buffer: never modified after it is filled, so messages may wrap slices of it
     private byte[] buffer = new byte[0];
     private long bufferStart;
-    private boolean done;
 
     RangeReadCall(ParquetFileStore store, StoredFile file, ReadPlan plan, int maxChunkBytes, ServerCallStreamObserver<ReadRangesResponse> call, RangeReader.Counters counters)
     {
+        super(call);
         this.store = requireNonNull(store, "store is null");
         this.file = requireNonNull(file, "file is null");
         this.plan = requireNonNull(plan, "plan is null");
         this.maxChunkBytes = maxChunkBytes;
-        this.call = requireNonNull(call, "call is null");
         this.counters = requireNonNull(counters, "counters is null");
     }
 
@@ -83,7 +83,7 @@ final class RangeReadCall
     private void drain()
     {
         try {
-            while (!done && call.isReady()) {
+            while (!ended() && call.isReady()) {
                 sendNext();
                 completeIfDone();
             }
@@ -108,9 +108,8 @@ final class RangeReadCall
     // completing needs no readiness: the client learns at once that nothing more comes
     private void completeIfDone()
     {
-        if (!done && rangeIndex == plan.rangeCount()) {
-            finish();
-            call.onCompleted();
+        if (!ended() && rangeIndex == plan.rangeCount()) {
+            complete();
         }
     }
 
@@ -167,26 +166,14 @@ final class RangeReadCall
 
     private void cancel()
     {
-        if (!done) {
+        if (end()) {
             log.debug("ReadRanges on file %s cancelled by the client", file.id());
         }
-        finish();
     }
 
-    private void fail(StatusRuntimeException e)
+    @Override
+    protected void release()
     {
-        if (done) {
-            return;
-        }
-        finish();
-        if (!call.isCancelled()) {
-            call.onError(e);
-        }
-    }
-
-    private void finish()
-    {
-        done = true;
         buffer = new byte[0];
         if (reader != null) {
             try {

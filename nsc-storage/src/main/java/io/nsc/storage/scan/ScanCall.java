@@ -21,6 +21,7 @@ import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
+import io.nsc.protocol.server.StreamingServerCall;
 import io.nsc.storage.memory.NodeMemoryPool;
 import io.nsc.storage.memory.PoolExhaustedException;
 import io.nsc.storage.memory.PoolReservation;
@@ -81,6 +82,7 @@ import static java.util.Objects.requireNonNull;
  * same way. What the call holds goes back to the pool however it ends.
  */
 final class ScanCall
+        extends StreamingServerCall<ScanResponse>
 {
     private static final Logger log = Logger.get(ScanCall.class);
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -104,7 +106,6 @@ final class ScanCall
     private long batchReserved;
     private final ScanCaches caches;
     private final ParquetReaderOptions readerOptions;
-    private final ServerCallStreamObserver<ScanResponse> call;
     private final NearStorageScanner.Counters counters;
     // the call's steps, in order and never two at once, on the node's bounded scan threads
     private final Executor steps;
@@ -121,7 +122,6 @@ final class ScanCall
     private long cpuNanos;
     private long cpuMark;
     private Thread cpuMarkThread;
-    private boolean done;
 
     ScanCall(
             ParquetFileStore store,
@@ -136,6 +136,7 @@ final class ScanCall
             NearStorageScanner.Counters counters,
             Executor scanThreads)
     {
+        super(call);
         this.store = requireNonNull(store, "store is null");
         this.file = requireNonNull(file, "file is null");
         this.request = requireNonNull(request, "request is null");
@@ -146,7 +147,6 @@ final class ScanCall
         this.memory = new MemoryBudget("Scan of file %s".formatted(file.id()), limits.memoryBytes(), reservation);
         this.caches = requireNonNull(caches, "caches is null");
         this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
-        this.call = requireNonNull(call, "call is null");
         this.counters = requireNonNull(counters, "counters is null");
         this.steps = MoreExecutors.newSequentialExecutor(requireNonNull(scanThreads, "scanThreads is null"));
     }
@@ -169,7 +169,7 @@ final class ScanCall
             public void onSuccess(Void result)
             {
                 reservation.admitted();
-                if (!done) {
+                if (!ended()) {
                     openAndDrain();
                 }
             }
@@ -294,10 +294,10 @@ final class ScanCall
         try {
             // one batch per step, then back in the queue: a long scan does not keep a scan
             // thread from the scans that arrived after it
-            if (!done && call.isReady() && !call.isCancelled()) {
+            if (!ended() && call.isReady() && !call.isCancelled()) {
                 sendNextBatch();
             }
-            if (!done && call.isReady() && !call.isCancelled()) {
+            if (!ended() && call.isReady() && !call.isCancelled()) {
                 scheduleDrain();
             }
         }
@@ -381,8 +381,7 @@ final class ScanCall
         if (end) {
             // the summary needs no readiness: it is small and the last message
             call.onNext(ScanResponse.newBuilder().setSummary(summary()).build());
-            finish();
-            call.onCompleted();
+            complete();
         }
     }
 
@@ -491,18 +490,14 @@ final class ScanCall
     {
         // a call still waiting for memory stops waiting
         admission.cancel(false);
-        if (!done) {
+        if (end()) {
             log.debug("Scan of file %s cancelled by the client", file.id());
         }
-        finish();
     }
 
-    private void fail(StatusRuntimeException e)
+    @Override
+    protected void failing(StatusRuntimeException e)
     {
-        if (done) {
-            return;
-        }
-        finish();
         switch (e.getStatus().getCode()) {
             case INVALID_ARGUMENT -> counters.refusedInvalid().update(1);
             case RESOURCE_EXHAUSTED -> {
@@ -515,17 +510,11 @@ final class ScanCall
             }
             default -> {}
         }
-        if (!call.isCancelled()) {
-            call.onError(e);
-        }
     }
 
-    private void finish()
+    @Override
+    protected void release()
     {
-        if (done) {
-            return;
-        }
-        done = true;
         counters.active().decrementAndGet();
         counters.completed().update(1);
         if (scan != null) {

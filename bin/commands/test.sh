@@ -50,7 +50,7 @@ postgresql_product_tests() {
 # The deployment of docs/operating/several-machines.md: each component in a network namespace
 # of its own (its own address and host name, its own certificate bundle, PostgreSQL over TLS),
 # TPC-H loaded and queried, a metadata service killed. Needs root and network namespaces; the
-# script says SKIPPED with the reason where it cannot run (about 5 minutes on 2 cores).
+# script says SKIPPED with the reason where it cannot run (3 to 8 minutes on 2 cores).
 several_hosts_test() {
     log "running the several-hosts test (product-tests/several-hosts/run.sh)"
     "$NSC_HOME/product-tests/several-hosts/run.sh" && return 0

@@ -22,10 +22,12 @@
 # services reach it with sslmode=verify-full, three storage nodes register under their names, the
 # client loads TPC-H sf0.01 and checks SQL through the coordinator against Trino's tpch.tiny
 # (counts, checksums, four TPC-H queries), a CTAS and an INSERT, kills metadata-1 with SIGKILL and
-# checks reads and a write through metadata-2. Along the way it asserts that no host holds ca.key,
+# checks reads and writes through metadata-2. Along the way it asserts that no host holds ca.key,
 # that each service presents its own certificate under its host name, that PostgreSQL refuses a
-# connection without TLS, and that a service's port is not reachable on 127.0.0.1 from another
-# host. It exits non-zero with a message naming the failed check.
+# connection without TLS and serves the catalog to the metadata hosts over TLS only, that a
+# service's port is not reachable on 127.0.0.1 from another host, and that the metadata services'
+# audit logs name each caller (loader, Trino, each storage node) by its own certificate. It exits
+# non-zero with a message naming the failed check.
 #
 # The hosts share the machine's file system: the built modules (NSC_HOME) and the Trino server
 # install are read by all of them, as a shared software install would be; each host's
@@ -80,8 +82,11 @@ preflight() {
     local probe=$PREFIX-probe-$$
     ip netns add "$probe" 2>/dev/null || skip "network namespaces are not available here (ip netns add failed)"
     ip netns delete "$probe"
+    # one run at a time on a machine: the namespaces, the bridge and the addresses are fixed
+    exec 8>/run/lock/nsc-several-hosts.lock
+    flock -n 8 || { log "another several-hosts run is under way; waiting for it"; flock 8; }
     # an earlier run killed before its cleanup
-    if ip netns list | grep -q "^$PREFIX-"; then
+    if ip netns list | grep "^$PREFIX-" >/dev/null; then
         log "removing the namespaces of an earlier run: $(ip netns list | grep "^$PREFIX-" | cut -d' ' -f1 | tr '\n' ' ')"
         cleanup_network
     fi
@@ -208,7 +213,7 @@ metric_at_least() { # url name value
 }
 
 trino_ready() {
-    in_host client curl -fsS --max-time 3 "http://${NAME[coordinator]}:8080/v1/info" | grep -q '"starting":false'
+    in_host client curl -fsS --max-time 3 "http://${NAME[coordinator]}:8080/v1/info" | grep '"starting":false' >/dev/null
 }
 
 # --- The run --------------------------------------------------------------------------------
@@ -286,9 +291,28 @@ check_configurations() {
         file=$WORK/hosts/$host/node/etc/config.properties
         [[ $host != coordinator ]] || file=$WORK/hosts/$host/node/etc/catalog/nsc.properties
         grep -q "tls.ca-file=$WORK/hosts/$host/tls/ca.pem" "$file" || die "$host's configuration ($file) does not use its own bundle"
-        ! grep -v "$WORK/hosts/$host/" "$file" | grep -q "$WORK/hosts/" || die "$host's configuration ($file) names another host's files"
+        ! grep -v "$WORK/hosts/$host/" "$file" | grep "$WORK/hosts/" >/dev/null || die "$host's configuration ($file) names another host's files"
     done
     log "ok: each component's configuration names its own bundle and no other host's files"
+}
+
+# The receiving side of "each component holds its own certificate": the metadata services' audit
+# logs name each caller by its certificate, and the callers are the components that made the calls.
+check_audit_logs() {
+    local first=$WORK/hosts/metadata-1/node/data/audit.log second=$WORK/hosts/metadata-2/node/data/audit.log caller
+    local host
+    for caller in client:loader client:trino; do
+        grep -qF "\"caller\":\"$caller\"" "$first" "$second" || die "no metadata service's audit log names $caller as a caller"
+    done
+    # each node registered itself, under its own certificate, at its host name
+    for host in storage-1 storage-2 storage-3; do
+        cat "$first" "$second" | grep -F "\"caller\":\"storage:$host\"" | grep -F '"method":"RegisterNode"' |
+            grep -F "\"target\":\"$host at ${NAME[$host]}:7080\"" >/dev/null || die "no audit log shows $host registering as storage:$host at ${NAME[$host]}:7080"
+    done
+    # the writes after metadata-1's death went through metadata-2, as the coordinator's identity
+    # (no grep -q after a pipe: an early exit would fail the pipe under pipefail)
+    grep -F '"caller":"client:trino"' "$second" | grep -F after_failover >/dev/null || die "metadata-2's audit log has no change of after_failover by client:trino"
+    log "ok: the audit logs name the loader, Trino and each storage node (registered at its host name) by their own certificates; the writes after the failover are metadata-2's"
 }
 
 check() { # python check.py arguments, in the client's host
@@ -367,6 +391,7 @@ main() {
     wait "${PIDS[metadata-1]}" 2>/dev/null || true
     unset 'PIDS[metadata-1]'
     check sql "http://${NAME[coordinator]}:8080" "$REFERENCE_SCHEMA" after-failover
+    check_audit_logs
     STATUS=passed
     log "PASSED in $((SECONDS - started)) s: 8 hosts in namespaces of their own, PostgreSQL over TLS, two metadata services, three storage nodes, one Trino coordinator"
 }

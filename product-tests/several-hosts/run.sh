@@ -83,7 +83,7 @@ preflight() {
     ip netns add "$probe" 2>/dev/null || skip "network namespaces are not available here (ip netns add failed)"
     ip netns delete "$probe"
     # one run at a time on a machine: the namespaces, the bridge and the addresses are fixed
-    exec 8>/run/lock/nsc-several-hosts.lock
+    exec 8>/tmp/nsc-several-hosts-run.lock
     flock -n 8 || { log "another several-hosts run is under way; waiting for it"; flock 8; }
     # an earlier run killed before its cleanup
     if ip netns list | grep "^$PREFIX-" >/dev/null; then
@@ -121,7 +121,7 @@ in_host() { # host command...
 # whose other end is a port of the bridge. /etc/netns/<namespace>/hosts, which ip netns exec
 # mounts over /etc/hosts, names every host.
 setup_network() {
-    local host port
+    local host port other
     ip netns add "$SWITCH"
     ip -n "$SWITCH" link add "$BRIDGE" type bridge
     ip -n "$SWITCH" link set "$BRIDGE" up

@@ -76,7 +76,7 @@ final class TestNscTool
 
         reset();
         assertThat(run("certs", "--dir", "/tmp/x", "admin:root")).isEqualTo(2);
-        assertThat(err()).contains("Unknown role 'admin'");
+        assertThat(err()).contains("Unknown role 'admin': expected metadata, storage, client or server");
 
         reset();
         assertThat(run("tpch", "--scale", "-1", "--output", "/tmp/x")).isEqualTo(2);
@@ -154,6 +154,44 @@ final class TestNscTool
         reset();
         assertThat(run("certs", "--dir", ca.toString(), "--out", bundles.toString(), "storage:storage-1:node1.example")).isEqualTo(0);
         assertThat(Files.readAllBytes(bundles.resolve("storage-1/storage-1.key"))).isEqualTo(key);
+    }
+
+    @Test
+    void certsCommandIssuesTlsServersThatAreNoComponent(@TempDir Path directory)
+            throws Exception
+    {
+        Path ca = directory.resolve("ca");
+        Path bundles = directory.resolve("bundles");
+        assertThat(run("certs", "--dir", ca.toString(), "--out", bundles.toString(), "server:postgresql:pg.example,10.0.0.9", "client:trino")).isEqualTo(0);
+        assertThat(out()).contains("server postgresql: ").contains("bundle: " + bundles.resolve("postgresql"));
+        try (Stream<Path> files = Files.list(bundles.resolve("postgresql"))) {
+            assertThat(files.map(file -> file.getFileName().toString())).containsExactlyInAnyOrder("ca.pem", "postgresql.pem", "postgresql.key");
+        }
+        X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(Files.newInputStream(bundles.resolve("postgresql/postgresql.pem")));
+        // verified by the cluster CA under the names clients reach it by (sslmode=verify-full)
+        X509Certificate authority = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(Files.newInputStream(ca.resolve("ca.pem")));
+        certificate.verify(authority.getPublicKey());
+        assertThat(certificate.getSubjectAlternativeNames()).extracting(entry -> String.valueOf(entry.get(1)))
+                .containsExactlyInAnyOrder("localhost", "127.0.0.1", "postgresql", "pg.example", "10.0.0.9");
+        // it serves and is nobody to nsc: no role, no client authentication
+        assertThat(certificate.getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.1");
+        assertThat(PeerIdentity.fromCertificate(certificate)).isEmpty();
+        assertThat(Files.getPosixFilePermissions(bundles.resolve("postgresql/postgresql.key"))).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+
+        // kept while usable, like a component's
+        byte[] pem = Files.readAllBytes(ca.resolve("postgresql.pem"));
+        reset();
+        assertThat(run("certs", "--dir", ca.toString(), "server:postgresql:pg.example")).isEqualTo(0);
+        assertThat(Files.readAllBytes(ca.resolve("postgresql.pem"))).isEqualTo(pem);
+
+        // a name cannot change kind either way: a server made a client could call nsc
+        reset();
+        assertThat(run("certs", "--dir", ca.toString(), "client:postgresql")).isEqualTo(1);
+        assertThat(err()).contains("already the certificate of a server, not a client");
+        reset();
+        assertThat(run("certs", "--dir", ca.toString(), "server:trino")).isEqualTo(1);
+        assertThat(err()).contains("already the certificate of a client, not a server");
+        assertThat(Files.readAllBytes(ca.resolve("postgresql.pem"))).isEqualTo(pem);
     }
 
     @Test

@@ -32,6 +32,7 @@ import io.nsc.protocol.proto.UploadGrant;
 import io.nsc.protocol.security.ClusterCertificates;
 import io.nsc.protocol.security.ComponentRole;
 import io.nsc.protocol.security.SignedMessages;
+import io.nsc.protocol.security.TlsFiles;
 import io.nsc.protocol.security.TransportSecurity;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -140,6 +141,31 @@ final class TestMetadataSecurity
         MetadataServiceBlockingStub forged = MetadataServiceGrpc.newBlockingStub(channel(other.issue(ComponentRole.CLIENT, "trino", List.of()).toTransportSecurity()));
         assertThatThrownBy(() -> forged.listSchemas(ListSchemasRequest.getDefaultInstance()))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(UNAVAILABLE));
+    }
+
+    @Test
+    void aTlsServersCertificateIsNobodyToTheService()
+            throws Exception
+    {
+        // the catalog's PostgreSQL holds a certificate of the cluster CA (nsc certs server:...): it
+        // serves only, so its host can neither read nor change the catalog with it
+        TlsFiles files = certificates.issueServer("postgresql", List.of("pg.example"));
+        assertThatThrownBy(files::toTransportSecurity).hasMessageContaining("names no nsc role");
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort())
+                .negotiationType(NegotiationType.TLS)
+                .sslContext(GrpcSslContexts.forClient()
+                        .trustManager(directory.resolve("tls/ca.pem").toFile())
+                        .keyManager(files.certificate().toFile(), files.key().toFile())
+                        .build())
+                .build();
+        resources.add(() -> GrpcChannels.close(channel));
+        MetadataServiceBlockingStub databaseHost = MetadataServiceGrpc.newBlockingStub(channel);
+        // refused in the handshake (no client authentication in its key usage) or, past it, as nobody
+        assertThatThrownBy(() -> databaseHost.createSchema(CreateSchemaRequest.newBuilder().setSchemaName("from_the_database_host").build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isIn(UNAVAILABLE, UNAUTHENTICATED));
+        assertThatThrownBy(() -> databaseHost.listSchemas(ListSchemasRequest.getDefaultInstance()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isIn(UNAVAILABLE, UNAUTHENTICATED));
+        assertThat(client.listSchemas(ListSchemasRequest.getDefaultInstance()).toString()).doesNotContain("from_the_database_host");
     }
 
     @Test

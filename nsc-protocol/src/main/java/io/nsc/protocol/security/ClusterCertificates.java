@@ -2,6 +2,7 @@ package io.nsc.protocol.security;
 
 import com.google.common.net.InetAddresses;
 import com.google.common.net.InternetDomainName;
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -36,11 +37,13 @@ import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Date;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -53,7 +56,8 @@ import static java.util.Objects.requireNonNull;
  * {@code ca.key}, then {@code <name>.pem} (the component's certificate followed by the CA's) and
  * {@code <name>.key} per component. Issuing is idempotent: a certificate that exists, is the
  * CA's, names the same role and is valid for {@link #RENEW_BEFORE} more is kept, so launchers
- * may call it on every start.
+ * may call it on every start. Besides the components of nsc, the CA certifies TLS servers outside
+ * nsc that its components connect to (the PostgreSQL server of the catalog): {@link #issueServer}.
  */
 public final class ClusterCertificates
 {
@@ -62,6 +66,13 @@ public final class ClusterCertificates
     public static final Duration RENEW_BEFORE = Duration.ofDays(30);
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
     private static final String SIGNATURE = "SHA256withECDSA";
+    /**
+     * The organizational unit of a TLS server outside nsc: no {@link ComponentRole}, so nsc's
+     * services take its holder for nobody ({@link PeerIdentity#fromCertificate} finds no role).
+     */
+    public static final String TLS_SERVER_UNIT = "tls-server";
+    /** The kind of such a certificate on the command line and in messages, beside the roles' names. */
+    public static final String TLS_SERVER_KIND = "server";
 
     private final Path directory;
     private final X509Certificate caCertificate;
@@ -124,6 +135,24 @@ public final class ClusterCertificates
     public TlsFiles issue(ComponentRole role, String name, Collection<String> hosts)
     {
         requireNonNull(role, "role is null");
+        return issue(Optional.of(role), name, hosts);
+    }
+
+    /**
+     * The certificate and key of a TLS server outside nsc that components connect to and verify
+     * by the cluster CA (PostgreSQL with {@code sslmode=verify-full}), issued now unless a usable
+     * one exists. It serves only: its extended key usage is server authentication alone, and its
+     * subject names no nsc role, so it authenticates to none of nsc's services.
+     *
+     * @param hosts names and addresses the server is reached by besides localhost and 127.0.0.1
+     */
+    public TlsFiles issueServer(String name, Collection<String> hosts)
+    {
+        return issue(Optional.empty(), name, hosts);
+    }
+
+    private TlsFiles issue(Optional<ComponentRole> role, String name, Collection<String> hosts)
+    {
         checkArgument(NAME.matcher(name).matches(), "Certificate name '%s' must be 1-63 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit", name);
         TlsFiles files = new TlsFiles(directory.resolve(name + ".pem"), directory.resolve(name + ".key"), caFile());
         if (isUsable(files, role, name, Set.copyOf(hosts))) {
@@ -133,7 +162,7 @@ public final class ClusterCertificates
             KeyPair pair = newKeyPair();
             X500Name subject = new X500NameBuilder(BCStyle.INSTANCE)
                     .addRDN(BCStyle.O, "nsc")
-                    .addRDN(BCStyle.OU, role.organizationalUnit())
+                    .addRDN(BCStyle.OU, role.map(ComponentRole::organizationalUnit).orElse(TLS_SERVER_UNIT))
                     .addRDN(BCStyle.CN, name)
                     .build();
             Instant now = Instant.now();
@@ -141,7 +170,9 @@ public final class ClusterCertificates
             X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(caCertificate, serial(random), Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(COMPONENT_VALIDITY)), subject, pair.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}))
+                    .addExtension(Extension.extendedKeyUsage, false, role.isPresent()
+                            ? new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth})
+                            : new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
                     .addExtension(Extension.subjectAlternativeName, false, subjectAlternativeNames(name, hosts))
                     .addExtension(Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(pair.getPublic()))
                     .addExtension(Extension.authorityKeyIdentifier, false, extensions.createAuthorityKeyIdentifier(caCertificate));
@@ -158,20 +189,25 @@ public final class ClusterCertificates
         }
     }
 
-    private boolean isUsable(TlsFiles files, ComponentRole role, String name, Set<String> hosts)
+    private boolean isUsable(TlsFiles files, Optional<ComponentRole> role, String name, Set<String> hosts)
     {
         if (!Files.exists(files.certificate()) || !Files.exists(files.key())) {
             return false;
         }
         X509Certificate existing = TransportSecurity.readCertificates(files.certificate()).getFirst();
         PeerIdentity identity = PeerIdentity.fromCertificate(existing).orElse(null);
-        if (identity != null && identity.role() != role) {
-            throw new IllegalArgumentException("%s is already the certificate of a %s, not a %s: choose another name".formatted(files.certificate(), identity.role().displayName(), role.displayName()));
+        boolean server = identity == null && isTlsServer(existing, name);
+        // a name cannot change kind: a server's certificate reissued as a client's would let the
+        // server's host call nsc, and the other way round
+        if ((identity != null && !role.equals(Optional.of(identity.role()))) || (server && role.isPresent())) {
+            throw new IllegalArgumentException("%s is already the certificate of a %s, not a %s: choose another name".formatted(
+                    files.certificate(), identity != null ? identity.role().displayName() : TLS_SERVER_KIND, role.map(ComponentRole::displayName).orElse(TLS_SERVER_KIND)));
         }
         try {
             existing.verify(caCertificate.getPublicKey());
             existing.checkValidity(Date.from(Instant.now().plus(RENEW_BEFORE)));
-            return identity != null && identity.name().equals(name) && existing.getSubjectAlternativeNames().stream()
+            boolean sameIdentity = role.isPresent() ? identity != null && identity.name().equals(name) : server;
+            return sameIdentity && existing.getSubjectAlternativeNames().stream()
                     .map(entry -> String.valueOf(entry.get(1)))
                     .toList()
                     .containsAll(hosts.stream().map(ClusterCertificates::normalizedHost).toList());
@@ -180,6 +216,20 @@ public final class ClusterCertificates
             // another CA's, expiring or unreadable: issue a new one
             return false;
         }
+    }
+
+    /** Whether a certificate is one {@link #issueServer} made for {@code name}: O=nsc, OU=tls-server, CN=name. */
+    private static boolean isTlsServer(X509Certificate certificate, String name)
+    {
+        X500Name subject = X500Name.getInstance(certificate.getSubjectX500Principal().getEncoded());
+        return value(subject, BCStyle.OU).equals(Optional.of(TLS_SERVER_UNIT)) && value(subject, BCStyle.CN).equals(Optional.of(name));
+    }
+
+    private static Optional<String> value(X500Name name, ASN1ObjectIdentifier type)
+    {
+        return Arrays.stream(name.getRDNs(type))
+                .map(rdn -> rdn.getFirst().getValue().toString())
+                .findFirst();
     }
 
     private static GeneralNames subjectAlternativeNames(String name, Collection<String> hosts)

@@ -28,15 +28,24 @@ import static io.nsc.tools.NscTool.EXIT_USAGE;
  * Safe to run on every start: what exists and is usable is kept. With {@code --out}, each
  * component's certificate, key and the CA's certificate (never its key) are also copied into a
  * directory of its own under it, a bundle to hand to the host that runs the component, so that
- * the CA's key stays where certificates are issued.
+ * the CA's key stays where certificates are issued. Kind {@code server} certifies a TLS server
+ * outside nsc that the components verify by the cluster CA (PostgreSQL, which the metadata
+ * services reach with {@code sslmode=verify-full}); it authenticates to none of nsc's services.
  */
 public final class CertificatesCommand
 {
-    public static final String USAGE = "nsc certs --dir DIR [--out BUNDLES] role:name[:host,host...]...   (role: metadata, storage or client; --out: BUNDLES/<name>/ gets ca.pem, <name>.pem, <name>.key)";
+    public static final String USAGE = "nsc certs --dir DIR [--out BUNDLES] kind:name[:host,host...]...   (kind: metadata, storage or client, or server: a TLS server outside nsc such as PostgreSQL; --out: BUNDLES/<name>/ gets ca.pem, <name>.pem, <name>.key)";
 
     private CertificatesCommand() {}
 
-    private record Request(ComponentRole role, String name, List<String> hosts) {}
+    /** One certificate to issue: of an nsc component with its role, or of a TLS server outside nsc (no role). */
+    private record Request(Optional<ComponentRole> role, String name, List<String> hosts)
+    {
+        String kind()
+        {
+            return role.map(ComponentRole::displayName).orElse(ClusterCertificates.TLS_SERVER_KIND);
+        }
+    }
 
     public static int run(List<String> args, PrintStream out, PrintStream err)
     {
@@ -60,8 +69,10 @@ public final class CertificatesCommand
             ClusterCertificates authority = ClusterCertificates.openOrCreate(directory);
             out.println("CA: " + authority.caFile());
             for (Request request : requests) {
-                TlsFiles files = authority.issue(request.role(), request.name(), request.hosts());
-                out.printf("%s %s: %s %s%n", request.role().displayName(), request.name(), files.certificate(), files.key());
+                TlsFiles files = request.role().isPresent()
+                        ? authority.issue(request.role().get(), request.name(), request.hosts())
+                        : authority.issueServer(request.name(), request.hosts());
+                out.printf("%s %s: %s %s%n", request.kind(), request.name(), files.certificate(), files.key());
                 if (bundles.isPresent()) {
                     out.printf("  bundle: %s%n", bundle(files, bundles.get().resolve(request.name())));
                 }
@@ -109,6 +120,18 @@ public final class CertificatesCommand
             throw new UsageException("'%s' is not role:name[:hosts]".formatted(text));
         }
         List<String> hosts = parts.size() == 3 ? Splitter.on(',').omitEmptyStrings().trimResults().splitToList(parts.get(2)) : ImmutableList.of();
-        return new Request(ComponentRole.fromDisplayName(parts.get(0)), parts.get(1), hosts);
+        Optional<ComponentRole> role = parts.get(0).equals(ClusterCertificates.TLS_SERVER_KIND) ? Optional.empty() : Optional.of(role(parts.get(0)));
+        return new Request(role, parts.get(1), hosts);
+    }
+
+    private static ComponentRole role(String kind)
+            throws UsageException
+    {
+        try {
+            return ComponentRole.fromDisplayName(kind);
+        }
+        catch (IllegalArgumentException e) {
+            throw new UsageException("Unknown role '%s': expected metadata, storage, client or %s (a TLS server outside nsc, such as PostgreSQL)".formatted(kind, ClusterCertificates.TLS_SERVER_KIND));
+        }
     }
 }

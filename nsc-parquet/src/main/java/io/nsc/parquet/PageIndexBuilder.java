@@ -1,6 +1,5 @@
 package io.nsc.parquet;
 
-import com.google.common.collect.ImmutableList;
 import io.airlift.slice.BasicSliceInput;
 import io.airlift.slice.Slice;
 import io.trino.spi.block.Block;
@@ -32,6 +31,7 @@ import java.util.List;
 import java.util.Optional;
 
 import static com.google.common.base.Verify.verify;
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
@@ -69,7 +69,7 @@ final class PageIndexBuilder
         List<DataPage> pages = dataPages(encodedFile, chunk);
         OffsetIndex offsetIndex = new OffsetIndex(pages.stream()
                 .map(page -> new PageLocation(page.offset() + shift, page.size(), page.firstRow()))
-                .collect(ImmutableList.toImmutableList()));
+                .collect(toImmutableList()));
         Optional<ColumnIndex> columnIndex = Optional.ofNullable(ValueKind.of(type, physicalType))
                 .flatMap(kind -> columnIndex(kind, type, pages, new Rows(blocks)));
         return new PageIndex(offsetIndex, columnIndex);

@@ -12,10 +12,10 @@ import java.util.List;
 
 import static io.trino.plugin.base.session.PropertyMetadataUtil.dataSizeProperty;
 import static io.trino.plugin.base.session.PropertyMetadataUtil.durationProperty;
+import static io.trino.spi.StandardErrorCode.INVALID_SESSION_PROPERTY;
 import static io.trino.spi.session.PropertyMetadata.booleanProperty;
 import static io.trino.spi.session.PropertyMetadata.enumProperty;
 import static io.trino.spi.session.PropertyMetadata.longProperty;
-import static io.trino.spi.StandardErrorCode.INVALID_SESSION_PROPERTY;
 
 public final class NscSessionProperties
 {

@@ -2,9 +2,9 @@ package io.nsc.trino;
 
 import com.google.common.collect.ImmutableMap;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
 import io.airlift.units.MinDataSize;
-import io.airlift.units.Duration;
 import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.client.ValidMetadataAddresses;
 import jakarta.validation.constraints.NotNull;

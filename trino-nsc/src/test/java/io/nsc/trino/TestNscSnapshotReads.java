@@ -1,11 +1,11 @@
 package io.nsc.trino;
 
 import io.nsc.trino.client.NscMetadataClient;
-import io.trino.Session;
 import io.nsc.trino.metadata.NscMetadata;
 import io.nsc.trino.metadata.NscMetadataFactory;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.TableFilesCache;
+import io.trino.Session;
 import io.trino.spi.catalog.CatalogName;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.testing.AbstractTestQueryFramework;

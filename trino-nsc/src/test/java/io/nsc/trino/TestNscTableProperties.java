@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Map;
 
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.trino.spi.StandardErrorCode.INVALID_TABLE_PROPERTY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 final class TestNscTableProperties
 {
     private final Map<String, PropertyMetadata<?>> properties = new NscTableProperties().getTableProperties().stream()
-            .collect(ImmutableMap.toImmutableMap(PropertyMetadata::getName, property -> property));
+            .collect(toImmutableMap(PropertyMetadata::getName, property -> property));
 
     @Test
     void testRowGroupSizeAsRowCount()

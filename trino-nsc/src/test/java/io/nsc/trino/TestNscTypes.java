@@ -450,7 +450,6 @@ final class TestNscTypes
                 .build();
     }
 
-
     private Session pruning(boolean enabled)
     {
         return Session.builder(getSession())

@@ -51,7 +51,9 @@ public final class AllocationPurger
         }, intervalMillis, intervalMillis, MILLISECONDS);
     }
 
-    /** @return the number of allocations purged */
+    /**
+     * @return the number of allocations purged
+     */
     public long purge()
     {
         long count = allocations.purgeAbandoned(BATCH_SIZE);

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -52,7 +53,7 @@ public record FileRemovals(long readVersion, List<String> removedFileIds, List<S
         rewrittenFileIds = List.copyOf(requireNonNull(rewrittenFileIds, "rewrittenFileIds is null"));
         removedRowGroups = ImmutableMap.copyOf(requireNonNull(removedRowGroups, "removedRowGroups is null"))
                 .entrySet().stream()
-                .collect(ImmutableMap.toImmutableMap(Map.Entry::getKey, entry -> List.copyOf(entry.getValue())));
+                .collect(toImmutableMap(Map.Entry::getKey, entry -> List.copyOf(entry.getValue())));
     }
 
     /** Every file the removals name, each once when the removals are valid. */

@@ -80,7 +80,9 @@ public final class NodeCatalog
                 "last_heartbeat_millis", node.lastHeartbeatMillis());
     }
 
-    /** @return false when the node is not in the catalog */
+    /**
+     * @return false when the node is not in the catalog
+     */
     public boolean updateNodeHeartbeat(String nodeId, long freeBytes, long fileCount, long heartbeatMillis)
     {
         return recordHeartbeats(List.of(new NodeHeartbeat(nodeId, freeBytes, fileCount, heartbeatMillis))).isEmpty();

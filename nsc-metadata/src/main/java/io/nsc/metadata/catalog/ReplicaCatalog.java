@@ -5,7 +5,6 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.protobuf.ByteString;
 
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,8 +1,6 @@
 package io.nsc.metadata.catalog;
 
-import com.google.common.collect.ImmutableList;
 import com.google.protobuf.ByteString;
-
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Query;
@@ -16,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.metadata.MetadataErrors.invalidArgument;
 import static io.nsc.metadata.MetadataErrors.outOfRange;
 
@@ -80,7 +79,7 @@ final class TableFileListing
         Map<String, List<Integer>> removedRowGroups = removedRowGroups(handle, rows, version);
         List<FileEntry> files = rows.stream()
                 .map(row -> row.toFileEntry(replicas.getOrDefault(row.fileId(), List.of()), removedRowGroups.getOrDefault(row.fileId(), List.of())))
-                .collect(ImmutableList.toImmutableList());
+                .collect(toImmutableList());
         return Optional.of(new TableFilesPage(request.tableId(), version, files, more ? Optional.of(last) : Optional.empty()));
     }
 

@@ -1,7 +1,6 @@
 package io.nsc.metadata.catalog;
 
 import io.airlift.units.Duration;
-
 import org.jdbi.v3.core.Handle;
 
 import java.util.List;

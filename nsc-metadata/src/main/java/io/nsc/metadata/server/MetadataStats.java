@@ -134,7 +134,9 @@ public final class MetadataStats
         nodeRegistrations.update(1);
     }
 
-    /** @param internal whether the failure is the service's own (rather than the caller's) */
+    /**
+     * @param internal whether the failure is the service's own (rather than the caller's)
+     */
     public void rpcFailed(boolean internal)
     {
         rpcErrors.update(1);

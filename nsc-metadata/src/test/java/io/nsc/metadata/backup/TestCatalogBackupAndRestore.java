@@ -385,5 +385,4 @@ final class TestCatalogBackupAndRestore
             return entries.toList();
         }
     }
-
 }

@@ -57,7 +57,9 @@ public final class BenchmarkCatalogCommits
         System.out.printf("%-28s %s commits/s (median %.0f)%n", "forced to disk (now)", format(forced), median(forced));
     }
 
-    /** @return commits per second */
+    /**
+     * @return commits per second
+     */
     private static double run(Path parent, int commits, boolean forceCommits)
             throws IOException
     {

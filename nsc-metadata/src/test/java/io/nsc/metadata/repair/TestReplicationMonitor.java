@@ -182,7 +182,6 @@ final class TestReplicationMonitor
         assertThat(monitor.tasksFor("node-b")).extracting(CopyTask::getFileId).containsExactly(file.fileId());
         monitor.copied("node-b", attestation("node-b", file));
         assertThat(replicaNodes(file)).containsExactly("node-a", "node-b");
-
     }
 
     @Test

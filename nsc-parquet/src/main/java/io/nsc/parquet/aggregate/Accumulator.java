@@ -236,8 +236,8 @@ abstract sealed class Accumulator
             if (input instanceof DictionaryBlock ids && ids.getDictionary() instanceof LongArrayBlock values && !values.mayHaveNull()) {
                 for (int position = start; position < end; position++) {
                     DoubleSum group = (DoubleSum) rowGroups[position][aggregate];
-                group.sum += longBitsToDouble(values.getLong(ids.getId(position)));
-                group.any = true;
+                    group.sum += longBitsToDouble(values.getLong(ids.getId(position)));
+                    group.any = true;
                 }
                 return;
             }
@@ -383,8 +383,8 @@ abstract sealed class Accumulator
             if (inputType == DOUBLE && input instanceof DictionaryBlock ids && ids.getDictionary() instanceof LongArrayBlock values && !values.mayHaveNull()) {
                 for (int position = start; position < end; position++) {
                     Average group = (Average) rowGroups[position][aggregate];
-                group.sum += longBitsToDouble(values.getLong(ids.getId(position)));
-                group.count++;
+                    group.sum += longBitsToDouble(values.getLong(ids.getId(position)));
+                    group.count++;
                 }
                 return;
             }

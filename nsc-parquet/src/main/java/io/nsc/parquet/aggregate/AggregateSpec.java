@@ -73,7 +73,7 @@ public record AggregateSpec(AggregateKind kind, Optional<Type> inputType)
     {
         return switch (type) {
             case TinyintType _, SmallintType _, IntegerType _, BigintType _, DateType _, BooleanType _,
-                 DecimalType _, VarcharType _, VarbinaryType _, CharType _, UuidType _ -> true;
+                    DecimalType _, VarcharType _, VarbinaryType _, CharType _, UuidType _ -> true;
             case TimestampType _ -> true;
             default -> false;
         };

@@ -1,10 +1,10 @@
 package io.nsc.parquet.expression;
 
 import com.google.common.primitives.Primitives;
+import io.airlift.slice.Slice;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.block.RunLengthEncodedBlock;
-import io.airlift.slice.Slice;
 import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.Decimals;
 import io.trino.spi.type.Int128;

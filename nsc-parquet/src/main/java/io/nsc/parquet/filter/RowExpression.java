@@ -1,9 +1,9 @@
 package io.nsc.parquet.filter;
 
 import com.google.common.collect.ImmutableList;
+import io.airlift.slice.Slice;
 import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.types.NativeValues;
-import io.airlift.slice.Slice;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.VariableWidthBlock;
 import io.trino.spi.type.IntegerType;

@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE;
 import static java.nio.file.attribute.PosixFilePermission.GROUP_READ;
 import static java.nio.file.attribute.PosixFilePermission.GROUP_WRITE;
@@ -74,7 +75,7 @@ public final class OwnerOnlyFiles
         if (permissions.stream().anyMatch(NOT_THE_OWNER::contains)) {
             Set<PosixFilePermission> owner = permissions.stream()
                     .filter(permission -> !NOT_THE_OWNER.contains(permission))
-                    .collect(ImmutableSet.toImmutableSet());
+                    .collect(toImmutableSet());
             view.setPermissions(owner);
         }
     }

@@ -67,6 +67,7 @@ public final class ParquetFooterParser
     private static final int MIN_FILE_SIZE = 4 + TRAILER_SIZE;
     // One read at the end usually covers trailer and footer, sparing a second seek on HDDs.
     private static final int TAIL_READ_SIZE = 64 * 1024;
+
     private ParquetFooterParser() {}
 
     /**

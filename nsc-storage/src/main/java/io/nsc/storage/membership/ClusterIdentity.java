@@ -208,7 +208,9 @@ public final class ClusterIdentity
         return conflict.isPresent() || mismatch;
     }
 
-    /** @return whether the service's id is the node's */
+    /**
+     * @return whether the service's id is the node's
+     */
     private boolean compare(String metadataAddress, String serviceClusterId)
     {
         if (clusterId.isEmpty()) {

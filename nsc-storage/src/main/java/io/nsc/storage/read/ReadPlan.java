@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static java.lang.Math.max;
 import static java.lang.Math.min;
 
@@ -113,7 +114,7 @@ public final class ReadPlan
     {
         return IntStream.range(0, segmentStart.length)
                 .mapToObj(segment -> new FileRange(segmentStart[segment], segmentEnd[segment] - segmentStart[segment]))
-                .collect(ImmutableList.toImmutableList());
+                .collect(toImmutableList());
     }
 
     /**

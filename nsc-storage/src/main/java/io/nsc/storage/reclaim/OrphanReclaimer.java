@@ -2,7 +2,6 @@ package io.nsc.storage.reclaim;
 
 import com.google.common.annotations.VisibleForTesting;
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Lists;
 import io.airlift.log.Logger;
 import io.grpc.ManagedChannel;
@@ -29,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.Executors.newSingleThreadScheduledExecutor;
@@ -188,7 +188,7 @@ public final class OrphanReclaimer
 
     private static List<FileId> orphansAmong(List<FileId> batch, FindOrphansResponse response)
     {
-        Set<String> asked = batch.stream().map(FileId::value).collect(ImmutableSet.toImmutableSet());
+        Set<String> asked = batch.stream().map(FileId::value).collect(toImmutableSet());
         ImmutableList.Builder<FileId> orphans = ImmutableList.builder();
         for (String id : response.getOrphanFileIdsList()) {
             // only ids of this batch: a confused answer must not delete anything else

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.lang.Math.toIntExact;
-import static java.util.concurrent.Executors.newFixedThreadPool;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.Executors.newFixedThreadPool;
 
 /**
  * Runs near-storage scans: decodes row groups of a local file with trino-parquet, keeps the rows

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.DAYS;
@@ -102,7 +103,7 @@ public class StorageConfig
     {
         return dataDirs.stream()
                 .map(Path::of)
-                .collect(ImmutableList.toImmutableList());
+                .collect(toImmutableList());
     }
 
     @AssertTrue(message = "storage.data-dirs must be absolute paths")

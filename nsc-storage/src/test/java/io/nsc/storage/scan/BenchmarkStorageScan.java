@@ -44,11 +44,11 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.stream.IntStream;
 
+import static io.airlift.slice.Slices.utf8Slice;
 import static io.nsc.storage.server.StorageTesting.channel;
 import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
-import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DoubleType.DOUBLE;

@@ -4,7 +4,6 @@ import com.google.common.collect.ImmutableList;
 import io.airlift.units.DataSize;
 import io.nsc.parquet.LocalParquetDataSource;
 import io.trino.Session;
-import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.memory.context.LocalMemoryContext;
 import io.trino.metadata.TestingFunctionResolution;
 import io.trino.operator.AggregationOperator.AggregationOperatorFactory;

@@ -32,7 +32,6 @@ import io.nsc.protocol.security.AccessPolicy;
 import io.nsc.protocol.security.ClusterCertificates;
 import io.nsc.protocol.security.ComponentRole;
 import io.nsc.protocol.security.SignedMessages;
-import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.server.ServiceEndpoints;
 import io.nsc.storage.server.StorageServer;
 import org.junit.jupiter.api.AfterAll;

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.tools.load.LoadException.nothingLoaded;
 
 /**
@@ -58,7 +59,7 @@ final class InputFiles
                     .filter(Files::isRegularFile)
                     .filter(InputFiles::isVisibleParquetFile)
                     .sorted(Comparator.comparing(Path::toString))
-                    .collect(ImmutableList.toImmutableList());
+                    .collect(toImmutableList());
         }
         catch (IOException | UncheckedIOException e) {
             throw nothingLoaded("cannot list directory %s: %s".formatted(directory, e.getMessage()), e);

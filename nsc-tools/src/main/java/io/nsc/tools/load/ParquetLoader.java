@@ -81,7 +81,9 @@ public final class ParquetLoader
         this(security, _ -> {});
     }
 
-    /** @param progress receives a line at each step of a load, for a person watching */
+    /**
+     * @param progress receives a line at each step of a load, for a person watching
+     */
     public ParquetLoader(TransportSecurity security, Consumer<String> progress)
     {
         this.security = requireNonNull(security, "security is null");

@@ -1,6 +1,5 @@
 package io.nsc.tools.tpch;
 
-import com.google.common.collect.ImmutableList;
 import io.airlift.slice.InputStreamSliceInput;
 import io.airlift.slice.SliceInput;
 import io.airlift.slice.SliceOutput;
@@ -17,6 +16,7 @@ import java.nio.file.Files;
 import java.util.List;
 
 import static com.google.common.base.Preconditions.checkState;
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DoubleType.DOUBLE;
@@ -40,12 +40,14 @@ final class SortedRunReader
     private int groupKey;
     private int groupRowsLeft;
 
-    /** @param types the Trino types of the table's columns, in table order */
+    /**
+     * @param types the Trino types of the table's columns, in table order
+     */
     SortedRunReader(SortedRun run, List<Type> types)
             throws IOException
     {
         this.run = requireNonNull(run, "run is null");
-        this.columns = types.stream().map(ColumnDecoder::forType).collect(ImmutableList.toImmutableList());
+        this.columns = types.stream().map(ColumnDecoder::forType).collect(toImmutableList());
         this.input = new InputStreamSliceInput(Files.newInputStream(run.file()), BUFFER_BYTES);
     }
 

@@ -2,10 +2,10 @@ package io.nsc.tools.tpch;
 
 import com.google.common.base.Splitter;
 import com.google.common.base.Stopwatch;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.tools.cli.Arguments;
 import io.nsc.tools.cli.PeakMemory;
 import io.nsc.tools.cli.UsageException;
-import io.nsc.parquet.ParquetWriteCodec;
 import org.apache.parquet.format.CompressionCodec;
 
 import java.io.IOException;

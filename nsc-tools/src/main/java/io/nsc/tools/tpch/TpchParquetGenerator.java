@@ -56,7 +56,9 @@ public final class TpchParquetGenerator
         this(_ -> {});
     }
 
-    /** @param progress receives one line per table written */
+    /**
+     * @param progress receives one line per table written
+     */
     public TpchParquetGenerator(Consumer<String> progress)
     {
         this.progress = requireNonNull(progress, "progress is null");

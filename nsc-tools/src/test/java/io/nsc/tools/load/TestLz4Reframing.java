@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
+import static java.lang.Math.toIntExact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -163,7 +164,7 @@ final class TestLz4Reframing
             throws IOException
     {
         byte[] all = Files.readAllBytes(file);
-        return Arrays.copyOfRange(all, Math.toIntExact(offset), Math.toIntExact(offset + length));
+        return Arrays.copyOfRange(all, toIntExact(offset), toIntExact(offset + length));
     }
 
     private Path fixture(String name)

@@ -5,7 +5,6 @@ import io.trino.spi.Page;
 import io.trino.spi.type.Type;
 import io.trino.tpch.Order;
 import io.trino.tpch.TpchEntity;
-import io.trino.tpch.TpchTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

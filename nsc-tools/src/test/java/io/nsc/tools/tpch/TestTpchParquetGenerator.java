@@ -1,10 +1,9 @@
 package io.nsc.tools.tpch;
 
+import io.nsc.parquet.ParquetRows;
 import io.nsc.protocol.parquet.ColumnSpec;
-import io.nsc.protocol.parquet.ParquetFileSummary;
 import io.nsc.protocol.parquet.ParquetFooterParser;
 import io.nsc.protocol.stats.CompactFileStats;
-import io.nsc.parquet.ParquetRows;
 import io.trino.tpch.TpchTable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -38,8 +38,8 @@ import io.nsc.protocol.proto.ListTableDefinitionsResponse;
 import io.nsc.protocol.proto.ListTableVersionsRequest;
 import io.nsc.protocol.proto.ListTablesRequest;
 import io.nsc.protocol.proto.ListViewsRequest;
-import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.MetadataServiceGrpc;
+import io.nsc.protocol.proto.MetadataServiceGrpc.MetadataServiceBlockingStub;
 import io.nsc.protocol.proto.RenameSchemaRequest;
 import io.nsc.protocol.proto.RenameTableRequest;
 import io.nsc.protocol.proto.RenameViewRequest;
@@ -66,10 +66,10 @@ import jakarta.annotation.PreDestroy;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -963,7 +963,9 @@ public class NscMetadataClient
         }
     }
 
-    /** @throws TrinoException TABLE_NOT_FOUND when the view does not exist (any more) */
+    /**
+     * @throws TrinoException TABLE_NOT_FOUND when the view does not exist (any more)
+     */
     public void dropView(SchemaTableName name)
     {
         dropView(name, false);

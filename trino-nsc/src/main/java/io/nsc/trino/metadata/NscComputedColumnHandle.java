@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.List;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.collect.ImmutableList.toImmutableList;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -44,7 +45,7 @@ public record NscComputedColumnHandle(String name, Type type, List<NscColumnHand
     {
         List<NscColumnHandle> inputs = expression.columns().stream()
                 .map(ordinal -> NscColumnHandle.byOrdinal(tableColumns, ordinal))
-                .collect(ImmutableList.toImmutableList());
+                .collect(toImmutableList());
         byte[] wire = RowExpressionCodec.encode(expression).toByteArray();
         // one name per expression, so that the same expression asked for twice is one column
         String name = NAME_PREFIX + Hashing.sha256().hashBytes(wire).toString().substring(0, 16);

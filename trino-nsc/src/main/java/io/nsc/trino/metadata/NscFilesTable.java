@@ -27,10 +27,10 @@ import java.util.OptionalLong;
 import java.util.function.BiConsumer;
 
 import static io.airlift.slice.Slices.utf8Slice;
-import static java.util.Collections.emptyIterator;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
+import static java.util.Collections.emptyIterator;
 import static java.util.Objects.requireNonNull;
 
 /**

@@ -91,7 +91,9 @@ public final class NscHistoryTable
     private final Kind kind;
     private final Supplier<List<TableVersion>> versions;
 
-    /** @param versions the versions, read when the table is scanned */
+    /**
+     * @param versions the versions, read when the table is scanned
+     */
     public NscHistoryTable(SchemaTableName name, Kind kind, Supplier<List<TableVersion>> versions)
     {
         this.kind = requireNonNull(kind, "kind is null");

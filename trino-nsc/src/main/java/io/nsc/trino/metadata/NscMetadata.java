@@ -9,6 +9,7 @@ import com.google.common.collect.Streams;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.airlift.units.DataSize;
+import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.catalog.TypeWidening;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.AnalyzedColumn;
@@ -22,13 +23,12 @@ import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.SetColumnType;
 import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
-import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.trino.NscAnalyzeProperties;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.delete.MetadataOnlyDelete;
-import io.nsc.trino.delete.NscMergeFragment;
 import io.nsc.trino.delete.NscDeletePartitioningHandle;
+import io.nsc.trino.delete.NscMergeFragment;
 import io.nsc.trino.delete.NscMergeTableHandle;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
 import io.nsc.trino.optimize.CompactionCandidates;
@@ -107,12 +107,12 @@ import java.util.function.UnaryOperator;
 
 import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableList.toImmutableList;
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.nsc.protocol.catalog.NameRules.problem;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
 import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
-import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
@@ -142,7 +142,9 @@ public class NscMetadata
     private final NscMaterializedViews materializedViews;
     private final NscPushdown pushdown;
 
-    /** @param defaultCompressionCodec what writes into tables that set no compression_codec use */
+    /**
+     * @param defaultCompressionCodec what writes into tables that set no compression_codec use
+     */
     public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec, CatalogName catalogName)
     {
         this.defaultCompressionCodec = requireNonNull(defaultCompressionCodec, "defaultCompressionCodec is null");
@@ -1243,7 +1245,9 @@ public class NscMetadata
         });
     }
 
-    /** @param comments each column's comment, or none at all for columns without comments */
+    /**
+     * @param comments each column's comment, or none at all for columns without comments
+     */
     private static List<Column> toProtoColumns(List<NscColumnHandle> columns, List<Optional<String>> comments)
     {
         ImmutableList.Builder<Column> protoColumns = ImmutableList.builder();

@@ -52,7 +52,9 @@ public abstract sealed class LocalParquetFile
     // a row group's pages take this part of the memory; encoding them takes about twice as much
     private static final int ROW_GROUP_MEMORY_SHARE = 4;
 
-    /** @param rowCount the rows in the file */
+    /**
+     * @param rowCount the rows in the file
+     */
     public record Written(Path path, long sizeBytes, long rowCount) {}
 
     private final Path path;

@@ -45,8 +45,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
-import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
 import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
+import static io.nsc.trino.NscErrorCode.NSC_BAD_STORAGE_RESPONSE;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_ERROR;
 import static io.nsc.trino.NscErrorCode.NSC_STORAGE_SCAN_MEMORY_LIMIT;
 import static io.trino.spi.type.BigintType.BIGINT;

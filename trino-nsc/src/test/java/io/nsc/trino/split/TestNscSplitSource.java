@@ -3,9 +3,11 @@ package io.nsc.trino.split;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.Lists;
 import io.nsc.parquet.aggregate.AggregateKind;
+import io.nsc.protocol.predicate.RowGroupMatch;
+import io.nsc.protocol.predicate.RowGroupPruner;
+import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
-import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.StorageClients;
 import io.nsc.trino.client.StorageNodeLoad;
@@ -16,8 +18,6 @@ import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.NscTopN;
 import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
-import io.nsc.protocol.predicate.RowGroupMatch;
-import io.nsc.protocol.predicate.RowGroupPruner;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.plugin.base.metrics.TDigestHistogram;
 import io.trino.spi.HostAddress;
@@ -176,6 +176,7 @@ final class TestNscSplitSource
                 Set<String> expected = new HashSet<>();
                 long pruned = 0;
                 record Candidate(long key, long values) {}
+
                 List<Candidate> candidates = new ArrayList<>();
                 for (FileEntry file : files) {
                     CompactFileStats stats = file.stats();
@@ -495,6 +496,7 @@ final class TestNscSplitSource
     private static Optional<Long> boundBySorting(List<FileEntry> table, long count, boolean ascending)
     {
         record Candidate(long key, long values) {}
+
         List<Candidate> candidates = new ArrayList<>();
         for (NscSplit split : PLANNER.plan(table, Optional.empty()).splits()) {
             CompactFileStats stats = table.stream().filter(file -> file.fileId().equals(split.fileId())).findFirst().orElseThrow().stats();

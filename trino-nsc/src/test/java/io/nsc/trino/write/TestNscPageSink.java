@@ -38,9 +38,9 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -57,6 +57,7 @@ import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.VarcharType.VARCHAR;
+import static java.lang.Math.toIntExact;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -101,7 +102,7 @@ final class TestNscPageSink
         List<List<Object>> allRows = new ArrayList<>();
         for (Written file : uploaded) {
             List<List<Object>> rows = readRows(file.path());
-            assertThat(rows).hasSize(Math.toIntExact(file.rowCount()));
+            assertThat(rows).hasSize(toIntExact(file.rowCount()));
             // sorted by day; rows of a day in the order they came (by id)
             assertThat(rows).isSortedAccordingTo(Comparator.<List<Object>, Long>comparing(row -> (Long) row.get(DAY), Comparator.nullsLast(Comparator.naturalOrder()))
                     .thenComparing(row -> (Long) row.getFirst()));

@@ -166,7 +166,9 @@ final class TestNscWritesInBoundedMemory
         assertThat(write.pageSinkPeakMemory()).isGreaterThan(WRITER_MEMORY / 2).isLessThanOrEqualTo(WRITER_MEMORY + TRINO_PAGE_BYTES);
     }
 
-    /** @param runsWritten sorted runs created: spilled buffers and the runs of intermediate merges */
+    /**
+     * @param runsWritten sorted runs created: spilled buffers and the runs of intermediate merges
+     */
     private record Write(long rows, int runsWritten, long pageSinkPeakMemory) {}
 
     /** Runs the statement and counts the sorted runs its writers created in the temporary directory. */

@@ -21,8 +21,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
-import static io.nsc.trino.write.RandomRows.TYPES;
 import static io.nsc.protocol.proto.PageCompression.PAGE_COMPRESSION_LZ4;
+import static io.nsc.trino.write.RandomRows.TYPES;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.WRITE;

@@ -1,5 +1,7 @@
 package io.nsc.metadata;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 
@@ -20,47 +22,56 @@ public final class MetadataErrors
 
     private MetadataErrors() {}
 
-    public static StatusRuntimeException invalidArgument(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException invalidArgument(@FormatString String format, Object... args)
     {
         return error(Status.INVALID_ARGUMENT, format, args);
     }
 
-    public static StatusRuntimeException notFound(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException notFound(@FormatString String format, Object... args)
     {
         return error(Status.NOT_FOUND, format, args);
     }
 
-    public static StatusRuntimeException alreadyExists(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException alreadyExists(@FormatString String format, Object... args)
     {
         return error(Status.ALREADY_EXISTS, format, args);
     }
 
-    public static StatusRuntimeException failedPrecondition(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException failedPrecondition(@FormatString String format, Object... args)
     {
         return error(Status.FAILED_PRECONDITION, format, args);
     }
 
-    public static StatusRuntimeException aborted(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException aborted(@FormatString String format, Object... args)
     {
         return error(Status.ABORTED, format, args);
     }
 
-    public static StatusRuntimeException outOfRange(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException outOfRange(@FormatString String format, Object... args)
     {
         return error(Status.OUT_OF_RANGE, format, args);
     }
 
-    public static StatusRuntimeException resourceExhausted(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException resourceExhausted(@FormatString String format, Object... args)
     {
         return error(Status.RESOURCE_EXHAUSTED, format, args);
     }
 
-    public static StatusRuntimeException unavailable(String format, Object... args)
+    @FormatMethod
+    public static StatusRuntimeException unavailable(@FormatString String format, Object... args)
     {
         return error(Status.UNAVAILABLE, format, args);
     }
 
-    private static StatusRuntimeException error(Status status, String format, Object... args)
+    @FormatMethod
+    private static StatusRuntimeException error(Status status, @FormatString String format, Object... args)
     {
         return status.withDescription(bounded(format.formatted(args))).asRuntimeException();
     }

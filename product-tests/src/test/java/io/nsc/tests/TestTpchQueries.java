@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Locale.ENGLISH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -40,7 +41,7 @@ final class TestTpchQueries
                 Connection tpch = cluster.connect("tpch/tiny")) {
             List<List<Object>> expected = Jdbc.rows(tpch, sql);
             List<List<Object>> actual = Jdbc.rows(nsc, sql);
-            if (!sql.toLowerCase().contains("order by")) {
+            if (!sql.toLowerCase(ENGLISH).contains("order by")) {
                 actual = sorted(actual);
                 expected = sorted(expected);
             }

@@ -23,6 +23,7 @@ import static io.nsc.trino.split.RowGroupPlanner.ROW_GROUPS_TOTAL;
 import static io.nsc.trino.split.RowGroupPlanner.SPLITS;
 import static io.trino.testing.QueryAssertions.assertEqualsIgnoreOrder;
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Locale.ENGLISH;
 import static java.util.stream.Collectors.toMap;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,7 +62,7 @@ final class TestNscConnectorQueries
         MaterializedResult expected = computeActual(tpchSession(), sql);
         MaterializedResult actual = computeActual(pushdown(mode), sql);
         // rows only: tpch declares varchar(n) where Parquet files carry plain strings
-        if (sql.toLowerCase().contains("order by")) {
+        if (sql.toLowerCase(ENGLISH).contains("order by")) {
             assertThat(actual.getMaterializedRows()).containsExactlyElementsOf(expected.getMaterializedRows());
         }
         else {

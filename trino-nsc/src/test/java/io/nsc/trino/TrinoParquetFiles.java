@@ -204,7 +204,7 @@ final class TrinoParquetFiles
                     type.writeLong(builder, packDateTimeWithZone(epochMillis, zone));
                 }
                 else {
-                    int picosOfMilli = toIntExact(floorMod(epochNanosOfSecond, 1_000_000) * PICOSECONDS_PER_NANOSECOND);
+                    int picosOfMilli = toIntExact((long) floorMod(epochNanosOfSecond, 1_000_000) * PICOSECONDS_PER_NANOSECOND);
                     type.writeObject(builder, LongTimestampWithTimeZone.fromEpochMillisAndFraction(epochMillis, picosOfMilli, zone));
                 }
             }

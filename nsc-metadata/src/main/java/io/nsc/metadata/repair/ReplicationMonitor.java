@@ -322,7 +322,7 @@ public final class ReplicationMonitor
 
     public synchronized void copyFailed(String nodeId, FailedCopy failure)
     {
-        Optional.ofNullable(copies.get(failure.getFileId())).map(targets -> targets.remove(nodeId));
+        Optional.ofNullable(copies.get(failure.getFileId())).ifPresent(targets -> targets.remove(nodeId));
         cleanUp(failure.getFileId());
         copiesFailed++;
         log.warn("Node %s could not copy file %s: %s", nodeId, failure.getFileId(), failure.getReason());

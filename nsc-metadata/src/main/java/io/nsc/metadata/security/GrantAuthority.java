@@ -1,5 +1,7 @@
 package io.nsc.metadata.security;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.nsc.protocol.proto.DataFile;
@@ -123,7 +125,8 @@ public final class GrantAuthority
         return attestations.stream().filter(attestation -> attestation.getNodeId().equals(nodeId)).findFirst();
     }
 
-    private static RuntimeException denied(String format, Object... args)
+    @FormatMethod
+    private static RuntimeException denied(@FormatString String format, Object... args)
     {
         return Status.PERMISSION_DENIED.withDescription(format.formatted(args)).asRuntimeException();
     }

@@ -35,6 +35,7 @@ public final class BenchmarkCatalogBackends
     private static final int FILES_PER_LISTED_COMMIT = 1000;
     private static final int WARM_UP_COMMITS = 1000;
     // held: see BenchmarkCatalogCommits.quietLoggers
+    @SuppressWarnings("unused")
     private static final List<java.util.logging.Logger> QUIET_LOGGERS = BenchmarkCatalogCommits.quietLoggers("io.nsc", "com.zaxxer");
 
     private BenchmarkCatalogBackends() {}
@@ -88,7 +89,9 @@ public final class BenchmarkCatalogBackends
         }
     }
 
-    /** @return commits per second */
+    /**
+     * @return commits per second
+     */
     private static double commitSequentially(CatalogDatabase database, int commits)
     {
         TestingCatalog catalog = prepare(database, 1);
@@ -100,7 +103,9 @@ public final class BenchmarkCatalogBackends
         return commits / ((System.nanoTime() - start) / 1e9);
     }
 
-    /** @return commits per second */
+    /**
+     * @return commits per second
+     */
     private static double commitConcurrently(CatalogDatabase database, int commits)
             throws Exception
     {
@@ -126,7 +131,9 @@ public final class BenchmarkCatalogBackends
         return commits / ((System.nanoTime() - start) / 1e9);
     }
 
-    /** @return the milliseconds of each whole listing */
+    /**
+     * @return the milliseconds of each whole listing
+     */
     private static List<Double> listWholeTable(CatalogDatabase database, int listings)
     {
         TestingCatalog catalog = prepare(database, 1);

@@ -35,6 +35,7 @@ public final class BenchmarkCatalogMemory
     private static final List<String> NODES = List.of("node-a", "node-b");
     private static final SchemaTableName TABLE = new SchemaTableName("bench", "chunks");
     // held: see BenchmarkCatalogCommits.quietLoggers
+    @SuppressWarnings("unused")
     private static final List<java.util.logging.Logger> QUIET_LOGGERS = BenchmarkCatalogCommits.quietLoggers("io.nsc", "org.h2");
 
     private BenchmarkCatalogMemory() {}

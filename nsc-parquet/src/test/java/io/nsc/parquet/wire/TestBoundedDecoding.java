@@ -59,7 +59,7 @@ final class TestBoundedDecoding
                     Block runLength = RunLengthEncodedBlock.create(randomBlock(type, 1, nullEvery, random), positions);
                     assertSameValues(roundTrip(runLength), runLength, type);
                     if (positions > 0) {
-                        int[] ids = random.ints(3 * positions, 0, positions).toArray();
+                        int[] ids = random.ints(3L * positions, 0, positions).toArray();
                         Block dictionary = DictionaryBlock.create(ids.length, block, ids);
                         assertSameValues(roundTrip(dictionary), dictionary, type);
                     }

@@ -1,5 +1,8 @@
 package io.nsc.protocol.stats;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
+
 import java.util.Arrays;
 
 import static io.nsc.protocol.stats.CompactStatsLayout.COLUMN_CHUNKS;
@@ -225,10 +228,11 @@ final class CompactStatsValidator
     /**
      * {@code base + unsigned}, refused when the sum passes {@code limit} (or Long's range).
      */
-    private static long addWithin(long base, long unsigned, long limit, String what, Object... arguments)
+    @FormatMethod
+    private static long addWithin(long base, long unsigned, long limit, @FormatString String what, Object... arguments)
     {
         if (Long.compareUnsigned(unsigned, limit - base) > 0) {
-            throw invalid(what.formatted(arguments) + " overflows");
+            throw invalid("%s overflows", what.formatted(arguments));
         }
         return base + unsigned;
     }
@@ -273,7 +277,8 @@ final class CompactStatsValidator
         }
     }
 
-    static IllegalArgumentException invalid(String format, Object... arguments)
+    @FormatMethod
+    static IllegalArgumentException invalid(@FormatString String format, Object... arguments)
     {
         return new IllegalArgumentException("Invalid compact stats: " + format.formatted(arguments));
     }

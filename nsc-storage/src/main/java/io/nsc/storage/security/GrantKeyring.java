@@ -1,13 +1,15 @@
 package io.nsc.storage.security;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import com.google.protobuf.ByteString;
 import io.airlift.log.Logger;
 import io.grpc.Status;
 import io.nsc.protocol.proto.FileAttestation;
 import io.nsc.protocol.proto.GrantKey;
 import io.nsc.protocol.proto.UploadGrant;
-import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.security.SignedMessages;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.storage.store.FileId;
 import io.nsc.storage.store.StoredFile;
 
@@ -116,7 +118,8 @@ public final class GrantKeyring
                 .build();
     }
 
-    private static RuntimeException denied(String format, Object... args)
+    @FormatMethod
+    private static RuntimeException denied(@FormatString String format, Object... args)
     {
         return Status.PERMISSION_DENIED.withDescription(format.formatted(args)).asRuntimeException();
     }

@@ -267,9 +267,8 @@ final class TestOrphanReclaimer
             throws IOException
     {
         ParquetFileStore store = ParquetFileStore.open(List.of(disk));
-        List<String> old = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            old.add(store(store, randomFileId(), LONG_AGO));
+            store(store, randomFileId(), LONG_AGO);
         }
         ClusterIdentity identity = joinedIdentity();
         OrphanReclaimer reclaimer = reclaimer(store, identity, 2);

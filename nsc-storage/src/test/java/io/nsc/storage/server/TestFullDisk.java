@@ -50,6 +50,7 @@ import static io.nsc.storage.server.StorageTesting.properties;
 import static io.nsc.storage.server.StorageTesting.randomFileId;
 import static io.nsc.storage.server.StorageTesting.upload;
 import static io.trino.spi.type.BigintType.BIGINT;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -261,7 +262,7 @@ final class TestFullDisk
             throws Exception
     {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
+        String output = new String(process.getInputStream().readAllBytes(), UTF_8);
         if (process.waitFor() != 0) {
             fail("%s failed: %s".formatted(String.join(" ", command), output));
         }

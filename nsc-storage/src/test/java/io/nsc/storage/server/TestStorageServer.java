@@ -34,8 +34,8 @@ import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
 import io.nsc.protocol.proto.ScanValue;
-import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
 import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.proto.StorageServiceGrpc.StorageServiceBlockingStub;
 import io.nsc.protocol.proto.UploadHeader;
 import io.nsc.protocol.proto.UploadRequest;
 import io.nsc.protocol.proto.UploadResponse;
@@ -82,6 +82,7 @@ import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Locale.ENGLISH;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
@@ -300,7 +301,7 @@ final class TestStorageServer
         assertStatus(() -> readRanges(id, List.of(range(0, -1))), Status.Code.OUT_OF_RANGE, "is negative");
 
         assertStatus(() -> storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(randomFileId()).build()), Status.Code.NOT_FOUND, "not found");
-        assertStatus(() -> storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(id.toUpperCase()).build()), Status.Code.INVALID_ARGUMENT, "Invalid file id");
+        assertStatus(() -> storage.getFileInfo(GetFileInfoRequest.newBuilder().setFileId(id.toUpperCase(ENGLISH)).build()), Status.Code.INVALID_ARGUMENT, "Invalid file id");
 
         assertThat(readRanges(id, List.of())).isEmpty();
     }
@@ -395,7 +396,7 @@ final class TestStorageServer
         upload(channel, allTypesId, allTypes);
         upload(channel, sortedIntsId, sortedInts);
         GetFileInfoResponse allTypesInfo = fileInfo(allTypesId);
-        GetFileInfoResponse sortedIntsInfo = fileInfo(sortedIntsId);
+        fileInfo(sortedIntsId);
         stop();
 
         // leftovers of an interrupted upload; a checksum file of version 0 (whole file only);
@@ -791,7 +792,7 @@ final class TestStorageServer
 
     private void assertRejected(String id, Runnable upload, String message)
     {
-        assertStatus(upload::run, Status.Code.INVALID_ARGUMENT, message);
+        assertStatus(upload, Status.Code.INVALID_ARGUMENT, message);
         assertNoTemporaryFiles();
         assertThat(filesUnder(disk1.resolve("files"))).isEmpty();
         assertThat(filesUnder(disk2.resolve("files"))).isEmpty();

@@ -35,7 +35,7 @@ final class TestChecksummedReader
                 List<long[]> ranges = new ArrayList<>(List.of(
                         new long[] {0, 0}, new long[] {0, BLOCK}, new long[] {BLOCK, BLOCK}, new long[] {BLOCK - 1, 2},
                         new long[] {10, 20}, new long[] {10, BLOCK - 10}, new long[] {0, data.length}, new long[] {data.length, 0},
-                        new long[] {data.length - 1, 1}, new long[] {data.length / BLOCK * BLOCK, data.length % BLOCK}, new long[] {3, data.length - 3}));
+                        new long[] {data.length - 1, 1}, new long[] {(long) data.length / BLOCK * BLOCK, data.length % BLOCK}, new long[] {3, data.length - 3}));
                 for (int i = 0; i < 500; i++) {
                     int start = random.nextInt(data.length + 1);
                     ranges.add(new long[] {start, random.nextInt(data.length - start + 1)});

@@ -244,7 +244,8 @@ public class NscPageSink
             mergedPageBytes += page.getSizeInBytes();
             // cut where the file is full, unless the rows left would make a small file: they go in this one
             double restPageBytes = (double) (sortedRowCount - mergedRows) * mergedPageBytes / mergedRows;
-            if (estimatedFileBytes() >= resources.targetFileBytes() && restPageBytes * compression() >= resources.targetFileBytes() / 2) {
+            long smallFileBytes = resources.targetFileBytes() / 2;
+            if (estimatedFileBytes() >= resources.targetFileBytes() && restPageBytes * compression() >= smallFileBytes) {
                 uploadFile();
             }
         }

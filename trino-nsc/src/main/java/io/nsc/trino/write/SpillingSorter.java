@@ -126,7 +126,7 @@ public final class SpillingSorter
         if (page.getPositionCount() == 0) {
             return;
         }
-        long pageMemory = page.getRetainedSizeInBytes() + page.getPositionCount() * RowSorter.SORT_BYTES_PER_ROW;
+        long pageMemory = page.getRetainedSizeInBytes() + (long) page.getPositionCount() * RowSorter.SORT_BYTES_PER_ROW;
         if (bufferMemory() + pageMemory > bufferLimitBytes || bufferedRows + page.getPositionCount() > MAX_BUFFERED_ROWS) {
             // spill before the page would take the buffer past its limit
             spillBuffer();

@@ -38,6 +38,7 @@ import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MILLIS;
 import static io.trino.spi.type.UuidType.UUID;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.lang.Float.floatToIntBits;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 final class TestStatsPredicates
@@ -103,7 +104,7 @@ final class TestStatsPredicates
     void testStringsUsePrefixes()
     {
         assertThat(predicate(VARCHAR, singleValue(VARCHAR, Slices.utf8Slice("abcdefghXYZ"))).ranges())
-                .containsExactly(KeyRange.equal(StatsKeys.ofBinaryPrefix("abcdefgh".getBytes(), 0, 8)));
+                .containsExactly(KeyRange.equal(StatsKeys.ofBinaryPrefix("abcdefgh".getBytes(UTF_8), 0, 8)));
     }
 
     @Test

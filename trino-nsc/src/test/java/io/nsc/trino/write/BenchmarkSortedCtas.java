@@ -85,7 +85,7 @@ public final class BenchmarkSortedCtas
             }
             QueryInfo info = runner.getCoordinator().getQueryManager().getFullQueryInfo(result.queryId());
             long peak = 0;
-            int writers = 0;
+            long writers = 0;
             for (StageInfo stage : StageInfo.getAllStages(info.getOutputStage())) {
                 for (OperatorStats operator : stage.getStageStats().getOperatorSummaries()) {
                     if (operator.getInfo() instanceof TableWriterInfo writer) {

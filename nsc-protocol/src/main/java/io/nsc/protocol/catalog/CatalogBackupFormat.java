@@ -5,7 +5,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.StringReader;
+import java.io.Reader;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -192,7 +192,7 @@ public final class CatalogBackupFormat
     {
         Properties properties = new Properties();
         try {
-            properties.load(new StringReader(text));
+            properties.load(Reader.of(text));
         }
         catch (IOException | IllegalArgumentException e) {
             throw new InvalidBackupException("%s has an unreadable manifest: %s".formatted(file, e.getMessage()), e);

@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import static java.lang.Math.toIntExact;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.READ;
@@ -135,7 +136,7 @@ final class ParquetPageRewriter
             long footerStart = output.getCount();
             Util.writeFileMetaData(metadata, output);
             long footerLength = output.getCount() - footerStart;
-            output.write(ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(Math.toIntExact(footerLength)).array());
+            output.write(ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(toIntExact(footerLength)).array());
             output.write(MAGIC);
         }
 
@@ -197,7 +198,9 @@ final class ParquetPageRewriter
             }
         }
 
-        /** @return how much the chunk's headers grew (they are counted in its uncompressed size) */
+        /**
+         * @return how much the chunk's headers grew (they are counted in its uncompressed size)
+         */
         private long recompressChunk(ColumnChunk chunk, long start, long length, CompressionCodec targetCodec)
                 throws IOException
         {
@@ -221,7 +224,7 @@ final class ParquetPageRewriter
                 long newHeaderLength = output.getCount() - newPageStart;
                 output.write(newBody);
                 headerGrowth += newHeaderLength - headerLength;
-                pages.put(pageStart, new PageLocation(newPageStart, Math.toIntExact(output.getCount() - newPageStart), 0));
+                pages.put(pageStart, new PageLocation(newPageStart, toIntExact(output.getCount() - newPageStart), 0));
                 if (header.getType() == PageType.DICTIONARY_PAGE) {
                     chunkMetadata.setDictionary_page_offset(newPageStart);
                 }
@@ -332,7 +335,7 @@ final class ParquetPageRewriter
             long newStart = output.getCount();
             Util.writeOffsetIndex(offsetIndex, output);
             chunk.setOffset_index_offset(newStart);
-            chunk.setOffset_index_length(Math.toIntExact(output.getCount() - newStart));
+            chunk.setOffset_index_length(toIntExact(output.getCount() - newStart));
         }
 
         private void copy(long start, long length)
@@ -340,7 +343,7 @@ final class ParquetPageRewriter
         {
             checkRange("data", start, length);
             input.position(start);
-            long copied = ByteStreams.copy(ByteStreams.limit(Channels.newInputStream(input), length), output);
+            long copied = ByteStreams.limit(Channels.newInputStream(input), length).transferTo(output);
             if (copied != length) {
                 throw new EOFException("%s bytes at %s: the file ends after %s".formatted(length, start, copied));
             }

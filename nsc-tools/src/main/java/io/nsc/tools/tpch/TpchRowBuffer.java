@@ -18,11 +18,11 @@ import java.util.List;
 import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkElementIndex;
-import static com.google.common.base.Preconditions.checkPositionIndexes;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.tpch.TpchColumnType.Base.DATE;
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.checkFromToIndex;
+import static java.util.Objects.checkIndex;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -77,14 +77,14 @@ final class TpchRowBuffer<E extends TpchEntity>
     /** The value of a date or integer column in one row. */
     int intValue(int column, int row)
     {
-        checkElementIndex(row, rowCount);
+        checkIndex(row, rowCount);
         return intValues(column).values[row];
     }
 
     /** Appends one row in the layout {@link SortedRunReader} reads: see {@link SortedRunWriter}. */
     void writeRow(int row, SliceOutput output)
     {
-        checkElementIndex(row, rowCount);
+        checkIndex(row, rowCount);
         for (ColumnValues<E> column : values) {
             column.write(row, output);
         }
@@ -132,7 +132,7 @@ final class TpchRowBuffer<E extends TpchEntity>
     /** The rows {@code order[from] .. order[to - 1]} as a page; {@code order} null means buffer order. */
     Page page(int[] order, int from, int to)
     {
-        checkPositionIndexes(from, to, order == null ? rowCount : order.length);
+        checkFromToIndex(from, to, order == null ? rowCount : order.length);
         Block[] blocks = new Block[values.length];
         for (int i = 0; i < values.length; i++) {
             blocks[i] = values[i].toBlock(order, from, to);

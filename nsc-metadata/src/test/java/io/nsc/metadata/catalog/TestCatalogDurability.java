@@ -110,7 +110,7 @@ final class TestCatalogDurability
     private static void assertForced(FileState file, Supplier<?> call)
     {
         long forcesBefore = file.forces();
-        Object unused = call.get();
+        Object _ = call.get();
         assertThat(file.unforcedBytes()).as("bytes written and not forced").isZero();
         assertThat(file.forces()).as("forces").isGreaterThan(forcesBefore);
     }
@@ -118,7 +118,7 @@ final class TestCatalogDurability
     private static void assertNotForced(FileState file, Supplier<?> call)
     {
         long forcesBefore = file.forces();
-        Object unused = call.get();
+        Object _ = call.get();
         assertThat(file.forces()).as("forces").isEqualTo(forcesBefore);
     }
 }

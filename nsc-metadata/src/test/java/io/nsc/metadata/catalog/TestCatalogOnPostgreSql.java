@@ -254,7 +254,7 @@ final class TestCatalogOnPostgreSql
                 .<Callable<Outcome>>mapToObj(index -> () -> {
                     start.await();
                     try {
-                        Object unused = writer.apply(index);
+                        Object _ = writer.apply(index);
                         return new Outcome(true, Status.Code.OK, "");
                     }
                     catch (StatusRuntimeException e) {

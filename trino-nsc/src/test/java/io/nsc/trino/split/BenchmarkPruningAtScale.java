@@ -78,7 +78,7 @@ public final class BenchmarkPruningAtScale
         double[] millis = new double[rounds];
         for (int round = 0; round < rounds; round++) {
             long start = System.nanoTime();
-            Object unused = plan.get();
+            Object _ = plan.get();
             millis[round] = (System.nanoTime() - start) / 1e6;
         }
         Arrays.sort(millis);

@@ -214,11 +214,11 @@ public final class BenchmarkSplitGeneration
     private static double medianMillis(int rounds, LongSupplier work)
     {
         // one warm-up round: class loading and JIT are not what is measured
-        long unused = work.getAsLong();
+        long _ = work.getAsLong();
         double[] millis = new double[rounds];
         for (int round = 0; round < rounds; round++) {
             long start = System.nanoTime();
-            unused = work.getAsLong();
+            long _ = work.getAsLong();
             millis[round] = (System.nanoTime() - start) / 1e6;
         }
         Arrays.sort(millis);

@@ -20,7 +20,9 @@ Workloads (the catalog's tpch schema, scale 1):
     python3 benchmarks/load/run.py --catalog nsc --workload groupby --clients 32 --out benchmarks/load/results/NAME
 
 Writes NAME.csv (a row per query) and NAME.txt (the machine, Trino's memory settings, the
-outcome, the peaks and the histogram at the peak). Exits 1 when the Trino server died.
+outcome, the peaks and the histogram at the peak, and whether each storage node lived: the same
+process, no OutOfMemoryError in its logs, its peak resident memory and what its memory pool
+refused). Exits 1 when the Trino server or a storage node died.
 Standard library only; talks to 127.0.0.1 only.
 """
 import argparse
@@ -35,6 +37,7 @@ import urllib.error
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import machine  # noqa: E402
+from nsc_metrics import service_metrics  # noqa: E402
 from trino_client import request, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -149,16 +152,16 @@ def trino_settings(var):
     return settings
 
 
-def log_sizes(var):
-    """Each Trino log's size now, so that only what this run adds is searched afterwards."""
-    log_dir = os.path.join(var, "cluster", "trino", "log")
+def log_sizes(var, component="trino"):
+    """Each of a component's logs' size now, so that only what this run adds is searched afterwards."""
+    log_dir = os.path.join(var, "cluster", component, "log")
     names = sorted(os.listdir(log_dir)) if os.path.isdir(log_dir) else []
     return {os.path.join(log_dir, name): os.path.getsize(os.path.join(log_dir, name)) for name in names}
 
 
-def oom_in_logs(var, sizes_at_start):
+def oom_in_logs(var, sizes_at_start, component="trino"):
     hits = []
-    for path in log_sizes(var):
+    for path in log_sizes(var, component):
         name = os.path.basename(path)
         try:
             with open(path, errors="replace") as file:
@@ -229,6 +232,67 @@ class Monitor(threading.Thread):
                 pass
 
 
+# --- the storage nodes -----------------------------------------------------------------------
+
+STORAGE_NODES = ("storage-1", "storage-2", "storage-3")
+STORAGE_COUNTERS = ("memory_pool_max_bytes", "memory_pool_peak_reserved_bytes", "memory_pool_refused",
+                    "scans_refused_busy", "scans_completed")
+
+
+def component_pid(var, component):
+    try:
+        with open(os.path.join(var, "cluster", "state", f"{component}.pid")) as file:
+            return int(file.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def peak_resident_bytes(pid):
+    """The process's resident high-water mark since it started (VmHWM)."""
+    match = re.search(r"VmHWM:\s+(\d+) kB", machine.read_text(f"/proc/{pid}/status"))
+    return int(match.group(1)) * 1024 if match else 0
+
+
+def storage_state(var):
+    """Per storage node: its pid, its log sizes and its counters, before the run."""
+    state = {}
+    for node in STORAGE_NODES:
+        pid = component_pid(var, node)
+        try:
+            counters = service_metrics(var, http_port(var, node))
+        except OSError:
+            counters = {}
+        state[node] = {"pid": pid, "logs": log_sizes(var, node), "counters": counters}
+    return state
+
+
+def http_port(var, node):
+    """A storage node's HTTP port as ./nsc gives it: NSC_PORT_BASE (from the environment, 7070 by default) + 10N + 1."""
+    base = int(os.environ.get("NSC_PORT_BASE", "7070"))
+    return base + 10 * int(node.split("-")[1]) + 1
+
+
+def storage_lines(var, before):
+    """Whether each storage node lived through the run (same process, no OutOfMemoryError logged)
+    and what its memory pool saw."""
+    lines, exits = [], 0
+    for node in STORAGE_NODES:
+        pid = before[node]["pid"]
+        same = pid is not None and alive(pid) and component_pid(var, node) == pid
+        oom = oom_in_logs(var, before[node]["logs"], node)
+        exits += 0 if same and not oom else 1
+        try:
+            after = service_metrics(var, http_port(var, node))
+        except OSError:
+            after = {}
+        changes = ", ".join(f"{name} {after.get(name, 0) - (0 if name.endswith(('_max_bytes', '_peak_reserved_bytes')) else before[node]['counters'].get(name, 0))}"
+                            for name in STORAGE_COUNTERS)
+        lines.append(f"  {node}: {'lived' if same else 'EXITED or restarted'}"
+                     + (f", OutOfMemoryError: {'; '.join(oom)}" if oom else "")
+                     + f", peak resident {peak_resident_bytes(pid) / 2**20:.0f} MiB since its start; {changes}")
+    return [f"storage node exits: {exits}"] + lines, exits
+
+
 # --- the clients ------------------------------------------------------------------------------
 
 def follow(args, user, sql, record, deadline):
@@ -268,6 +332,7 @@ def main():
         raise SystemExit(f"load: Trino (pid {pid}) does not run")
     load_start = machine.load_average()
     sizes_at_start = log_sizes(args.var)
+    storage_before = storage_state(args.var)
     sql = WORKLOADS[args.workload]
     monitor = Monitor(args, pid)
     monitor.start()
@@ -285,6 +350,7 @@ def main():
     monitor.join(30)
     oom = oom_in_logs(args.var, sizes_at_start)
     survived = alive(pid) and answers(args.server) and not oom
+    storage_report, storage_exits = storage_lines(args.var, storage_before)
 
     for number, record in enumerate(records, 1):
         record["client"] = number
@@ -313,7 +379,7 @@ def main():
     ]
     for reason, count in sorted(failures.items(), key=lambda item: -item[1]):
         lines.append(f"  failed {count}x: {reason}")
-    lines += [
+    lines += storage_report + [
         f"wall time of the run: {wall:.1f} s",
         (f"finished queries' elapsed time: min {min(finished):.1f} s, max {max(finished):.1f} s" if finished else
          "finished queries' elapsed time: none finished"),
@@ -329,7 +395,7 @@ def main():
     with open(args.out + ".txt", "w") as out:
         out.write(text)
     print(text, end="")
-    sys.exit(0 if survived else 1)
+    sys.exit(0 if survived and storage_exits == 0 else 1)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ public final class GrpcChannels
 {
     public static final int MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
     private static final int METADATA_CONNECT_TIMEOUT_MILLIS = 5_000;
+    private static final int STORAGE_CONNECT_TIMEOUT_MILLIS = 5_000;
 
     private GrpcChannels() {}
 
@@ -26,11 +27,26 @@ public final class GrpcChannels
      */
     public static ManagedChannel forAddress(String address, TransportSecurity security)
     {
+        return configure(builderFor(address), security).build();
+    }
+
+    /**
+     * A channel to a storage node, as {@link #forAddress}; a node whose machine is gone answers
+     * nothing, and a reader has other replicas to try: a connection attempt gives up after 5 s
+     * rather than the operating system's minutes.
+     */
+    public static ManagedChannel forStorageNode(String address, TransportSecurity security)
+    {
+        return configure(builderFor(address).withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, STORAGE_CONNECT_TIMEOUT_MILLIS), security).build();
+    }
+
+    private static NettyChannelBuilder builderFor(String address)
+    {
         HostAndPort hostAndPort = HostAndPort.fromString(address);
         if (!hostAndPort.hasPort()) {
             throw new IllegalArgumentException("Address has no port: " + address);
         }
-        return configure(NettyChannelBuilder.forAddress(hostAndPort.getHost(), hostAndPort.getPort()), security).build();
+        return NettyChannelBuilder.forAddress(hostAndPort.getHost(), hostAndPort.getPort());
     }
 
     /**

@@ -175,7 +175,7 @@ public final class ReplicaCopier
     private UploadedFile copyFrom(StorageNode source, FileId id, CopyTask task)
             throws IOException
     {
-        ManagedChannel channel = channels.computeIfAbsent(source.getAddress(), address -> GrpcChannels.forAddress(address, security));
+        ManagedChannel channel = channels.computeIfAbsent(source.getAddress(), address -> GrpcChannels.forStorageNode(address, security));
         try (FileUpload upload = store.beginUpload(id, task.getSizeBytes(), "copy from node " + source.getNodeId())) {
             upload.expectCrc32c(task.getCrc32C());
             // the call ends with this method, whatever happens, so an abandoned stream is not left open

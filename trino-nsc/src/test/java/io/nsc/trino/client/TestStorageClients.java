@@ -1,0 +1,78 @@
+package io.nsc.trino.client;
+
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.nsc.protocol.proto.GetNodeStatsRequest;
+import io.nsc.protocol.proto.GetNodeStatsResponse;
+import io.nsc.protocol.proto.StorageServiceGrpc;
+import io.nsc.protocol.security.TransportSecurity;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+final class TestStorageClients
+{
+    /**
+     * A node restarted on its address is reached by the next call: without a reconnect, the
+     * channel would refuse every call until gRPC's backoff after the failed connection ran out.
+     */
+    @Test
+    void testNodeBackOnItsAddressIsReachedByTheNextCall()
+            throws IOException
+    {
+        int port = freePort();
+        String address = "127.0.0.1:" + port;
+        StorageClients clients = new StorageClients(TransportSecurity.insecure());
+        try {
+            assertThatThrownBy(() -> nodeStats(clients, address))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+
+            Server node = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+                    .addService(new NodeStats())
+                    .build()
+                    .start();
+            try {
+                assertThat(nodeStats(clients, address).getFileCount()).isEqualTo(7);
+            }
+            finally {
+                node.shutdownNow();
+            }
+        }
+        finally {
+            clients.close();
+        }
+    }
+
+    private static GetNodeStatsResponse nodeStats(StorageClients clients, String address)
+    {
+        return clients.blockingStub(address).withDeadlineAfter(10, SECONDS).getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+    }
+
+    private static int freePort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static final class NodeStats
+            extends StorageServiceGrpc.StorageServiceImplBase
+    {
+        @Override
+        public void getNodeStats(GetNodeStatsRequest request, StreamObserver<GetNodeStatsResponse> response)
+        {
+            response.onNext(GetNodeStatsResponse.newBuilder().setFileCount(7).build());
+            response.onCompleted();
+        }
+    }
+}

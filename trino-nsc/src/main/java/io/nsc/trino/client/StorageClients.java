@@ -73,7 +73,7 @@ public class StorageClients
         channels.clear();
     }
 
-    private final class NodeChannel
+    private static final class NodeChannel
     {
         private final ManagedChannel channel;
         private final AtomicLong lastReconnectNanos;

@@ -24,8 +24,8 @@ run fails if any), the faults with their times, and the time to full replication
 
     python3 benchmarks/chaos/run.py --minutes 20 --streams 8 --scale 1 --out benchmarks/chaos/results/sf1
 
-The cluster has its own NSC_VAR (var/bench-chaos) and ports (27070.., PostgreSQL 27432, Trino
-28080), so a running demo is left alone. Standard library only.
+The cluster has its own NSC_VAR (var/bench-chaos) and ports (37070.., PostgreSQL 37432, Trino
+38080), so a running demo is left alone. Standard library only.
 """
 import argparse
 import collections
@@ -51,13 +51,13 @@ from workloads import tpch_queries  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(HERE))
 NSC_VAR = os.path.join(HOME, "var", "bench-chaos")
-PORT_BASE = 27070
-TRINO = "http://127.0.0.1:28080"
+PORT_BASE = 37070
+TRINO = "http://127.0.0.1:38080"
 STORAGE_NODES = [f"storage-{number}" for number in (1, 2, 3)]
 METADATA_SERVICES = ["metadata-1", "metadata-2"]
 LOSS_TIMEOUT = "45s"
 ENVIRONMENT = {
-    "NSC_VAR": NSC_VAR, "NSC_PORT_BASE": str(PORT_BASE), "NSC_POSTGRESQL_PORT": "27432",
+    "NSC_VAR": NSC_VAR, "NSC_PORT_BASE": str(PORT_BASE), "NSC_POSTGRESQL_PORT": "37432",
     "NSC_REPLICA_LOSS_TIMEOUT": LOSS_TIMEOUT, "NSC_REPLICATION_CHECK_INTERVAL": "5s",
     # scrub often, so a flipped byte in a replica no query reads is found within minutes too
     "NSC_SCRUB_INTERVAL": "2m",
@@ -394,7 +394,7 @@ def main():
     replicated = "not measured: the run stopped before"
     metrics, counters = None, collections.Counter()
     try:
-        nsc("demo", "--catalog", "postgresql", "--scale", args.scale, "--trino-port", "28080")
+        nsc("demo", "--catalog", "postgresql", "--scale", args.scale, "--trino-port", "38080")
         print(f"cluster up; the expected answers from tpch.{tpch_schema(args.scale)}", flush=True)
         expected = expected_answers(queries, args.scale)
         query_log = QueryLog(f"{args.out}-queries.csv", header)
@@ -425,7 +425,8 @@ def main():
     finally:
         if not args.keep:
             nsc("stop", check=False)
-        header = machine.header_lines(command, load_at_start)
+        # the commit the cluster was built from, as at the start; the load average now
+        header = header[:2] + machine.header_lines(command, load_at_start)[2:]
         write_csv(f"{args.out}-faults.csv", log.records or [{"seconds": "", "fault": "", "target": "", "detail": ""}], header)
 
     records = query_log.records

@@ -22,3 +22,20 @@ def service_metrics(nsc_var, http_port, timeout=10):
     with urllib.request.urlopen(url, timeout=timeout, context=context) as response:
         lines = response.read().decode().splitlines()
     return {name: int(value) for name, _, value in (line.partition(" ") for line in lines) if value.lstrip("-").isdigit()}
+
+
+def service_http_port(component, port_base=7070):
+    """The HTTP port ./nsc gives a service: metadata-N at base + 2(N-1) + 1, storage-N at base + 10N + 1."""
+    number = int(component.split("-")[1])
+    if component.startswith("metadata-"):
+        return port_base + 2 * (number - 1) + 1
+    return port_base + 10 * number + 1
+
+
+def component_pid(nsc_var, component):
+    """The pid ./nsc recorded for a component of the cluster in nsc_var, or None."""
+    try:
+        with open(os.path.join(nsc_var, "cluster", "state", f"{component}.pid")) as file:
+            return int(file.read().strip())
+    except (OSError, ValueError):
+        return None

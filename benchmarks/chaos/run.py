@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "side-by-side"))
 import compare  # noqa: E402
 import machine  # noqa: E402
-from nsc_metrics import service_metrics  # noqa: E402
+from nsc_metrics import component_pid, service_http_port, service_metrics  # noqa: E402
 from trino_client import run_query, write_csv  # noqa: E402
 from workloads import tpch_queries  # noqa: E402
 
@@ -67,20 +67,6 @@ ENVIRONMENT = {
 def nsc(*args, check=True):
     return subprocess.run([os.path.join(HOME, "nsc"), *args], env={**os.environ, **ENVIRONMENT}, check=check,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-
-def http_port(component):
-    if component.startswith("metadata-"):
-        return PORT_BASE + 2 * (int(component.split("-")[1]) - 1) + 1
-    return PORT_BASE + 10 * int(component.split("-")[1]) + 1
-
-
-def pid_of(component):
-    try:
-        with open(os.path.join(NSC_VAR, "cluster", "state", f"{component}.pid")) as file:
-            return int(file.read().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def running(pid):
@@ -149,7 +135,7 @@ class Faults:
                 getattr(self, action.replace("-", "_"))()
 
     def kill(self, component):
-        pid = pid_of(component)
+        pid = component_pid(NSC_VAR, component)
         if not running(pid):
             return False
         os.kill(pid, signal.SIGKILL)
@@ -157,7 +143,7 @@ class Faults:
         return True
 
     def kill_storage(self):
-        down = [node for node in STORAGE_NODES if not running(pid_of(node))]
+        down = [node for node in STORAGE_NODES if not running(component_pid(NSC_VAR, node))]
         # at most one storage node down at a time: with replication 2, two down lose files for a while
         candidates = [node for node in STORAGE_NODES if node not in down] if not down else []
         if candidates:
@@ -169,7 +155,7 @@ class Faults:
         self.schedule(time.monotonic() + self.random.uniform(60, 120), "kill-storage")
 
     def kill_metadata(self):
-        alive = [service for service in METADATA_SERVICES if running(pid_of(service))]
+        alive = [service for service in METADATA_SERVICES if running(component_pid(NSC_VAR, service))]
         if len(alive) == len(METADATA_SERVICES):
             victim = self.random.choice(alive)
             if self.kill(victim):
@@ -290,27 +276,17 @@ def expected_answers(queries, scale):
 
 def metadata_metrics():
     """Both metadata services' counters, summed (each counts what it did since its last start; the
-    catalog's gauges are the replication monitor's, zero on a service that does not run it), or
-    None when neither answers."""
-    totals = None
+    catalog's gauges are the replication monitor's, zero on a service that does not run it), and
+    how many services answered; (None, 0) when neither did."""
+    totals, answering = None, 0
     for service in METADATA_SERVICES:
         try:
-            metrics = service_metrics(NSC_VAR, http_port(service))
+            metrics = collections.Counter(service_metrics(NSC_VAR, service_http_port(service, PORT_BASE)))
         except OSError:
             continue
-        totals = collections.Counter(metrics) if totals is None else totals + collections.Counter(metrics)
-    return totals
-
-
-def metrics_answering():
-    answering = []
-    for service in METADATA_SERVICES:
-        try:
-            service_metrics(NSC_VAR, http_port(service))
-            answering.append(service)
-        except OSError:
-            pass
-    return answering
+        answering += 1
+        totals = metrics if totals is None else totals + metrics
+    return totals, answering
 
 
 def still_in_place(flipped):
@@ -330,20 +306,20 @@ def wait_for_full_replication(faults, timeout):
     catalog has no file short of replicas, none unavailable and no copy in flight."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        metrics = metadata_metrics()
+        metrics, answering = metadata_metrics()
         left = still_in_place(faults.flipped)
-        if (metrics and not left and metrics["under_replicated_files"] == 0 and metrics["unavailable_files"] == 0
-                and metrics["copies_in_flight"] == 0 and len(metrics_answering()) == len(METADATA_SERVICES)):
+        if (metrics is not None and not left and metrics["under_replicated_files"] == 0 and metrics["unavailable_files"] == 0
+                and metrics["copies_in_flight"] == 0 and answering == len(METADATA_SERVICES)):
             return time.monotonic() - (faults.last_fault or time.monotonic()), metrics
         time.sleep(1)
     raise RuntimeError(f"not fully replicated {timeout} s after the last fault: damaged replicas still served "
-                       f"{still_in_place(faults.flipped)}, metadata metrics {metadata_metrics()}")
+                       f"{still_in_place(faults.flipped)}, metadata metrics {metadata_metrics()[0]}")
 
 
 def storage_counters():
     totals = collections.Counter()
     for node in STORAGE_NODES:
-        metrics = service_metrics(NSC_VAR, http_port(node))
+        metrics = service_metrics(NSC_VAR, service_http_port(node, PORT_BASE))
         for name in ("corrupt_reads", "corrupt_scans", "files_quarantined", "scrub_damaged_found"):
             totals[name] += metrics.get(name, 0)
     return totals
@@ -421,7 +397,7 @@ def main():
             for query in queries:
                 query_log.add(run_one(query, expected[query.name], "after", f"nsc.pushdown={mode}", streams.started))
         counters = storage_counters()
-        metrics = metadata_metrics()
+        metrics, _ = metadata_metrics()
     finally:
         if not args.keep:
             nsc("stop", check=False)

@@ -37,7 +37,7 @@ import urllib.error
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import machine  # noqa: E402
-from nsc_metrics import service_metrics  # noqa: E402
+from nsc_metrics import component_pid, service_http_port, service_metrics  # noqa: E402
 from trino_client import request, write_csv  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -235,16 +235,10 @@ class Monitor(threading.Thread):
 # --- the storage nodes -----------------------------------------------------------------------
 
 STORAGE_NODES = ("storage-1", "storage-2", "storage-3")
+# the cluster's port base, as ./nsc reads it
+PORT_BASE = int(os.environ.get("NSC_PORT_BASE", "7070"))
 STORAGE_COUNTERS = ("memory_pool_max_bytes", "memory_pool_peak_reserved_bytes", "memory_pool_refused",
                     "scans_refused_busy", "scans_completed")
-
-
-def component_pid(var, component):
-    try:
-        with open(os.path.join(var, "cluster", "state", f"{component}.pid")) as file:
-            return int(file.read().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def peak_resident_bytes(pid):
@@ -259,17 +253,11 @@ def storage_state(var):
     for node in STORAGE_NODES:
         pid = component_pid(var, node)
         try:
-            counters = service_metrics(var, http_port(var, node))
+            counters = service_metrics(var, service_http_port(node, PORT_BASE))
         except OSError:
             counters = {}
         state[node] = {"pid": pid, "logs": log_sizes(var, node), "counters": counters}
     return state
-
-
-def http_port(var, node):
-    """A storage node's HTTP port as ./nsc gives it: NSC_PORT_BASE (from the environment, 7070 by default) + 10N + 1."""
-    base = int(os.environ.get("NSC_PORT_BASE", "7070"))
-    return base + 10 * int(node.split("-")[1]) + 1
 
 
 def storage_lines(var, before):
@@ -282,7 +270,7 @@ def storage_lines(var, before):
         oom = oom_in_logs(var, before[node]["logs"], node)
         exits += 0 if same and not oom else 1
         try:
-            after = service_metrics(var, http_port(var, node))
+            after = service_metrics(var, service_http_port(node, PORT_BASE))
         except OSError:
             after = {}
         changes = ", ".join(f"{name} {after.get(name, 0) - (0 if name.endswith(('_max_bytes', '_peak_reserved_bytes')) else before[node]['counters'].get(name, 0))}"

@@ -4,10 +4,10 @@ import com.google.common.util.concurrent.RateLimiter;
 import io.airlift.log.Logger;
 import io.airlift.stats.CounterStat;
 import io.airlift.units.DataSize;
+import io.grpc.Channel;
 import io.grpc.Context;
-import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.nsc.protocol.client.GrpcChannels;
+import io.nsc.protocol.client.StorageNodeChannels;
 import io.nsc.protocol.proto.ByteRange;
 import io.nsc.protocol.proto.CopyTask;
 import io.nsc.protocol.proto.FailedCopy;
@@ -31,7 +31,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
@@ -64,10 +63,9 @@ public final class ReplicaCopier
 
     private final ParquetFileStore store;
     private final GrantKeyring keyring;
-    private final TransportSecurity security;
     private final RateLimiter rate;
     private final ExecutorService executor = newFixedThreadPool(COPY_THREADS, daemonThreadsNamed("nsc-replica-copy-%s"));
-    private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final StorageNodeChannels channels;
     // file ids queued or being copied: the service may send a task again before it hears back
     private final Set<String> inProgress = ConcurrentHashMap.newKeySet();
     private final Queue<FileAttestation> copied = new ConcurrentLinkedQueue<>();
@@ -80,7 +78,7 @@ public final class ReplicaCopier
     {
         this.store = requireNonNull(store, "store is null");
         this.keyring = requireNonNull(keyring, "keyring is null");
-        this.security = requireNonNull(security, "security is null");
+        this.channels = new StorageNodeChannels(requireNonNull(security, "security is null"));
         this.rate = RateLimiter.create(rate.toBytes());
     }
 
@@ -175,7 +173,7 @@ public final class ReplicaCopier
     private UploadedFile copyFrom(StorageNode source, FileId id, CopyTask task)
             throws IOException
     {
-        ManagedChannel channel = channels.computeIfAbsent(source.getAddress(), address -> GrpcChannels.forStorageNode(address, security));
+        Channel channel = channels.channel(source.getAddress());
         try (FileUpload upload = store.beginUpload(id, task.getSizeBytes(), "copy from node " + source.getNodeId())) {
             upload.expectCrc32c(task.getCrc32C());
             // the call ends with this method, whatever happens, so an abandoned stream is not left open
@@ -254,6 +252,6 @@ public final class ReplicaCopier
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        channels.values().forEach(GrpcChannels::close);
+        channels.close();
     }
 }

@@ -1,4 +1,4 @@
-package io.nsc.trino.client;
+package io.nsc.protocol.client;
 
 import io.grpc.Server;
 import io.grpc.Status;
@@ -19,7 +19,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-final class TestStorageClients
+final class TestStorageNodeChannels
 {
     /**
      * A node restarted on its address is reached by the next call: without a reconnect, the
@@ -31,9 +31,9 @@ final class TestStorageClients
     {
         int port = freePort();
         String address = "127.0.0.1:" + port;
-        StorageClients clients = new StorageClients(TransportSecurity.insecure());
+        StorageNodeChannels channels = new StorageNodeChannels(TransportSecurity.insecure());
         try {
-            assertThatThrownBy(() -> nodeStats(clients, address))
+            assertThatThrownBy(() -> nodeStats(channels, address))
                     .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
 
             Server node = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
@@ -41,20 +41,20 @@ final class TestStorageClients
                     .build()
                     .start();
             try {
-                assertThat(nodeStats(clients, address).getFileCount()).isEqualTo(7);
+                assertThat(nodeStats(channels, address).getFileCount()).isEqualTo(7);
             }
             finally {
                 node.shutdownNow();
             }
         }
         finally {
-            clients.close();
+            channels.close();
         }
     }
 
-    private static GetNodeStatsResponse nodeStats(StorageClients clients, String address)
+    private static GetNodeStatsResponse nodeStats(StorageNodeChannels channels, String address)
     {
-        return clients.blockingStub(address).withDeadlineAfter(10, SECONDS).getNodeStats(GetNodeStatsRequest.getDefaultInstance());
+        return StorageServiceGrpc.newBlockingStub(channels.channel(address)).withDeadlineAfter(10, SECONDS).getNodeStats(GetNodeStatsRequest.getDefaultInstance());
     }
 
     private static int freePort()

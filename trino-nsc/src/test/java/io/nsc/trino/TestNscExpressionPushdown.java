@@ -220,6 +220,63 @@ final class TestNscExpressionPushdown
     }
 
     @Test
+    void testSubstringsGiveTrinosValuesInEveryMode()
+    {
+        assertUpdate("""
+                CREATE TABLE texts WITH (row_group_size = '3') AS SELECT * FROM (VALUES
+                    (1, CAST('31-555-0101' AS varchar(15)), BIGINT '2'),
+                    (2, NULL, NULL),
+                    (3, '', BIGINT '0'),
+                    (4, '\u00e3b\u00e7\u20ac\ud83d\ude00d', BIGINT '-2'),
+                    (5, '13', BIGINT '9223372036854775807'),
+                    (6, 'x', BIGINT '-9223372036854775808'))
+                AS v (id, phone, n)""", 6);
+        List<String> substrings = List.of(
+                "substring(phone, 1, 2)", "substring(phone, 2)", "substring(phone, 0, 2)", "substring(phone, -2, 1)", "substring(phone, -9, 3)",
+                "substring(phone, 3, 0)", "substring(phone, 2, -1)", "substring(phone, 6, 100)", "substring(phone, n)", "substring(phone, n, n)",
+                "substring(phone, 2, n)", "substr(phone, 4, 3)");
+        for (String expression : substrings) {
+            String projection = "SELECT id, " + expression + " FROM texts";
+            // the outcomes are compared below
+            assertThat(query(pushdown(PushdownMode.FILTER), projection)).as(expression).skipResultsCorrectnessCheckForPushdown().isFullyPushedDown();
+            assertSameOutcomeInEveryMode(projection, expression);
+            assertSameOutcomeInEveryMode("SELECT id FROM texts WHERE " + expression + " IN ('31', '1-', '', 'b\u00e7', '\ud83d\ude00', 'x')", expression);
+            assertSameOutcomeInEveryMode("SELECT id FROM texts WHERE " + expression + " > 'a'", expression);
+            assertSameOutcomeInEveryMode("SELECT min(" + expression + "), max(" + expression + "), count(" + expression + ") FROM texts", expression);
+        }
+        assertThat(query(pushdown(PushdownMode.FILTER), "SELECT id FROM texts WHERE substring(phone, 1, 2) IN ('31', '13')")).matches("VALUES 1, 5").isFullyPushedDown();
+        assertUpdate("DROP TABLE texts");
+    }
+
+    @Test
+    void testTpchQ22sCountryCodesAreFilteredAtStorage()
+            throws IOException
+    {
+        String sql = """
+                SELECT c_custkey, substring(c_phone, 1, 2) FROM %s
+                WHERE substring(c_phone, 1, 2) IN ('13', '31', '23', '29', '30', '18', '17') AND c_acctbal > 0.00""";
+        List<MaterializedRow> expected = computeActual(sql.formatted("tpch.tiny.customer")).getMaterializedRows();
+        assertThat(expected).hasSizeBetween(100, 1000);
+        for (PushdownMode mode : PushdownMode.values()) {
+            assertThat(computeActual(pushdown(mode), sql.formatted("customer")).getMaterializedRows()).as("mode %s", mode).containsExactlyInAnyOrderElementsOf(expected);
+        }
+        // the rows were compared above
+        assertThat(query(pushdown(PushdownMode.FILTER), sql.formatted("customer"))).skipResultsCorrectnessCheckForPushdown().isFullyPushedDown();
+        // only the customers of those countries cross the network, each with its two characters
+        QueryCounters pushed = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.FILTER), sql.formatted("customer"));
+        QueryCounters raw = QueryCounters.run(getDistributedQueryRunner(), pushdown(PushdownMode.RAW), sql.formatted("customer"));
+        assertThat(pushed.connectorMetric(ReadMetrics.STORAGE_ROWS_RETURNED)).isEqualTo(expected.size());
+        assertThat(pushed.physicalInputBytes() * 2).isLessThan(raw.physicalInputBytes());
+
+        String q22 = Resources.toString(Resources.getResource("tpch/q22.sql"), UTF_8);
+        String expectedQ22 = q22.replace("        customer\n", "        tpch.tiny.customer\n").replace("        orders\n", "        tpch.tiny.orders\n");
+        assertThat(expectedQ22).contains("tpch.tiny.orders");
+        for (PushdownMode mode : List.of(PushdownMode.AUTO, PushdownMode.FILTER)) {
+            assertThat(query(pushdown(mode), q22)).as("Q22 in mode %s", mode).skippingTypesCheck().matches(expectedQ22);
+        }
+    }
+
+    @Test
     void testFailuresAtStorageAreTrinosErrorsNotStorageErrors()
     {
         // each fails on one row, the same row in every mode

@@ -10,13 +10,16 @@ import io.trino.spi.type.Decimals;
 import io.trino.spi.type.Int128;
 import io.trino.spi.type.RealType;
 import io.trino.spi.type.Type;
+import io.trino.spi.type.VarcharType;
 
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.IntFunction;
 import java.util.function.IntUnaryOperator;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 import static java.lang.Float.intBitsToFloat;
@@ -24,8 +27,8 @@ import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A value computed from the columns of a row: a column, a constant, arithmetic, negation or a
- * cast, with Trino's semantics (see {@link NumericOperators}). NULL in, NULL out: an operator
+ * A value computed from the columns of a row: a column, a constant, arithmetic, negation, a
+ * cast or a substring, with Trino's semantics (see {@link NumericOperators}, {@link Substrings}). NULL in, NULL out: an operator
  * with a NULL operand is NULL and never fails. Its type is the type Trino gives the same
  * expression; the factories refuse what is not computed exactly as Trino would.
  */
@@ -322,6 +325,67 @@ public sealed interface ValueExpression
         public boolean canFail()
         {
             return NumericOperators.castCanFail(input.type(), type) || input.canFail();
+        }
+    }
+
+    /**
+     * {@code substring(input, start [, length])} over varchar, in code points as Trino counts
+     * them (TPC-H Q22 filters and groups on {@code substring(c_phone, 1, 2)}). Its type is the
+     * input's, as Trino types it; it never fails.
+     */
+    record Substring(ValueExpression input, ValueExpression start, Optional<ValueExpression> length)
+            implements ValueExpression
+    {
+        public Substring
+        {
+            requireNonNull(input, "input is null");
+            requireNonNull(start, "start is null");
+            requireNonNull(length, "length is null");
+            checkArgument(input.type() instanceof VarcharType, "substring of %s is not computed near storage", input.type());
+            checkArgument(start.type() == BIGINT, "substring start of type %s", start.type());
+            checkArgument(length.map(ValueExpression::type).orElse(BIGINT) == BIGINT, "substring length of type %s", length.map(ValueExpression::type).orElse(BIGINT));
+        }
+
+        @Override
+        public Type type()
+        {
+            return input.type();
+        }
+
+        @Override
+        public Object evaluate(IntFunction<Block> blocks, int position)
+        {
+            Slice value = (Slice) input.evaluate(blocks, position);
+            if (value == null) {
+                return null;
+            }
+            Long from = (Long) start.evaluate(blocks, position);
+            if (from == null) {
+                return null;
+            }
+            if (length.isEmpty()) {
+                return Substrings.substring(value, from);
+            }
+            Long codePoints = (Long) length.get().evaluate(blocks, position);
+            return codePoints == null ? null : Substrings.substring(value, from, codePoints);
+        }
+
+        @Override
+        public ValueExpression remap(IntUnaryOperator columns)
+        {
+            return new Substring(input.remap(columns), start.remap(columns), length.map(value -> value.remap(columns)));
+        }
+
+        @Override
+        public String format(IntFunction<String> names)
+        {
+            return "substring(%s, %s%s)".formatted(input.format(names), start.format(names), length.map(value -> ", " + value.format(names)).orElse(""));
+        }
+
+        @Override
+        public boolean canFail()
+        {
+            return input.canFail() || start.canFail() || length.map(ValueExpression::canFail).orElse(false);
         }
     }
 }

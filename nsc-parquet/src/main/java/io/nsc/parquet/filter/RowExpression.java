@@ -24,7 +24,6 @@ import java.util.function.IntUnaryOperator;
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.RealType.REAL;
-import static io.trino.spi.type.TypeUtils.readNativeValue;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.lang.Float.intBitsToFloat;
 import static java.lang.Math.toIntExact;
@@ -302,31 +301,44 @@ public sealed interface RowExpression
         }
     }
 
-    /** {@code column IN (values)}: TRUE on a match, else UNKNOWN if a NULL is listed, else FALSE. */
-    record In(int column, Type type, List<Object> values)
+    /**
+     * {@code value IN (values)}, where the value is a column or computed from columns: TRUE on a
+     * match, else UNKNOWN if a NULL is listed, else FALSE.
+     */
+    record In(ValueExpression value, List<Object> values)
             implements RowExpression
     {
         public In
         {
-            requireNonNull(type, "type is null");
+            requireNonNull(value, "value is null");
             values = Collections.unmodifiableList(new ArrayList<>(values));
-            checkArgument(supports(type), "cannot compare %s", type);
+            checkArgument(supports(value.type()), "cannot compare %s", value.type());
+        }
+
+        /** {@code column IN (values)}. */
+        public In(int column, Type type, List<Object> values)
+        {
+            this(ValueExpression.column(column, type), values);
+        }
+
+        public Type type()
+        {
+            return value.type();
         }
 
         @Override
         public Boolean evaluate(IntFunction<Block> blocks, int position)
         {
-            Block block = blocks.apply(column);
-            if (block.isNull(position)) {
+            Object candidate = value.evaluate(blocks, position);
+            if (candidate == null) {
                 return null;
             }
-            Object candidate = readNativeValue(type, block, position);
             boolean listsNull = false;
-            for (Object value : values) {
-                if (value == null) {
+            for (Object listed : values) {
+                if (listed == null) {
                     listsNull = true;
                 }
-                else if (NativeValues.compare(candidate, value) == 0) {
+                else if (NativeValues.compare(candidate, listed) == 0) {
                     return true;
                 }
             }
@@ -336,7 +348,7 @@ public sealed interface RowExpression
         @Override
         public RowExpression remap(IntUnaryOperator columns)
         {
-            return new In(columns.applyAsInt(column), type, values);
+            return new In(value.remap(columns), values);
         }
     }
 

@@ -7,6 +7,7 @@ import io.nsc.parquet.expression.ValueExpression.Cast;
 import io.nsc.parquet.expression.ValueExpression.Column;
 import io.nsc.parquet.expression.ValueExpression.Constant;
 import io.nsc.parquet.expression.ValueExpression.Negation;
+import io.nsc.parquet.expression.ValueExpression.Substring;
 
 import java.util.HashMap;
 import java.util.List;
@@ -74,6 +75,10 @@ final class SharedSubexpressions
                     arithmetic.type());
             case Negation negation -> new Negation(readShared(negation.input(), channels, false));
             case Cast cast -> new Cast(readShared(cast.input(), channels, false), cast.type());
+            case Substring substring -> new Substring(
+                    readShared(substring.input(), channels, false),
+                    readShared(substring.start(), channels, false),
+                    substring.length().map(length -> readShared(length, channels, false)));
             case Column _, Constant _ -> expression;
         };
     }

@@ -14,6 +14,7 @@ import io.nsc.protocol.proto.ScanExpression;
 import io.nsc.protocol.proto.ScanExpressions;
 import io.nsc.protocol.proto.ScanIn;
 import io.nsc.protocol.proto.ScanLike;
+import io.nsc.protocol.proto.ScanSubstring;
 import io.nsc.protocol.proto.ScanValue;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.type.Type;
@@ -45,15 +46,23 @@ public final class RowExpressionCodec
             case RowExpression.Not not -> result.setNot(encode(not.term()));
             case RowExpression.IsNull isNull -> result.setIsNull(isNull.column());
             case RowExpression.Comparison comparison -> result.setComparison(comparison(comparison));
-            case RowExpression.In in -> result.setIn(ScanIn.newBuilder()
-                    .setColumn(in.column())
-                    .setValues(block(in.type(), in.values())));
+            case RowExpression.In in -> result.setIn(in(in));
             case RowExpression.Like like -> result.setLike(ScanLike.newBuilder()
                     .setColumn(like.column())
                     .setPattern(like.pattern())
                     .setEscape(like.escape().map(String::valueOf).orElse("")));
         }
         return result.build();
+    }
+
+    private static ScanIn in(RowExpression.In in)
+    {
+        ScanIn.Builder result = ScanIn.newBuilder().setValues(block(in.type(), in.values()));
+        // a column in the form every release reads
+        if (in.value() instanceof ValueExpression.Column column) {
+            return result.setColumn(column.column()).build();
+        }
+        return result.setValue(encode(in.value())).build();
     }
 
     private static ScanComparison comparison(RowExpression.Comparison comparison)
@@ -83,6 +92,13 @@ public final class RowExpressionCodec
                     .setRight(encode(arithmetic.right())));
             case ValueExpression.Negation negation -> result.setNegation(encode(negation.input()));
             case ValueExpression.Cast cast -> result.setCast(encode(cast.input()));
+            case ValueExpression.Substring substring -> {
+                ScanSubstring.Builder encoded = ScanSubstring.newBuilder()
+                        .setInput(encode(substring.input()))
+                        .setStart(encode(substring.start()));
+                substring.length().ifPresent(length -> encoded.setLength(encode(length)));
+                result.setSubstring(encoded);
+            }
         }
         return result.build();
     }
@@ -154,15 +170,19 @@ public final class RowExpressionCodec
                 case NOT -> new RowExpression.Not(decode(expression.getNot(), depth + 1));
                 case IS_NULL -> new RowExpression.IsNull(checkColumn(expression.getIsNull(), types));
                 case COMPARISON -> comparison(expression.getComparison(), depth);
-                case IN -> {
-                    ScanIn in = expression.getIn();
-                    Type type = types.apply(checkColumn(in.getColumn(), types));
-                    checkArgument(RowExpression.supports(type), "IN on a column of type %s", type);
-                    yield new RowExpression.In(in.getColumn(), type, values.read(type, in.getValues()));
-                }
+                case IN -> in(expression.getIn(), depth);
                 case LIKE -> like(expression.getLike());
                 case NODE_NOT_SET -> throw new IllegalArgumentException("empty expression");
             };
+        }
+
+        private RowExpression in(ScanIn in, int depth)
+        {
+            ValueExpression value = in.hasValue()
+                    ? decode(in.getValue(), depth + 1)
+                    : ValueExpression.column(checkColumn(in.getColumn(), types), types.apply(in.getColumn()));
+            checkArgument(RowExpression.supports(value.type()), "IN on a value of type %s", value.type());
+            return new RowExpression.In(value, values.read(value.type(), in.getValues()));
         }
 
         private RowExpression comparison(ScanComparison comparison, int depth)
@@ -206,11 +226,21 @@ public final class RowExpressionCodec
                 }
                 case NEGATION -> new ValueExpression.Negation(decode(expression.getNegation(), depth + 1));
                 case CAST -> new ValueExpression.Cast(decode(expression.getCast(), depth + 1), type);
+                case SUBSTRING -> substring(expression.getSubstring(), depth);
                 case NODE_NOT_SET -> throw new IllegalArgumentException("empty value expression");
             };
             // the sender's type must be the one Trino gives the expression: a mismatch is a sender that disagrees on semantics
             checkArgument(decoded.type().equals(type), "value of type %s declared as %s", decoded.type(), type);
             return decoded;
+        }
+
+        private ValueExpression substring(ScanSubstring substring, int depth)
+        {
+            checkArgument(substring.hasInput() && substring.hasStart(), "substring without input or start");
+            return new ValueExpression.Substring(
+                    decode(substring.getInput(), depth + 1),
+                    decode(substring.getStart(), depth + 1),
+                    substring.hasLength() ? Optional.of(decode(substring.getLength(), depth + 1)) : Optional.empty());
         }
 
         private Object constant(Type type, ByteString encoded)

@@ -2,6 +2,7 @@ package io.nsc.parquet.wire;
 
 import com.google.protobuf.ByteString;
 import io.airlift.slice.DynamicSliceOutput;
+import io.airlift.slice.Slice;
 import io.nsc.parquet.expression.ArithmeticOperator;
 import io.nsc.parquet.expression.ValueExpression;
 import io.nsc.parquet.filter.RowExpression;
@@ -11,6 +12,7 @@ import io.nsc.protocol.proto.ScanArithmetic;
 import io.nsc.protocol.proto.ScanArithmeticOperator;
 import io.nsc.protocol.proto.ScanComparison;
 import io.nsc.protocol.proto.ScanExpression;
+import io.nsc.protocol.proto.ScanSubstring;
 import io.nsc.protocol.proto.ScanValue;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
@@ -19,6 +21,7 @@ import io.trino.spi.type.Type;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Optional;
 
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -69,6 +72,49 @@ final class TestValueExpressionCodec
         Block[] nulls = row(null, null, null, null, null);
         assertThat(discounted.evaluate(channel -> nulls[channel], 0)).isNull();
         assertThat(computed.evaluate(channel -> nulls[channel], 0)).isNull();
+    }
+
+    @Test
+    void testSubstringsAndInListsOverThemRoundTrip()
+    {
+        // TPC-H Q22: substring(c_phone, 1, 2) IN ('13', '31')
+        ValueExpression code = new ValueExpression.Substring(ValueExpression.column(1, VARCHAR), new ValueExpression.Constant(BIGINT, 1L), Optional.of(new ValueExpression.Constant(BIGINT, 2L)));
+        ValueExpression rest = new ValueExpression.Substring(ValueExpression.column(1, VARCHAR), ValueExpression.column(0, BIGINT), Optional.empty());
+        for (ValueExpression expression : List.of(code, rest)) {
+            assertThat(decode(RowExpressionCodec.encode(expression))).isEqualTo(expression);
+        }
+        RowExpression in = new RowExpression.In(code, List.of(utf8Slice("13"), utf8Slice("31")));
+        assertThat(RowExpressionCodec.encode(in).getIn().hasValue()).isTrue();
+        assertThat(RowExpressionCodec.decode(RowExpressionCodec.encode(in), TYPES::get)).isEqualTo(in);
+        // IN over a column travels in the form every release reads
+        RowExpression columnIn = new RowExpression.In(1, VARCHAR, List.of(utf8Slice("x")));
+        assertThat(RowExpressionCodec.encode(columnIn).getIn().hasValue()).isFalse();
+        assertThat(RowExpressionCodec.decode(RowExpressionCodec.encode(columnIn), TYPES::get)).isEqualTo(columnIn);
+
+        Block[] row = row(2L, "31-555-0101", 2.5, 5L, -3L);
+        assertThat(((Slice) code.evaluate(channel -> row[channel], 0)).toStringUtf8()).isEqualTo("31");
+        assertThat(((Slice) rest.evaluate(channel -> row[channel], 0)).toStringUtf8()).isEqualTo("1-555-0101");
+        assertThat(in.evaluate(channel -> row[channel], 0)).isTrue();
+        assertThat(code.format(channel -> "c" + channel)).isEqualTo("substring(c1, bigint '1', bigint '2')");
+        // NULL in, NULL out: UNKNOWN
+        Block[] nulls = row(null, null, null, null, null);
+        assertThat(code.evaluate(channel -> nulls[channel], 0)).isNull();
+        Block[] noStart = row(null, "31-555-0101", 2.5, 5L, -3L);
+        assertThat(rest.evaluate(channel -> noStart[channel], 0)).isNull();
+        assertThat(in.evaluate(channel -> nulls[channel], 0)).isNull();
+        assertThat(code.canFail()).isFalse();
+
+        // only varchar, with bigint positions
+        ScanValue substringOfBigint = ScanValue.newBuilder().setType("bigint")
+                .setSubstring(ScanSubstring.newBuilder()
+                        .setInput(RowExpressionCodec.encode(ValueExpression.column(0, BIGINT)))
+                        .setStart(RowExpressionCodec.encode(new ValueExpression.Constant(BIGINT, 1L))))
+                .build();
+        assertRefused(substringOfBigint, "substring of bigint is not computed near storage");
+        ScanValue withoutStart = ScanValue.newBuilder().setType("varchar")
+                .setSubstring(ScanSubstring.newBuilder().setInput(RowExpressionCodec.encode(ValueExpression.column(1, VARCHAR))))
+                .build();
+        assertRefused(withoutStart, "substring without input or start");
     }
 
     @Test

@@ -41,8 +41,8 @@ import static io.trino.spi.expression.StandardFunctions.OR_FUNCTION_NAME;
 /**
  * The part of a query's filter that Trino hands over as a {@link ConnectorExpression} (what no
  * domain expresses: LIKE with a constant pattern, OR across columns, NOT, comparisons of columns
- * with each other or of values computed from them, and the comparisons, IN lists and IS NULL
- * inside them), translated conjunct by conjunct into row expressions that
+ * with each other or of values computed from them, IN lists over computed values, and the
+ * comparisons, IN lists and IS NULL inside them), translated conjunct by conjunct into row expressions that
  * storage nodes and workers evaluate exactly as Trino would. A conjunct with anything else stays
  * in Trino's plan. In the table handle an expression is kept as its wire form over column
  * ordinals, base64.
@@ -147,20 +147,23 @@ public final class FilterExpressions
         }
     }
 
+    /** An IN list of constants over a column or over a value computed from columns ({@code substring(c_phone, 1, 2) IN (...)}). */
     private static Optional<RowExpression> in(ConnectorExpression value, ConnectorExpression list, Map<String, ColumnHandle> assignments)
     {
-        Optional<NscColumnHandle> column = column(value, assignments).filter(handle -> RowExpression.supports(handle.type()));
-        if (column.isEmpty() || !(list instanceof Call array) || !array.getFunctionName().equals(ARRAY_CONSTRUCTOR_FUNCTION_NAME)) {
+        Optional<ValueExpression> tested = ValueExpressions.translate(value, assignments)
+                .filter(expression -> !(expression instanceof ValueExpression.Constant))
+                .filter(expression -> RowExpression.supports(expression.type()));
+        if (tested.isEmpty() || !(list instanceof Call array) || !array.getFunctionName().equals(ARRAY_CONSTRUCTOR_FUNCTION_NAME)) {
             return Optional.empty();
         }
         List<Object> values = new ArrayList<>();
         for (ConnectorExpression element : array.getArguments()) {
-            if (!(element instanceof Constant constant) || !sameType(constant.getType(), column.get().type())) {
+            if (!(element instanceof Constant constant) || !sameType(constant.getType(), tested.get().type())) {
                 return Optional.empty();
             }
             values.add(constant.getValue());
         }
-        return Optional.of(new RowExpression.In(column.get().ordinal(), column.get().type(), values));
+        return Optional.of(new RowExpression.In(tested.get(), values));
     }
 
     /**

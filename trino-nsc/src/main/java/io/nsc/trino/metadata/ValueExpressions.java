@@ -12,6 +12,7 @@ import io.trino.spi.expression.Variable;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import static io.trino.spi.expression.StandardFunctions.ADD_FUNCTION_NAME;
 import static io.trino.spi.expression.StandardFunctions.CAST_FUNCTION_NAME;
@@ -23,8 +24,8 @@ import static io.trino.spi.expression.StandardFunctions.SUBTRACT_FUNCTION_NAME;
 
 /**
  * The values of a query's expressions that nsc computes exactly as Trino would: columns,
- * constants, and arithmetic, negation and casts over numbers (see
- * {@link io.nsc.parquet.expression.NumericOperators}), translated from Trino's
+ * constants, arithmetic, negation and casts over numbers (see
+ * {@link io.nsc.parquet.expression.NumericOperators}) and {@code substring} over varchar, translated from Trino's
  * {@link ConnectorExpression} into {@link ValueExpression}s over table column ordinals. Anything
  * else, or a result type other than the one Trino derived, stays Trino's to compute.
  */
@@ -36,6 +37,9 @@ public final class ValueExpressions
             MULTIPLY_FUNCTION_NAME, ArithmeticOperator.MULTIPLY,
             DIVIDE_FUNCTION_NAME, ArithmeticOperator.DIVIDE,
             MODULUS_FUNCTION_NAME, ArithmeticOperator.MODULUS);
+
+    // Trino's two names for one function
+    private static final Set<FunctionName> SUBSTRING = Set.of(new FunctionName("substring"), new FunctionName("substr"));
 
     private ValueExpressions() {}
 
@@ -65,6 +69,18 @@ public final class ValueExpressions
         return !(expression instanceof ValueExpression.Column) && !(expression instanceof ValueExpression.Constant);
     }
 
+    private static Optional<ValueExpression> substring(List<ConnectorExpression> arguments, Map<String, ColumnHandle> assignments)
+    {
+        List<Optional<ValueExpression>> values = arguments.stream()
+                .map(argument -> translate(argument, assignments))
+                .toList();
+        if (values.stream().anyMatch(Optional::isEmpty)) {
+            return Optional.empty();
+        }
+        Optional<ValueExpression> length = values.size() == 3 ? values.get(2) : Optional.empty();
+        return Optional.of(new ValueExpression.Substring(values.get(0).get(), values.get(1).get(), length));
+    }
+
     private static Optional<ValueExpression> call(Call call, Map<String, ColumnHandle> assignments)
     {
         List<ConnectorExpression> arguments = call.getArguments();
@@ -85,6 +101,9 @@ public final class ValueExpressions
                 return translate(arguments.getFirst(), assignments)
                         .<ValueExpression>map(input -> new ValueExpression.Cast(input, call.getType()))
                         .filter(value -> value.type().equals(call.getType()));
+            }
+            if (SUBSTRING.contains(call.getFunctionName()) && (arguments.size() == 2 || arguments.size() == 3)) {
+                return substring(arguments, assignments).filter(value -> value.type().equals(call.getType()));
             }
         }
         catch (IllegalArgumentException e) {

@@ -200,7 +200,8 @@ class Cluster:
         env = self._env(NSC_TRINO_SERVER=self.settings.trino_server, NSC_HTTP_PORT=self.ports.trino, NSC_TRINO_ROLE="coordinator",
                         NSC_TRINO_HEAP=self.settings.trino_heap, NSC_METADATA_ADDRESS=self.metadata_address(),
                         NSC_TRINO_PLUGIN_DIRS=",".join(self.settings.plugins), NSC_TRINO_CATALOG_DIR=catalogs,
-                        NSC_TRINO_JVM_OPTS=" ".join(jvm), NSC_TRINO_NODE_ID="bench-coordinator")
+                        NSC_TRINO_JVM_OPTS=" ".join(jvm), NSC_TRINO_NODE_ID="bench-coordinator",
+                        NSC_CONNECTOR_PROPERTIES=",".join(self.settings.nsc_properties))
         node = os.path.join(self.settings.nsc_home, "bin", "nsc-node")
         trino = self._start("trino", [node, "run", "trino", os.path.join(self.dir, "trino")], env, "compute")
         wait_until("Trino", lambda: '"starting":false' in https_get(f"http://127.0.0.1:{self.ports.trino}/v1/info"), 240, trino, interval=1)

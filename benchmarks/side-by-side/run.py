@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -88,6 +89,9 @@ def parse_args(argv, available_cpus=None):
                                                  "the CPUs, or those --trino-cpus leaves)")
     parser.add_argument("--trino-cpus", help="split testbed: Trino's CPUs, like 0 or 0-1 (default: the lower half, or those "
                                                "--storage-cpus leaves); disjoint from the storage side's")
+    parser.add_argument("--nsc-property", action="append", default=[], metavar="NAME=VALUE",
+                        help="a property of Trino's nsc catalog for this run, like nsc.dynamic-filtering-wait-timeout=5s (repeatable; "
+                             "recorded in environment.json)")
     parser.add_argument("--keep", action="store_true", help="keep the data copies (nsc's replicas, the S3 objects) after the run")
     parser.add_argument("--trino-heap", default=os.environ.get("NSC_BENCH_TRINO_HEAP", "4G"))
     parser.add_argument("--settle", type=int, default=300,
@@ -123,6 +127,9 @@ def parse_args(argv, available_cpus=None):
             parser.error(str(error))
     elif args.storage_cpus or args.trino_cpus:
         parser.error("--storage-cpus and --trino-cpus choose the split testbed's CPU sets: add --testbed split or --testbed both")
+    for prop in args.nsc_property:
+        if not re.fullmatch(r"nsc\.[a-z0-9.-]+=[^=,]+", prop):
+            parser.error(f"--nsc-property takes nsc.<name>=<value>, got '{prop}'")
     for name in ("trino_server", "plugins", "s3proxy_jar"):
         if not getattr(args, name):
             parser.error("run through ./nsc bench, which downloads the Trino server, its hive and iceberg plugins and s3proxy "
@@ -143,6 +150,7 @@ class Settings:
         self.trino_port = int(os.environ.get("NSC_BENCH_TRINO_PORT", "18080"))
         self.trino_heap = args.trino_heap
         self.plaintext = args.plaintext
+        self.nsc_properties = args.nsc_property
         self.netns = os.environ.get("NSC_BENCH_NETNS", "nscbench")
         self.subnet = os.environ.get("NSC_BENCH_SUBNET", "10.77.0")
 
@@ -256,6 +264,7 @@ def machine_facts(args, settings, mode):
         "tls": not args.plaintext,
         "analyze": not args.no_analyze,
         "streams": args.streams,
+        "nsc_properties": args.nsc_property,
         "other_processes_at_start": other_activity(),  # before the testbed exists
     }
 

@@ -168,6 +168,13 @@ class OptionTest(unittest.TestCase):
         self.assertEqual(["shared", "split"], args.testbed_list)
         self.assertEqual({"storage": (0,), "trino": (1,)}, args.cpu_sets)
 
+    def test_nsc_properties_reach_the_catalog_as_given(self):
+        args = run.parse_args(["--nsc-property", "nsc.dynamic-filtering-wait-timeout=5s", "--nsc-property", "nsc.pushdown=raw"] + _ARGS, (0, 1))
+        self.assertEqual(["nsc.dynamic-filtering-wait-timeout=5s", "nsc.pushdown=raw"], args.nsc_property)
+        self.assertEqual([], run.parse_args(_ARGS, (0, 1)).nsc_property)
+        for bad in ["pushdown=raw", "nsc.pushdown", "nsc.a=b,nsc.c=d", "hive.x=1"]:
+            self.assertIn("--nsc-property takes nsc.<name>=<value>", self._error(["--nsc-property", bad]))
+
     def test_bad_choices_are_usage_errors(self):
         self.assertIn("invalid choice: 'apart'", self._error(["--testbed", "apart"]))
         self.assertIn("disjoint", self._error(["--testbed", "split", "--storage-cpus", "1", "--trino-cpus", "1"]))

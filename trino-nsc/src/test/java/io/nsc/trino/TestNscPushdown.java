@@ -109,6 +109,30 @@ final class TestNscPushdown
     }
 
     @Test
+    void testRawSplitsPlannedBeforeTheDynamicFilterBecomeStorageScansOnceItStands()
+    {
+        // TPC-H Q18's shape: lineitem joined with a few orders. Planning does not wait for the
+        // filter, so auto plans lineitem's splits raw (no predicate); by the time the join reads
+        // them the filter on l_orderkey stands, and they are scanned at the storage nodes with it.
+        String sql = "SELECT count(*), sum(l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey WHERE o.o_totalprice > 400000";
+        Session late = Session.builder(pushdown(PushdownMode.AUTO))
+                .setSystemProperty("join_distribution_type", "BROADCAST")
+                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT, "0s")
+                .build();
+        MaterializedRow expected = computeActual(tpchSession(), sql).getMaterializedRows().getFirst();
+        assertThat((long) expected.getField(0)).isBetween(1L, 500L);
+        QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), late, sql);
+        assertThat(counters.result().getMaterializedRows()).containsExactly(expected);
+        assertThat(counters.splitMetric(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER)).isZero();
+        long rescanned = counters.connectorMetric(ReadMetrics.SPLITS_FILTER_AFTER_DYNAMIC_FILTER);
+        assertThat(rescanned).isPositive();
+        assertThat(counters.connectorMetric(ReadMetrics.SPLITS_FILTER)).isGreaterThanOrEqualTo(rescanned);
+        // only the joining rows crossed the network
+        QueryCounters raw = QueryCounters.run(getDistributedQueryRunner(), Session.builder(late).setCatalogSessionProperty("nsc", NscSessionProperties.PUSHDOWN, "RAW").build(), sql);
+        assertThat(counters.physicalInputBytes() * 4).isLessThan(raw.physicalInputBytes());
+    }
+
+    @Test
     void testAdaptiveAutoReadsEverySplitOnceInSomeModeWithTheSameRows()
     {
         Session adaptive = Session.builder(pushdown(PushdownMode.AUTO))

@@ -1,5 +1,6 @@
 package io.nsc.protocol.stats;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -279,6 +280,34 @@ public final class CompactFileStats
         int position = chunkPosition(descriptor, rowGroup)
                 + encoded[descriptor + COLUMN_MIN_WIDTH] + encoded[descriptor + COLUMN_RANGE_WIDTH] + encoded[descriptor + COLUMN_SIZE_WIDTH];
         return (int) INT.get(encoded, descriptor + COLUMN_NULL_BASE) + unsigned(position, encoded[descriptor + COLUMN_NULL_WIDTH]) - 1;
+    }
+
+    /**
+     * These row groups' stats alone, numbered from 0 in the order given, without Bloom filters:
+     * a few dozen bytes a row group, small enough to travel with a split.
+     */
+    public CompactFileStats ofRowGroups(List<Integer> rowGroups)
+    {
+        List<KeyKind> kinds = new ArrayList<>(columnCount);
+        for (int column = 0; column < columnCount; column++) {
+            kinds.add(keyKind(column));
+        }
+        Builder builder = builder(kinds);
+        if (footerOffset() >= 0 && footerLength() >= 0) {
+            builder.footer(footerOffset(), footerLength());
+        }
+        for (int rowGroup : rowGroups) {
+            builder.addRowGroup(rowGroupRowCount(rowGroup), rowGroupOffset(rowGroup));
+            for (int column = 0; column < columnCount; column++) {
+                boolean minMax = hasMinMax(rowGroup, column);
+                builder.addColumnChunk(
+                        compressedSize(rowGroup, column),
+                        minMax ? OptionalLong.of(min(rowGroup, column)) : OptionalLong.empty(),
+                        minMax ? OptionalLong.of(max(rowGroup, column)) : OptionalLong.empty(),
+                        nullCount(rowGroup, column));
+            }
+        }
+        return builder.build();
     }
 
     /**

@@ -24,6 +24,7 @@ import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.NscTopN;
+import io.nsc.trino.split.LateDynamicFilter;
 import io.nsc.trino.split.NscAggregationSplit;
 import io.nsc.trino.split.NscSplit;
 import io.nsc.trino.split.ScanMode;
@@ -109,6 +110,14 @@ public class NscPageSourceProvider
         NscSplit nscSplit = (NscSplit) split;
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
         OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
+        if (rowIdChannel.isEmpty() && nscSplit.rowGroupStats().isPresent()) {
+            ScanMode mode = LateDynamicFilter.mode(handle, nscSplit, NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate()), nodeLoad.get(nscSplit.addresses().getFirst().toString()));
+            if (mode != nscSplit.mode()) {
+                return new CountedPageSource(
+                        read(session, mode, nscSplit, handle, columns, dynamicFilter, rowIdChannel),
+                        ReadMetrics.SPLITS_FILTER_AFTER_DYNAMIC_FILTER);
+            }
+        }
         if (!adapts(session, handle, columns, rowIdChannel)) {
             return read(session, nscSplit.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel);
         }

@@ -19,6 +19,8 @@ public final class ReadMetrics
     public static final String AGGREGATION_ROW_GROUPS_FROM_STATS = "aggregation_row_groups_from_stats";
     /** Splits the worker read in the other mode than the coordinator chose, from what earlier splits measured ({@code auto}). */
     public static final String SPLITS_MODE_CHANGED = "splits_mode_changed_by_worker";
+    /** Splits planned as raw reads before the join's dynamic filter arrived, scanned by a storage node with it ({@code auto}). */
+    public static final String SPLITS_FILTER_AFTER_DYNAMIC_FILTER = "splits_filter_after_dynamic_filter";
     /** Splits scanned by a storage node. */
     public static final String SPLITS_FILTER = "filter_splits_scanned";
     /** Bytes that crossed the network from storage nodes: Parquet ranges or compressed pages. */

@@ -1,12 +1,15 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
+import io.airlift.slice.SizeOf;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ConnectorSplit;
 
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.airlift.slice.SizeOf.estimatedSizeOf;
@@ -17,6 +20,10 @@ import static java.util.Objects.requireNonNull;
 /**
  * Row groups of one file that survived pruning. The addresses are the storage nodes holding a
  * replica, in the order the page source tries them; any Trino worker can read them.
+ *
+ * @param rowGroupStats the row groups' compact stats (base64), carried by a split planned as a
+ * raw read while the join's dynamic filter was still to come, so that the worker can choose its
+ * mode again once the filter stands ({@link LateDynamicFilter})
  */
 public record NscSplit(
         String fileId,
@@ -25,7 +32,8 @@ public record NscSplit(
         long rowCount,
         long compressedBytes,
         List<HostAddress> addresses,
-        ScanMode mode)
+        ScanMode mode,
+        Optional<String> rowGroupStats)
         implements ConnectorSplit
 {
     private static final int INSTANCE_SIZE = instanceSize(NscSplit.class);
@@ -39,6 +47,12 @@ public record NscSplit(
         checkArgument(!rowGroups.isEmpty(), "split without row groups");
         checkArgument(!addresses.isEmpty(), "split without replicas");
         requireNonNull(mode, "mode is null");
+        requireNonNull(rowGroupStats, "rowGroupStats is null");
+    }
+
+    public NscSplit(String fileId, long fileSize, List<Integer> rowGroups, long rowCount, long compressedBytes, List<HostAddress> addresses, ScanMode mode)
+    {
+        this(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, mode, Optional.empty());
     }
 
     /** The split with only some of its row groups (at least one), its rows and bytes recounted from the file's stats. */
@@ -46,12 +60,25 @@ public record NscSplit(
     {
         long rows = newRowGroups.stream().mapToLong(stats::rowGroupRowCount).sum();
         long bytes = newRowGroups.stream().mapToLong(stats::rowGroupCompressedSize).sum();
-        return new NscSplit(fileId, fileSize, newRowGroups, rows, bytes, addresses, mode);
+        return new NscSplit(fileId, fileSize, newRowGroups, rows, bytes, addresses, mode, Optional.empty());
     }
 
     public NscSplit withMode(ScanMode newMode)
     {
-        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, newMode);
+        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, newMode, rowGroupStats);
+    }
+
+    /** The split carrying its row groups' stats, taken from its file's. */
+    public NscSplit withRowGroupStats(CompactFileStats fileStats)
+    {
+        String encoded = Base64.getEncoder().encodeToString(fileStats.ofRowGroups(rowGroups).encoded());
+        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, mode, Optional.of(encoded));
+    }
+
+    /** The stats it carries, its row groups numbered from 0 in split order. */
+    public Optional<CompactFileStats> decodedRowGroupStats()
+    {
+        return rowGroupStats.map(encoded -> CompactFileStats.wrap(Base64.getDecoder().decode(encoded)));
     }
 
     @Override
@@ -79,6 +106,7 @@ public record NscSplit(
                 + estimatedSizeOf(fileId)
                 + estimatedSizeOf(rowGroups, _ -> INTEGER_INSTANCE_SIZE)
                 + estimatedSizeOf(addresses, HostAddress::getRetainedSizeInBytes)
-                + sizeOf(0L);
+                + sizeOf(0L)
+                + sizeOf(rowGroupStats, SizeOf::estimatedSizeOf);
     }
 }

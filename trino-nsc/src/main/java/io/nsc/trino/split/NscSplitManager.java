@@ -65,13 +65,13 @@ public class NscSplitManager
         PushdownMode pushdown = getPushdown(session);
         if (pushdown == PushdownMode.NONE) {
             // the baseline ships every row group
-            return new NscSplitSource(files, (_, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), handle.aggregation(), DynamicFilter.EMPTY, 0);
+            return new NscSplitSource(files, (_, _, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         TupleDomain<NscColumnHandle> predicate = handle.constraint()
                 .intersect(NscColumnHandle.ofTableColumns(constraint.getSummary()));
         if (predicate.isNone()) {
             // no row can match: no file need be read (a pushed-down aggregation still gets its one split, of no part)
-            return new NscSplitSource(files, (_, _) -> Optional.empty(), handle.aggregation(), DynamicFilter.EMPTY, 0);
+            return new NscSplitSource(files, (_, _, _) -> Optional.empty(), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
         ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad);
@@ -89,7 +89,7 @@ public class NscSplitManager
         Supplier<TableFileBatches> files = handle.constraint().isNone()
                 ? TableFileBatches::none
                 : () -> CompactionCandidates.filter(tableFilesCache.fileBatches(handle), fileSizeThreshold, listed::add);
-        NscSplitSource splits = new NscSplitSource(files, (_, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), Optional.empty(), DynamicFilter.EMPTY, 0);
+        NscSplitSource splits = new NscSplitSource(files, (_, _, _) -> Optional.of(Preparation.ready(batch -> planner.plan(batch, Optional.empty()))), Optional.empty(), DynamicFilter.EMPTY, 0);
         return new OptimizeSplitSource(splits, listed);
     }
 }

@@ -113,7 +113,7 @@ public class NscSplitSource
                         .thenApply(_ -> EMPTY_BATCH)
                         .completeOnTimeout(EMPTY_BATCH, leftMillis, MILLISECONDS);
             }
-            preparation = planning.start(dynamicFilter.getCurrentPredicate(), this::listFiles);
+            preparation = planning.start(dynamicFilter.getCurrentPredicate(), dynamicFilter.isAwaitable(), this::listFiles);
             started = true;
             publishMetrics();
         }

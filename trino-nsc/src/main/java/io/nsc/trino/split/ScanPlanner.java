@@ -1,7 +1,6 @@
 package io.nsc.trino.split;
 
-import com.google.common.collect.ImmutableList;
-import io.nsc.protocol.predicate.ColumnPredicate;
+import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.trino.PushdownMode;
 import io.nsc.trino.client.StorageNodeLoad;
 import io.nsc.trino.metadata.NscAggregation;
@@ -16,9 +15,6 @@ import io.trino.spi.predicate.TupleDomain;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
@@ -55,14 +51,14 @@ final class ScanPlanner
     }
 
     @Override
-    public Optional<Preparation> start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<TableFileBatches> files)
+    public Optional<Preparation> start(TupleDomain<ColumnHandle> dynamicFilter, boolean dynamicFilterPending, Supplier<TableFileBatches> files)
     {
         TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter);
         if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
             // the join's build side is empty: nothing here can join with it, and no file need be read
             return Optional.empty();
         }
-        Scan scan = new Scan(dynamic);
+        Scan scan = new Scan(dynamic, dynamicFilterPending);
         if (scan.topN.isPresent()) {
             return Optional.of(new TopNPass(scan, files));
         }
@@ -78,7 +74,7 @@ final class ScanPlanner
         private final Optional<NscAggregation> answeredFromStats;
         private final ModeChooser modes;
 
-        Scan(TupleDomain<NscColumnHandle> dynamic)
+        Scan(TupleDomain<NscColumnHandle> dynamic, boolean dynamicFilterPending)
         {
             boolean pruning = predicate.isPresent();
             this.dynamicPruning = pruning && !dynamic.isAll() ? Optional.of(StatsPredicates.toPruningPredicate(dynamic)) : Optional.empty();
@@ -88,7 +84,7 @@ final class ScanPlanner
             boolean statsKnowMatches = pruning && dynamic.isAll() && handle.filterExpressions().isEmpty();
             this.topN = handle.topN().filter(_ -> statsKnowMatches && (handle.constraintEnforced() || handle.constraint().isAll()));
             this.answeredFromStats = handle.aggregation().filter(aggregation -> statsKnowMatches && StatsAnswers.applies(aggregation));
-            this.modes = new ModeChooser(dynamic);
+            this.modes = new ModeChooser(dynamic, dynamicFilterPending);
         }
 
         List<NscSplit> prunedSplits(List<FileEntry> batch)
@@ -176,28 +172,24 @@ final class ScanPlanner
         return topN.order().getFirst().column().ordinal();
     }
 
-    /** The scan mode of each split, from what the query reads and filters and the node's load. */
+    /**
+     * The scan mode of each split, from what the query reads and filters and the node's load. A
+     * split read raw while the join's dynamic filter is still to come carries its row groups'
+     * stats, so that the worker can choose again once the filter stands
+     * ({@link LateDynamicFilter}).
+     */
     private final class ModeChooser
     {
         private final boolean chooses;
-        private final List<Integer> outputColumns;
-        private final List<Integer> readColumns;
-        private final List<ColumnPredicate> columnPredicates;
-        private final boolean exact;
+        private final SplitModeEstimator estimator;
+        private final boolean dynamicFilterPending;
 
-        ModeChooser(TupleDomain<NscColumnHandle> dynamicFilter)
+        ModeChooser(TupleDomain<NscColumnHandle> dynamicFilter, boolean dynamicFilterPending)
         {
             // a pruning-only predicate is Trino's to evaluate: storage scans would apply none
             this.chooses = pushdown != PushdownMode.RAW && (handle.constraintEnforced() || handle.constraint().isAll());
-            this.outputColumns = handle.projectedColumns().orElse(handle.columns()).stream()
-                    .map(NscColumnHandle::ordinal)
-                    .collect(toImmutableList());
-            Set<Integer> read = new TreeSet<>(outputColumns);
-            handle.constraint().getDomains().ifPresent(domains -> domains.keySet().forEach(column -> read.add(column.ordinal())));
-            this.readColumns = ImmutableList.copyOf(read);
-            PruningPredicate estimated = StatsPredicates.toPruningPredicate(handle.constraint().intersect(dynamicFilter));
-            this.columnPredicates = estimated.columns();
-            this.exact = estimated.fullyTranslated() && handle.filterExpressions().isEmpty();
+            this.estimator = new SplitModeEstimator(handle, dynamicFilter);
+            this.dynamicFilterPending = dynamicFilterPending;
         }
 
         List<NscSplit> choose(List<NscSplit> splits, List<FileEntry> files)
@@ -211,26 +203,12 @@ final class ScanPlanner
             Map<String, FileEntry> filesById = files.stream().collect(toImmutableMap(FileEntry::fileId, file -> file));
             return splits.stream()
                     .map(split -> {
-                        ScanModeChooser.Estimate estimate = ScanModeChooser.estimate(
-                                filesById.get(split.fileId()).stats(),
-                                split.rowGroups(),
-                                readColumns,
-                                outputColumns,
-                                columnPredicates,
-                                exact,
-                                rowBound());
-                        return split.withMode(ScanModeChooser.choose(estimate, nodeLoad.get(split.addresses().getFirst().toString())));
+                        CompactFileStats stats = filesById.get(split.fileId()).stats();
+                        ScanMode mode = ScanModeChooser.choose(estimator.estimate(stats, split.rowGroups()), nodeLoad.get(split.addresses().getFirst().toString()));
+                        NscSplit chosen = split.withMode(mode);
+                        return mode == ScanMode.RAW && dynamicFilterPending ? chosen.withRowGroupStats(stats) : chosen;
                     })
                     .collect(toImmutableList());
-        }
-
-        /** The most rows a storage scan of one split returns, if bounded. */
-        private OptionalLong rowBound()
-        {
-            if (handle.limit().isPresent()) {
-                return handle.limit();
-            }
-            return handle.topN().map(topN -> OptionalLong.of(topN.count())).orElse(OptionalLong.empty());
         }
     }
 }

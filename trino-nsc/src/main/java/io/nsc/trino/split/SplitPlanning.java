@@ -19,11 +19,12 @@ public interface SplitPlanning
 {
     /**
      * @param dynamicFilter the join's dynamic filter as it stands when planning starts
+     * @param dynamicFilterPending whether the filter may still narrow (the wait for it ran out)
      * @param files opens a listing of the table version's files, a batch at a time, for the
      *         preparation that must see every file; whoever opens one closes it
      * @return empty when no row of the table can match: the scan lists no file and plans no split
      */
-    Optional<Preparation> start(TupleDomain<ColumnHandle> dynamicFilter, Supplier<TableFileBatches> files);
+    Optional<Preparation> start(TupleDomain<ColumnHandle> dynamicFilter, boolean dynamicFilterPending, Supplier<TableFileBatches> files);
 
     /**
      * What must be read before the first batch is planned, read a few batches at a time so that

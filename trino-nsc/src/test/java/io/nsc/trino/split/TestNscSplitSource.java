@@ -352,11 +352,42 @@ final class TestNscSplitSource
     }
 
     @Test
+    void testRawSplitsPlannedBeforeTheDynamicFilterCarryTheirStats()
+    {
+        // auto without a predicate reads raw; the worker may choose again once a pending filter stands
+        for (boolean pending : List.of(true, false)) {
+            DynamicFilter filter = pending ? new PendingDynamicFilter() : new CompletedDynamicFilter(TupleDomain.all());
+            ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.AUTO, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD);
+            NscSplitSource source = new NscSplitSource(new Listing(files, BATCH_SIZE), scan, Optional.empty(), filter, 0);
+            List<ConnectorSplit> splits = new ArrayList<>();
+            drain(source, 1000, splits);
+            assertThat(splits).isNotEmpty();
+            for (ConnectorSplit split : splits) {
+                NscSplit nscSplit = (NscSplit) split;
+                assertThat(nscSplit.mode()).isEqualTo(ScanMode.RAW);
+                assertThat(nscSplit.rowGroupStats().isPresent()).as("pending %s", pending).isEqualTo(pending);
+                if (pending) {
+                    FileEntry file = files.stream().filter(entry -> entry.fileId().equals(nscSplit.fileId())).findFirst().orElseThrow();
+                    CompactFileStats own = nscSplit.decodedRowGroupStats().orElseThrow();
+                    assertThat(own.rowGroupCount()).isEqualTo(nscSplit.rowGroups().size());
+                    for (int index = 0; index < nscSplit.rowGroups().size(); index++) {
+                        int rowGroup = nscSplit.rowGroups().get(index);
+                        assertThat(own.rowGroupRowCount(index)).isEqualTo(file.stats().rowGroupRowCount(rowGroup));
+                        assertThat(own.min(index, 0)).isEqualTo(file.stats().min(rowGroup, 0));
+                        assertThat(own.max(index, 1)).isEqualTo(file.stats().max(rowGroup, 1));
+                        assertThat(own.nullCount(index, 1)).isEqualTo(file.stats().nullCount(rowGroup, 1));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void testScanMatchingNoRowListsNothingAndAnAggregationGetsItsSplit()
     {
         NscAggregation aggregation = new NscAggregation(List.of(), List.of(new NscAggregateColumnHandle("c", AggregateKind.COUNT_ALL, Optional.empty(), BIGINT)));
         Listing listing = new Listing(files, BATCH_SIZE);
-        NscSplitSource source = new NscSplitSource(listing, (_, _) -> Optional.empty(), Optional.of(aggregation), DynamicFilter.EMPTY, 0);
+        NscSplitSource source = new NscSplitSource(listing, (_, _, _) -> Optional.empty(), Optional.of(aggregation), DynamicFilter.EMPTY, 0);
         ConnectorSplitBatch batch = source.getNextBatch(100).join();
         assertThat(batch.getSplits()).containsExactly(new NscAggregationSplit(List.of(), Optional.empty()));
         assertThat(batch.isNoMoreSplits()).isTrue();
@@ -643,6 +674,41 @@ final class TestNscSplitSource
                     }
                 }
             };
+        }
+    }
+
+    /** A join's filter that has not arrived (and will not, in the test): planning's wait for it ran out. */
+    private static final class PendingDynamicFilter
+            implements DynamicFilter
+    {
+        @Override
+        public Set<ColumnHandle> getColumnsCovered()
+        {
+            return Set.of(X);
+        }
+
+        @Override
+        public CompletableFuture<?> isBlocked()
+        {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public boolean isComplete()
+        {
+            return false;
+        }
+
+        @Override
+        public boolean isAwaitable()
+        {
+            return true;
+        }
+
+        @Override
+        public TupleDomain<ColumnHandle> getCurrentPredicate()
+        {
+            return TupleDomain.all();
         }
     }
 

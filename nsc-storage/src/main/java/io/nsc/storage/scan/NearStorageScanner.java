@@ -44,7 +44,27 @@ public final class NearStorageScanner
             CounterStat refusedBusy,
             CounterStat corruptScans,
             CounterStat earlyFlushes,
-            AtomicLong peakMemoryBytes) {}
+            AtomicLong peakMemoryBytes)
+    {
+        /** All at zero, for a new scanner. */
+        static Counters zero()
+        {
+            return new Counters(
+                    new AtomicLong(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new CounterStat(),
+                    new AtomicLong());
+        }
+    }
 
     private final ExecutorService scanThreads;
     private final ParquetFileStore store;
@@ -54,20 +74,7 @@ public final class NearStorageScanner
     private final ScanCaches caches;
     // page indexes skip pages a scan's predicate cannot match, in files whose writer wrote them
     private final ParquetReaderOptions readerOptions = ParquetReaderOptions.defaultOptions();
-    private final Counters counters = new Counters(
-            new AtomicLong(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new CounterStat(),
-            new AtomicLong());
+    private final Counters counters = Counters.zero();
 
     /**
      * @param footerCacheSize memory for the parsed footers of files recently scanned, reserved in

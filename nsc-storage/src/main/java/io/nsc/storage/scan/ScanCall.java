@@ -4,70 +4,44 @@ import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
-import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.airlift.log.Logger;
-import io.grpc.Metadata;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.nsc.parquet.memory.MemoryBudget;
-import io.nsc.parquet.memory.MemoryLimitExceededException;
-import io.nsc.parquet.scan.FilteredScan;
-import io.nsc.parquet.scan.ParquetScanReader;
-import io.nsc.parquet.scan.RowGroupPageIndexes;
 import io.nsc.parquet.wire.PageCodec;
-import io.nsc.parquet.wire.QueryFailures;
 import io.nsc.protocol.proto.PageBatch;
 import io.nsc.protocol.proto.ScanRequest;
 import io.nsc.protocol.proto.ScanResponse;
 import io.nsc.protocol.proto.ScanSummary;
 import io.nsc.protocol.server.StreamingServerCall;
 import io.nsc.storage.memory.NodeMemoryPool;
-import io.nsc.storage.memory.PoolExhaustedException;
 import io.nsc.storage.memory.PoolReservation;
-import io.nsc.storage.store.CorruptBlockException;
-import io.nsc.storage.store.DamagedCopies;
 import io.nsc.storage.store.ParquetFileStore;
 import io.nsc.storage.store.StoredFile;
-import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.ParquetReaderOptions;
-import io.trino.parquet.metadata.BlockMetadata;
-import io.trino.parquet.metadata.ColumnChunkMetadata;
-import io.trino.parquet.metadata.ParquetMetadata;
-import io.trino.parquet.reader.MetadataReader;
 import io.trino.spi.Page;
-import io.trino.spi.TrinoException;
-import org.apache.parquet.hadoop.metadata.ColumnPath;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.nio.file.NoSuchFileException;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static com.google.common.collect.ImmutableSet.toImmutableSet;
-import static io.nsc.protocol.client.NodeBusy.RETRY_AFTER_MILLIS;
-import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.lang.Math.max;
 import static java.lang.Math.min;
 import static java.util.Objects.requireNonNull;
 
 /**
- * One Scan call's stream: its steps on the node's scan threads, flow control, the memory budget
- * of the reader's buffers and the batch in the making, CPU accounting, the summary, and how a
- * failure becomes the call's status. What the request asks for is {@link ScanPlan}'s; folding rows
- * into an aggregation or top-N under the budget is {@link ScanFold}'s. A batch is produced only
- * when gRPC says the client can take it (flow control), so a slow worker holds the node to one
- * batch in the making plus the message in flight. The work runs on the node's scan threads (as many as it has cores, by default), never on
- * gRPC's: many concurrent scans share the cores in turn instead of each taking a thread of its
- * own. A call's steps (open, each drain, a cancellation) run one at a time in order, so the state
- * here needs no locking.
+ * One Scan call's stream: its steps on the node's scan threads, flow control, the batches and
+ * the summary, and what its end gives back. What the request asks for is {@link ScanPlan}'s;
+ * the file and the reader over it are {@link ScanSource}'s; folding rows into an aggregation or
+ * top-N under the budget is {@link ScanFold}'s; how a failure becomes the call's status is
+ * {@link ScanStatuses}'; the CPU the call used is {@link ThreadCpuClock}'s. A batch is produced
+ * only when gRPC says the client can take it (flow control), so a slow worker holds the node to
+ * one batch in the making plus the message in flight. The work runs on the node's scan threads
+ * (as many as it has cores, by default), never on gRPC's: many concurrent scans share the cores
+ * in turn instead of each taking a thread of its own. A call's steps (open, each drain, a
+ * cancellation) run one at a time in order, so the state here needs no locking.
  * <p>
  * Nothing in the request is trusted: its size, row groups and the sizes of its expressions and
  * values are checked before they are decoded (INVALID_ARGUMENT), and what the scan holds (decoded
@@ -85,13 +59,11 @@ final class ScanCall
         extends StreamingServerCall<ScanResponse>
 {
     private static final Logger log = Logger.get(ScanCall.class);
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final int MIN_BATCH_BYTES = 16 * 1024;
     // the share of the budget an aggregation's groups or a top-N's rows may hold: the rest is for
     // the reader's buffers and the batch in the making
     private static final int FOLD_SHARE_DIVISOR = 2;
 
-    private final ParquetFileStore store;
     private final StoredFile file;
     private final ScanRequest request;
     private final int batchBytes;
@@ -100,28 +72,20 @@ final class ScanCall
     private final PoolReservation reservation;
     private final MemoryBudget memory;
     private ListenableFuture<Void> admission;
-    private final AggregatedMemoryContext readerMemory = newSimpleAggregatedMemoryContext();
-    // what is reserved for the reader's buffers and the batch in the making, as last charged
-    private long readerReserved;
-    private long batchReserved;
-    private final ScanCaches caches;
-    private final ParquetReaderOptions readerOptions;
+    private final BudgetCharge batchCharge;
+    private final ScanStatuses statuses;
+    private final ScanSource source;
+    private final ThreadCpuClock cpu = new ThreadCpuClock();
     private final NearStorageScanner.Counters counters;
     // the call's steps, in order and never two at once, on the node's bounded scan threads
     private final Executor steps;
     private final AtomicBoolean drainQueued = new AtomicBoolean();
 
-    private StoredParquetDataSource dataSource;
-    private FilteredScan scan;
     private Optional<ScanFold> fold = Optional.empty();
     private PageCodec codec;
     private long bytesSent;
     // rows in the pages sent: the filtered rows, or the groups of an aggregation
     private long rowsSent;
-    // CPU charged so far, and the thread CPU time it was last charged up to (within a callback)
-    private long cpuNanos;
-    private long cpuMark;
-    private Thread cpuMarkThread;
 
     ScanCall(
             ParquetFileStore store,
@@ -137,7 +101,6 @@ final class ScanCall
             Executor scanThreads)
     {
         super(call);
-        this.store = requireNonNull(store, "store is null");
         this.file = requireNonNull(file, "file is null");
         this.request = requireNonNull(request, "request is null");
         this.batchBytes = request.getTargetBatchBytes() <= 0 ? maxBatchBytes : max(MIN_BATCH_BYTES, min(request.getTargetBatchBytes(), maxBatchBytes));
@@ -145,9 +108,10 @@ final class ScanCall
         this.pool = requireNonNull(pool, "pool is null");
         this.reservation = new PoolReservation(pool, min(limits.admissionBytes(), limits.memoryBytes()));
         this.memory = new MemoryBudget("Scan of file %s".formatted(file.id()), limits.memoryBytes(), reservation);
-        this.caches = requireNonNull(caches, "caches is null");
-        this.readerOptions = requireNonNull(readerOptions, "readerOptions is null");
+        this.batchCharge = new BudgetCharge(memory, "a batch of pages");
         this.counters = requireNonNull(counters, "counters is null");
+        this.statuses = new ScanStatuses(store, file, counters);
+        this.source = new ScanSource(store, file, caches, readerOptions, memory, reservation, statuses);
         this.steps = MoreExecutors.newSequentialExecutor(requireNonNull(scanThreads, "scanThreads is null"));
     }
 
@@ -177,11 +141,9 @@ final class ScanCall
             @Override
             public void onFailure(Throwable failure)
             {
-                if (failure instanceof PoolExhaustedException refused) {
-                    fail(nodeBusy(refused));
-                }
-                else if (!(failure instanceof CancellationException)) {
-                    fail(Status.INTERNAL.withDescription("Scan of file %s: admission failed: %s".formatted(file.id(), failure)).withCause(failure).asRuntimeException());
+                // a cancelled admission is the client's cancellation, which ended the call
+                if (!(failure instanceof CancellationException)) {
+                    fail(statuses.admissionFailed(failure));
                 }
             }
         }, steps);
@@ -200,29 +162,16 @@ final class ScanCall
 
     private void openAndDrain()
     {
-        markCpu();
+        cpu.mark();
         try {
             open();
         }
-        catch (StatusRuntimeException e) {
-            fail(damagedOr(e, e));
-            return;
-        }
-        catch (MemoryLimitExceededException e) {
-            fail(resourceExhausted(e));
-            return;
-        }
-        catch (NoSuchFileException e) {
-            // deleted as an orphan between the lookup and here: as if the lookup had come later
-            fail(Status.NOT_FOUND.withDescription("File %s not found on this node".formatted(file.id())).asRuntimeException());
-            return;
-        }
         catch (IOException | RuntimeException e) {
-            fail(damagedOr(e, badData(e)));
+            fail(statuses.openFailed(e));
             return;
         }
         finally {
-            chargeCpu();
+            cpu.charge();
         }
         drain();
     }
@@ -233,64 +182,16 @@ final class ScanCall
         ScanPlan plan = new ScanPlan(request, file.id(), limits, memory, limits.memoryBytes() / FOLD_SHARE_DIVISOR);
         fold = ScanFold.of(plan);
         codec = new PageCodec(request.getCompression());
-        dataSource = new StoredParquetDataSource(file, store.openReader(file), readerOptions);
-        ParquetMetadata footer = footer();
-        plan.checkRowGroupsInFile(footer);
-        ParquetScanReader reader = ParquetScanReader.create(
-                dataSource,
-                footer,
-                request.getRowGroupsList(),
-                plan.columns(),
-                plan.predicate(),
-                this::pageIndexes,
-                readerOptions,
-                readerMemory,
-                this::badData);
-        scan = new FilteredScan(reader, plan.computed(), plan.filter(), plan.outputChannels(), plan.limit());
-    }
-
-    /**
-     * The file's footer, from the cache or parsed here. The scan holds it until it ends, so its
-     * bytes are the scan's in the node's pool (the cache's own bytes are reserved for the cache).
-     */
-    private ParquetMetadata footer()
-    {
-        try {
-            ParsedFooter parsed = caches.footers().get(file.id(), () -> ParsedFooter.of(MetadataReader.readFooter(dataSource, Optional.empty())));
-            reservation.grow(parsed.retainedBytes(), "the file's footer");
-            return parsed.metadata();
-        }
-        catch (ExecutionException | UncheckedExecutionException e) {
-            throw badData(e.getCause());
-        }
-    }
-
-    /**
-     * A row group's page indexes, from the cache or read here, of all its columns, since the next
-     * scan of the file may filter and read others. Held by the scan like its footer.
-     */
-    private RowGroupPageIndexes pageIndexes(int rowGroup, BlockMetadata block, Set<ColumnPath> columns)
-            throws IOException
-    {
-        try {
-            RowGroupPageIndexes indexes = caches.pageIndexes().get(
-                    new ScanCaches.RowGroup(file.id(), rowGroup),
-                    () -> RowGroupPageIndexes.read(dataSource, block, block.columns().stream().map(ColumnChunkMetadata::getPath).collect(toImmutableSet())));
-            reservation.grow(indexes.retainedBytes(), "a row group's page indexes");
-            return indexes;
-        }
-        catch (ExecutionException | UncheckedExecutionException e) {
-            throw badData(e.getCause());
-        }
+        source.open(plan, request.getRowGroupsList());
     }
 
     private void drain()
     {
-        if (scan == null) {
+        if (!source.readerOpened()) {
             // not admitted or not opened yet: the open drains when it is done
             return;
         }
-        markCpu();
+        cpu.mark();
         try {
             // one batch per step, then back in the queue: a long scan does not keep a scan
             // thread from the scans that arrived after it
@@ -301,59 +202,12 @@ final class ScanCall
                 scheduleDrain();
             }
         }
-        catch (StatusRuntimeException e) {
-            fail(damagedOr(e, e));
-        }
-        catch (TrinoException e) {
-            if (DamagedCopies.findCorruption(e).isPresent()) {
-                fail(damagedOr(e, null));
-                return;
-            }
-            // an aggregate overflowed, or an expression failed, as Trino's own would have: the
-            // query's error, not the node's
-            String description = "Scan of file %s: %s".formatted(file.id(), e.getMessage());
-            fail(QueryFailures.isQueryFailure(e)
-                    ? QueryFailures.toStatus(e, description)
-                    : Status.OUT_OF_RANGE.withDescription(description).asRuntimeException());
-        }
-        catch (MemoryLimitExceededException e) {
-            fail(resourceExhausted(e));
-        }
-        catch (IOException | UncheckedIOException e) {
-            fail(damagedOr(e, Status.INTERNAL.withDescription("Cannot read file %s: %s".formatted(file.id(), e)).withCause(e).asRuntimeException()));
-        }
-        catch (RuntimeException e) {
-            if (DamagedCopies.findCorruption(e).isPresent()) {
-                fail(damagedOr(e, null));
-                return;
-            }
-            log.error(e, "Scan of file %s failed", file.id());
-            fail(Status.INTERNAL.withDescription("Scan of file %s failed: %s".formatted(file.id(), e)).withCause(e).asRuntimeException());
+        catch (IOException | RuntimeException e) {
+            fail(statuses.scanFailed(e));
         }
         finally {
-            chargeCpu();
+            cpu.charge();
         }
-    }
-
-    /**
-     * Adds the callback thread's CPU since the last charge. The summary and the counters are
-     * written from inside a callback, so they charge first: otherwise the callback that did the
-     * work (all of it, for an aggregation) would be missing.
-     */
-    private void chargeCpu()
-    {
-        // a callback on another thread (a cancellation) has no CPU of this call's to charge
-        if (Thread.currentThread() == cpuMarkThread) {
-            long now = THREADS.getCurrentThreadCpuTime();
-            cpuNanos += now - cpuMark;
-            cpuMark = now;
-        }
-    }
-
-    private void markCpu()
-    {
-        cpuMark = THREADS.getCurrentThreadCpuTime();
-        cpuMarkThread = Thread.currentThread();
     }
 
     private void sendNextBatch()
@@ -368,12 +222,13 @@ final class ScanCall
                 break;
             }
             batch.add(page);
-            chargeBatch(batch.sizeInBytes());
+            // the batch in the making is held until it is sent
+            batchCharge.chargeTo(batch.sizeInBytes());
             rowsSent += page.getPositionCount();
         }
         if (batch.pageCount() > 0) {
             PageBatch message = batch.build();
-            chargeBatch(0);
+            batchCharge.chargeTo(0);
             bytesSent += message.getData().size();
             counters.bytesSent().update(message.getData().size());
             call.onNext(ScanResponse.newBuilder().setBatch(message).build());
@@ -390,100 +245,29 @@ final class ScanCall
             throws IOException
     {
         if (fold.isEmpty()) {
-            return nextScanPage();
+            return source.nextPage();
         }
-        return fold.get().nextOutputPage(() -> call.isCancelled() ? null : nextScanPage());
-    }
-
-    private Page nextScanPage()
-            throws IOException
-    {
-        Page page = scan.nextPage();
-        // the reader's buffers (column chunks, decompressed pages) grow and shrink with the row groups
-        long held = readerMemory.getBytes();
-        if (held > readerReserved) {
-            memory.reserve(held - readerReserved, "the Parquet reader's buffers");
-        }
-        else {
-            memory.release(readerReserved - held);
-        }
-        readerReserved = held;
-        return page;
-    }
-
-    /** Holds a reservation of {@code bytes} for the batch in the making (0 once it is sent). */
-    private void chargeBatch(long bytes)
-    {
-        if (bytes > batchReserved) {
-            memory.reserve(bytes - batchReserved, "a batch of pages");
-        }
-        else {
-            memory.release(batchReserved - bytes);
-        }
-        batchReserved = bytes;
+        return fold.get().nextOutputPage(() -> call.isCancelled() ? null : source.nextPage());
     }
 
     private ScanSummary summary()
     {
-        chargeCpu();
+        cpu.charge();
         return ScanSummary.newBuilder()
                 .setRowGroupsScanned(request.getRowGroupsCount())
-                .setRowsScanned(scan.rowsScanned())
+                .setRowsScanned(source.rowsScanned())
                 .setRowsReturned(rowsSent)
-                .setBytesReadFromDisk(dataSource.diskBytesRead())
+                .setBytesReadFromDisk(source.diskBytesRead())
                 .setBytesSent(bytesSent)
-                .setCpuNanos(cpuNanos)
+                .setCpuNanos(cpu.nanos())
                 .setEarlyFlushes(earlyFlushes())
                 .setPeakMemoryBytes(memory.peakBytes())
                 .build();
     }
 
-    /**
-     * DATA_LOSS, with the copy quarantined, when the failure comes from bytes that do not match
-     * their checksums; otherwise {@code otherwise}.
-     */
-    private StatusRuntimeException damagedOr(Throwable failure, StatusRuntimeException otherwise)
-    {
-        Optional<CorruptBlockException> corruption = DamagedCopies.findCorruption(failure);
-        if (corruption.isEmpty()) {
-            return otherwise;
-        }
-        counters.corruptScans().update(1);
-        store.quarantine(file, corruption.get().getMessage());
-        return DamagedCopies.dataLoss(file, corruption.get());
-    }
-
-    private StatusRuntimeException badData(Throwable e)
-    {
-        if (e instanceof StatusRuntimeException status) {
-            return status;
-        }
-        return Status.DATA_LOSS.withDescription("Cannot decode file %s: %s".formatted(file.id(), e.getMessage())).withCause(e).asRuntimeException();
-    }
-
     private long earlyFlushes()
     {
         return fold.map(ScanFold::earlyFlushes).orElse(0L);
-    }
-
-    private StatusRuntimeException resourceExhausted(MemoryLimitExceededException e)
-    {
-        if (e instanceof PoolExhaustedException refused) {
-            return nodeBusy(refused);
-        }
-        // the message names the scan, the limit and what asked for more
-        return Status.RESOURCE_EXHAUSTED.withDescription(e.getMessage()).asRuntimeException();
-    }
-
-    /**
-     * The node is busy, not the scan too big: the trailer tells the client so, and when this node
-     * may have room again (another replica may have it now).
-     */
-    private StatusRuntimeException nodeBusy(PoolExhaustedException e)
-    {
-        Metadata trailers = new Metadata();
-        trailers.put(RETRY_AFTER_MILLIS, Long.toString(e.retryAfterMillis()));
-        return Status.RESOURCE_EXHAUSTED.withDescription("Scan of file %s: %s".formatted(file.id(), e.getMessage())).asRuntimeException(trailers);
     }
 
     private void cancel()
@@ -498,18 +282,7 @@ final class ScanCall
     @Override
     protected void failing(StatusRuntimeException e)
     {
-        switch (e.getStatus().getCode()) {
-            case INVALID_ARGUMENT -> counters.refusedInvalid().update(1);
-            case RESOURCE_EXHAUSTED -> {
-                if (e.getTrailers() != null && e.getTrailers().containsKey(RETRY_AFTER_MILLIS)) {
-                    counters.refusedBusy().update(1);
-                }
-                else {
-                    counters.refusedMemory().update(1);
-                }
-            }
-            default -> {}
-        }
+        statuses.count(e);
     }
 
     @Override
@@ -517,24 +290,19 @@ final class ScanCall
     {
         counters.active().decrementAndGet();
         counters.completed().update(1);
-        if (scan != null) {
-            counters.rowsScanned().update(scan.rowsScanned());
+        if (source.readerOpened()) {
+            counters.rowsScanned().update(source.rowsScanned());
             counters.rowsReturned().update(rowsSent);
         }
-        if (dataSource != null) {
-            counters.bytesReadFromDisk().update(dataSource.diskBytesRead());
+        if (source.fileOpened()) {
+            counters.bytesReadFromDisk().update(source.diskBytesRead());
         }
-        chargeCpu();
-        counters.cpuNanos().update(cpuNanos);
+        cpu.charge();
+        counters.cpuNanos().update(cpu.nanos());
         counters.earlyFlushes().update(earlyFlushes());
         counters.peakMemoryBytes().accumulateAndGet(memory.peakBytes(), Math::max);
         try {
-            if (scan != null) {
-                scan.close();
-            }
-            else if (dataSource != null) {
-                dataSource.close();
-            }
+            source.close();
         }
         catch (IOException e) {
             log.warn(e, "Cannot close %s", file.path());

@@ -334,7 +334,7 @@ final class TestNscSplitSource
     @Test
     void testEmptyJoinSideListsNothing()
     {
-        DynamicFilter nothing = new CompletedDynamicFilter(TupleDomain.none());
+        DynamicFilter nothing = TestingDynamicFilter.completed(TupleDomain.none());
         Listing listing = new Listing(files, BATCH_SIZE);
         ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.FILTER, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD);
         NscSplitSource source = new NscSplitSource(listing, scan, Optional.empty(), nothing, 1000);
@@ -356,7 +356,7 @@ final class TestNscSplitSource
     {
         // auto without a predicate reads raw; the worker may choose again once a pending filter stands
         for (boolean pending : List.of(true, false)) {
-            DynamicFilter filter = pending ? new PendingDynamicFilter() : new CompletedDynamicFilter(TupleDomain.all());
+            DynamicFilter filter = pending ? TestingDynamicFilter.pending() : TestingDynamicFilter.completed(TupleDomain.all());
             ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.AUTO, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD);
             NscSplitSource source = new NscSplitSource(new Listing(files, BATCH_SIZE), scan, Optional.empty(), filter, 0);
             List<ConnectorSplit> splits = new ArrayList<>();
@@ -677,10 +677,23 @@ final class TestNscSplitSource
         }
     }
 
-    /** A join's filter that has not arrived (and will not, in the test): planning's wait for it ran out. */
-    private static final class PendingDynamicFilter
+    /**
+     * A join's filter, complete with its predicate, or still to come (and never coming, in the
+     * test): planning's wait for it ran out.
+     */
+    private record TestingDynamicFilter(TupleDomain<ColumnHandle> predicate, boolean complete)
             implements DynamicFilter
     {
+        static TestingDynamicFilter completed(TupleDomain<ColumnHandle> predicate)
+        {
+            return new TestingDynamicFilter(predicate, true);
+        }
+
+        static TestingDynamicFilter pending()
+        {
+            return new TestingDynamicFilter(TupleDomain.all(), false);
+        }
+
         @Override
         public Set<ColumnHandle> getColumnsCovered()
         {
@@ -690,53 +703,19 @@ final class TestNscSplitSource
         @Override
         public CompletableFuture<?> isBlocked()
         {
-            return new CompletableFuture<>();
+            return complete ? NOT_BLOCKED : new CompletableFuture<>();
         }
 
         @Override
         public boolean isComplete()
         {
-            return false;
+            return complete;
         }
 
         @Override
         public boolean isAwaitable()
         {
-            return true;
-        }
-
-        @Override
-        public TupleDomain<ColumnHandle> getCurrentPredicate()
-        {
-            return TupleDomain.all();
-        }
-    }
-
-    private record CompletedDynamicFilter(TupleDomain<ColumnHandle> predicate)
-            implements DynamicFilter
-    {
-        @Override
-        public Set<ColumnHandle> getColumnsCovered()
-        {
-            return Set.of(X);
-        }
-
-        @Override
-        public CompletableFuture<?> isBlocked()
-        {
-            return NOT_BLOCKED;
-        }
-
-        @Override
-        public boolean isComplete()
-        {
-            return true;
-        }
-
-        @Override
-        public boolean isAwaitable()
-        {
-            return false;
+            return !complete;
         }
 
         @Override

@@ -7,15 +7,11 @@ import com.google.common.collect.Iterators;
 import com.google.common.collect.Sets;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
-import io.airlift.units.DataSize;
 import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.catalog.TypeWidening;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.AnalyzedColumn;
 import io.nsc.protocol.proto.Column;
-import io.nsc.protocol.proto.CommitFilesRequest;
-import io.nsc.protocol.proto.CommitFilesResponse;
-import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.MaterializedViewRefresh;
 import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.SetColumnType;
@@ -24,13 +20,6 @@ import io.nsc.trino.NscAnalyzeProperties;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.client.NscMetadataClient;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
-import io.nsc.trino.optimize.CompactionCandidates;
-import io.nsc.trino.optimize.CompactionCandidates.Compaction;
-import io.nsc.trino.optimize.NscOptimizeHandle;
-import io.nsc.trino.optimize.NscTableProcedureId;
-import io.nsc.trino.optimize.OptimizeTableProcedure;
-import io.nsc.trino.write.NscWriteFragment;
-import io.nsc.trino.write.NscWriterSettings;
 import io.nsc.trino.write.WriteTypes;
 import io.trino.spi.RefreshType;
 import io.trino.spi.TrinoException;
@@ -74,7 +63,6 @@ import io.trino.spi.connector.SystemTable;
 import io.trino.spi.connector.TableNotFoundException;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
-import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
 import io.trino.spi.statistics.TableStatistics;
@@ -94,13 +82,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
-import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
-import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
 import static io.nsc.trino.metadata.NameChecks.checkName;
-import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static java.util.Objects.requireNonNull;
 
@@ -112,9 +97,9 @@ import static java.util.Objects.requireNonNull;
  * table handle to every file listing of the query: splits, statistics and pushdown decisions. A
  * write through this transaction unpins its table, so that the transaction reads what it wrote.
  * <p>
- * Writes ({@link NscTableWrites}), row changes ({@link NscRowChanges}) and pushdown
- * ({@link NscPushdown}) are delegated; the pinned versions are the transaction's
- * {@link PlannedTables}, which the writes and row changes share.
+ * Writes ({@link NscTableWrites}), row changes ({@link NscRowChanges}), OPTIMIZE
+ * ({@link NscOptimize}) and pushdown ({@link NscPushdown}) are delegated; the pinned versions are the transaction's
+ * {@link PlannedTables}, which the statements that change tables share.
  */
 public class NscMetadata
         implements ConnectorMetadata
@@ -131,6 +116,7 @@ public class NscMetadata
     private final NscPushdown pushdown;
     private final NscTableWrites writes;
     private final NscRowChanges rowChanges;
+    private final NscOptimize optimize;
 
     /**
      * @param defaultCompressionCodec what writes into tables that set no compression_codec use
@@ -143,6 +129,7 @@ public class NscMetadata
         this.plannedTables = new PlannedTables(client);
         this.writes = new NscTableWrites(client, typeManager, tableFilesCache, defaultCompressionCodec, plannedTables);
         this.rowChanges = new NscRowChanges(client, tableFilesCache, plannedTables, writes);
+        this.optimize = new NscOptimize(client, tableFilesCache, plannedTables, writes);
         this.views = new NscViews(client);
         this.materializedViews = new NscMaterializedViews(client, typeManager, catalogName, new StorageTables());
         this.pushdown = new NscPushdown(tableFilesCache);
@@ -684,7 +671,7 @@ public class NscMetadata
         rowChanges.finishMerge(session, mergeTableHandle, fragments);
     }
 
-    /** {@code ALTER TABLE ... EXECUTE optimize}: see {@link OptimizeTableProcedure}. */
+    /** {@code ALTER TABLE ... EXECUTE optimize}: see {@link NscOptimize}. */
     @Override
     public Optional<ConnectorTableExecuteHandle> getTableHandleForExecute(
             ConnectorSession session,
@@ -694,105 +681,19 @@ public class NscMetadata
             Map<String, Object> executeProperties,
             RetryMode retryMode)
     {
-        NscTableHandle table = (NscTableHandle) tableHandle;
-        NscTableProcedureId procedure;
-        try {
-            procedure = NscTableProcedureId.valueOf(procedureName);
-        }
-        catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Unknown table procedure: " + procedureName, e);
-        }
-        return switch (procedure) {
-            case OPTIMIZE -> {
-                NscTableWrites.checkNoRetries(retryMode);
-                // the files are written again: a type nsc reads but does not write fails here, before anything is read
-                for (NscColumnHandle column : table.columns()) {
-                    WriteTypes.checkSupported(column.type());
-                }
-                long fileSizeThreshold = ((DataSize) executeProperties.get(OptimizeTableProcedure.FILE_SIZE_THRESHOLD)).toBytes();
-                // the new files are written as an INSERT writes them: enough live storage nodes, or nothing is read
-                NscWriterSettings settings = writes.writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
-                yield Optional.of(new NscOptimizeHandle(table, fileSizeThreshold, writes.insertHandle(table, settings)));
-            }
-        };
+        return optimize.getTableHandleForExecute(tableHandle, procedureName, executeProperties, retryMode);
     }
 
-    /**
-     * The scan reads the files the OPTIMIZE rewrites, whole: a WHERE clause would leave rows of
-     * them out of the new files, so it is refused. With nothing worth rewriting, it reads nothing.
-     */
     @Override
     public BeginTableExecuteResult<ConnectorTableExecuteHandle, ConnectorTableHandle> beginTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, ConnectorTableHandle updatedSourceTableHandle)
     {
-        NscOptimizeHandle optimize = (NscOptimizeHandle) tableExecuteHandle;
-        NscTableHandle source = (NscTableHandle) updatedSourceTableHandle;
-        if (!source.constraint().isAll() || !source.filterExpressions().isEmpty()) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support optimize with a WHERE clause: it rewrites whole files");
-        }
-        Compaction compaction = compaction(optimize);
-        NscTableHandle scan = source.withOptimize(optimize.fileSizeThreshold());
-        if (!compaction.isWorthDoing()) {
-            scan = scan.withConstraint(TupleDomain.none(), true);
-        }
-        return new BeginTableExecuteResult<>(optimize, scan);
+        return optimize.beginTableExecute(tableExecuteHandle, updatedSourceTableHandle);
     }
 
-    /**
-     * One commit against the version the OPTIMIZE read: its files leave, the new ones enter, and
-     * the metadata service checks that they hold the same rows; a commit that changed one of
-     * those files since fails it with TRANSACTION_CONFLICT. Nothing worth rewriting commits
-     * nothing: the table keeps its version.
-     */
     @Override
     public void finishTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, Collection<Slice> fragments, List<Object> splitSourceInfo)
     {
-        NscOptimizeHandle optimize = (NscOptimizeHandle) tableExecuteHandle;
-        NscTableHandle table = optimize.table();
-        Compaction compaction = compaction(optimize);
-        List<NscWriteFragment> written = fragments.stream().map(NscWriteFragment::fromSlice).collect(toImmutableList());
-        if (!compaction.isWorthDoing()) {
-            checkState(written.isEmpty(), "OPTIMIZE of %s had nothing to rewrite, but wrote %s files", table.schemaTableName(), written.size());
-            return;
-        }
-        // the files the scan listed, as its split source reported them: the same, or the new files hold other rows
-        if (!ImmutableSet.copyOf(splitSourceInfo).equals(ImmutableSet.copyOf(compaction.fileIds()))) {
-            throw new TrinoException(GENERIC_INTERNAL_ERROR, "OPTIMIZE of %s read %s files of version %s, but planned to rewrite %s".formatted(
-                    table.schemaTableName(), splitSourceInfo.size(), table.version(), compaction.fileIds().size()));
-        }
-        long rowsWritten = written.stream().mapToLong(NscWriteFragment::rowCount).sum();
-        if (rowsWritten != compaction.rows()) {
-            // never swap files for ones that lost or invented rows
-            throw new TrinoException(NSC_BAD_DATA, "OPTIMIZE of %s read %s files of version %s holding %s rows, but wrote %s rows".formatted(
-                    table.schemaTableName(), compaction.fileIds().size(), table.version(), compaction.rows(), rowsWritten));
-        }
-        try {
-            CommitFilesResponse response = client(session).commitFiles(CommitFilesRequest.newBuilder()
-                    .setSchemaName(table.schemaTableName().getSchemaName())
-                    .setTableName(table.schemaTableName().getTableName())
-                    .addAllColumns(NscTableWrites.toFileColumns(optimize.rewrite()))
-                    .setCreateTable(false)
-                    // the table this statement began on, not another one created under its name since
-                    .setExpectedTableId(table.tableId())
-                    .addAllFiles(written.stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()))
-                    .setRemovals(FileRemovals.newBuilder()
-                            .setReadVersion(table.version())
-                            .addAllRewrittenFileIds(compaction.fileIds())
-                            .setOptimize(true))
-                    .build());
-            log.info("OPTIMIZE of %s read version %s and committed version %s: %s files rewritten into %s, %s rows",
-                    table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRewritten(), written.size(), rowsWritten);
-        }
-        finally {
-            tableFilesCache.invalidate(table.tableId());
-            plannedTables.unpin(table.schemaTableName());
-        }
-    }
-
-    private Compaction compaction(NscOptimizeHandle optimize)
-    {
-        try (TableFileBatches files = tableFilesCache.fileBatches(optimize.table())) {
-            return CompactionCandidates.plan(files, optimize.fileSizeThreshold());
-        }
+        optimize.finishTableExecute(session, tableExecuteHandle, fragments, splitSourceInfo);
     }
 
     @Override

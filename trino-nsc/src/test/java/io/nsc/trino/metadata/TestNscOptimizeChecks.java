@@ -1,16 +1,10 @@
 package io.nsc.trino.metadata;
 
 import io.airlift.units.DataSize;
-import io.nsc.parquet.ParquetWriteCodec;
-import io.nsc.protocol.proto.Column;
-import io.nsc.protocol.proto.TableInfo;
 import io.nsc.trino.optimize.NscOptimizeHandle;
 import io.nsc.trino.optimize.OptimizeTableProcedure;
-import io.trino.spi.connector.ConnectorSession;
-import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
-import io.trino.testing.TestingConnectorSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,13 +13,15 @@ import java.util.Map;
 
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
-import static io.nsc.trino.metadata.TestNscTableWrites.assertFails;
-import static io.nsc.trino.metadata.TestNscTableWrites.fragment;
+import static io.nsc.trino.metadata.TestingTransaction.NAME;
+import static io.nsc.trino.metadata.TestingTransaction.SESSION;
+import static io.nsc.trino.metadata.TestingTransaction.assertFails;
+import static io.nsc.trino.metadata.TestingTransaction.fragment;
+import static io.nsc.trino.metadata.TestingTransaction.table;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.connector.RetryMode.NO_RETRIES;
 import static io.trino.spi.connector.RetryMode.RETRIES_ENABLED;
 import static io.trino.spi.type.BigintType.BIGINT;
-import static io.trino.type.InternalTypeManager.TESTING_TYPE_MANAGER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,33 +32,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 final class TestNscOptimizeChecks
 {
-    private static final ConnectorSession SESSION = TestingConnectorSession.builder().build();
-    private static final SchemaTableName NAME = new SchemaTableName("s", "t");
     private static final NscColumnHandle A = new NscColumnHandle("a", BIGINT, 0);
     private static final NscTableHandle TABLE = NscTableHandle.forTable(NAME, 7, 3, List.of(A), Map.of());
     private static final Map<String, Object> PROPERTIES = Map.of(OptimizeTableProcedure.FILE_SIZE_THRESHOLD, DataSize.of(100, MEGABYTE));
 
-    private final RecordingMetadataService service = new RecordingMetadataService();
-    private final PlannedTables plannedTables = new PlannedTables(service.client());
-    private final TableFilesCache tableFilesCache = new TableFilesCache(service.client(), service.config());
-    private final NscOptimize optimize = new NscOptimize(
-            service.client(),
-            tableFilesCache,
-            plannedTables,
-            new NscTableWrites(service.client(), TESTING_TYPE_MANAGER, tableFilesCache, ParquetWriteCodec.ZSTD, plannedTables));
+    private final TestingTransaction transaction = TestingTransaction.start();
+    private final RecordingMetadataService service = transaction.service();
+    private final NscOptimize optimize = transaction.optimize();
 
     @AfterEach
     void close()
     {
-        service.close();
+        transaction.close();
     }
 
     @Test
     void testRefusedBeforeAnythingIsRead()
     {
-        service.addTable(TableInfo.newBuilder().setTableId(7).setSchemaName("s").setTableName("t").setVersion(3)
-                .addColumns(Column.newBuilder().setName("a").setType("bigint"))
-                .build());
+        service.addTable(table().build());
         assertThatThrownBy(() -> optimize.getTableHandleForExecute(TABLE, "VACUUM", PROPERTIES, NO_RETRIES))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("Unknown table procedure: VACUUM");
@@ -84,9 +71,7 @@ final class TestNscOptimizeChecks
     @Test
     void testNothingWorthRewritingReadsAndCommitsNothing()
     {
-        service.addTable(TableInfo.newBuilder().setTableId(7).setSchemaName("s").setTableName("t").setVersion(3)
-                .addColumns(Column.newBuilder().setName("a").setType("bigint"))
-                .build());
+        service.addTable(table().build());
         service.setLiveNodes(2);
         NscOptimizeHandle handle = (NscOptimizeHandle) optimize.getTableHandleForExecute(TABLE, "OPTIMIZE", PROPERTIES, NO_RETRIES).orElseThrow();
         NscTableHandle scan = (NscTableHandle) optimize.beginTableExecute(handle, TABLE).getSourceHandle();

@@ -11,11 +11,8 @@ import io.nsc.trino.delete.NscMergeFragment;
 import io.nsc.trino.delete.NscMergeTableHandle;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
 import io.nsc.trino.write.NscWriteFragment;
-import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.RowChangeParadigm;
-import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
-import io.trino.testing.TestingConnectorSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,14 +21,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import static io.nsc.trino.metadata.TestNscTableWrites.assertFails;
-import static io.nsc.trino.metadata.TestNscTableWrites.fragment;
+import static io.nsc.trino.metadata.TestingTransaction.NAME;
+import static io.nsc.trino.metadata.TestingTransaction.SESSION;
+import static io.nsc.trino.metadata.TestingTransaction.assertFails;
+import static io.nsc.trino.metadata.TestingTransaction.fragment;
+import static io.nsc.trino.metadata.TestingTransaction.table;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.connector.RetryMode.NO_RETRIES;
 import static io.trino.spi.connector.RetryMode.RETRIES_ENABLED;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.VarcharType.VARCHAR;
-import static io.trino.type.InternalTypeManager.TESTING_TYPE_MANAGER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,33 +40,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class TestNscRowChanges
 {
-    private static final ConnectorSession SESSION = TestingConnectorSession.builder().build();
-    private static final SchemaTableName NAME = new SchemaTableName("s", "t");
-    private static final TableInfo TABLE = TableInfo.newBuilder()
-            .setTableId(7)
-            .setSchemaName("s")
-            .setTableName("t")
-            .setVersion(3)
-            .addColumns(Column.newBuilder().setName("a").setType("bigint"))
+    private static final TableInfo TABLE = table()
             .addColumns(Column.newBuilder().setName("b").setType("varchar").setDropped(true))
             .build();
     private static final NscColumnHandle A = new NscColumnHandle("a", BIGINT, 0);
     private static final Map<String, String> GZIP = NscTableProperties.toStored(Map.of(NscTableProperties.COMPRESSION_CODEC, ParquetWriteCodec.GZIP));
     private static final NscTableHandle HANDLE = NscTableHandle.forTable(NAME, 7, 3, List.of(A), GZIP);
 
-    private final RecordingMetadataService service = new RecordingMetadataService();
-    private final PlannedTables plannedTables = new PlannedTables(service.client());
-    private final TableFilesCache tableFilesCache = new TableFilesCache(service.client(), service.config());
-    private final NscRowChanges rowChanges = new NscRowChanges(
-            service.client(),
-            tableFilesCache,
-            plannedTables,
-            new NscTableWrites(service.client(), TESTING_TYPE_MANAGER, tableFilesCache, ParquetWriteCodec.ZSTD, plannedTables));
+    private final TestingTransaction transaction = TestingTransaction.start();
+    private final RecordingMetadataService service = transaction.service();
+    private final PlannedTables plannedTables = transaction.plannedTables();
+    private final NscRowChanges rowChanges = transaction.rowChanges();
 
     @AfterEach
     void close()
     {
-        service.close();
+        transaction.close();
     }
 
     @Test

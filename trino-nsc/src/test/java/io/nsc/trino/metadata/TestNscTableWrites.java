@@ -1,6 +1,5 @@
 package io.nsc.trino.metadata;
 
-import io.airlift.slice.Slice;
 import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.proto.Column;
 import io.nsc.protocol.proto.CommitFilesRequest;
@@ -9,16 +8,10 @@ import io.nsc.protocol.proto.TableInfo;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.write.NscInsertTableHandle;
 import io.nsc.trino.write.NscOutputTableHandle;
-import io.nsc.trino.write.NscWriteFragment;
-import io.trino.spi.ErrorCodeSupplier;
-import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnMetadata;
-import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
-import io.trino.testing.TestingConnectorSession;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +20,11 @@ import java.util.Map;
 import java.util.Optional;
 
 import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
+import static io.nsc.trino.metadata.TestingTransaction.NAME;
+import static io.nsc.trino.metadata.TestingTransaction.SESSION;
+import static io.nsc.trino.metadata.TestingTransaction.assertFails;
+import static io.nsc.trino.metadata.TestingTransaction.fragment;
+import static io.nsc.trino.metadata.TestingTransaction.table;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_FOUND;
 import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
@@ -35,9 +33,7 @@ import static io.trino.spi.connector.RetryMode.RETRIES_ENABLED;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.VarcharType.VARCHAR;
-import static io.trino.type.InternalTypeManager.TESTING_TYPE_MANAGER;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
@@ -47,30 +43,23 @@ import static org.assertj.core.api.Assertions.tuple;
  */
 final class TestNscTableWrites
 {
-    private static final ConnectorSession SESSION = TestingConnectorSession.builder().build();
-    private static final SchemaTableName NAME = new SchemaTableName("s", "t");
     // column b was dropped: its slot stays in the files
-    private static final TableInfo TABLE = TableInfo.newBuilder()
-            .setTableId(7)
-            .setSchemaName("s")
-            .setTableName("t")
-            .setVersion(3)
-            .addColumns(Column.newBuilder().setName("a").setType("bigint"))
+    private static final TableInfo TABLE = table()
             .addColumns(Column.newBuilder().setName("b").setType("varchar").setDropped(true))
             .addColumns(Column.newBuilder().setName("c").setType("double"))
             .build();
     private static final NscColumnHandle A = new NscColumnHandle("a", BIGINT, 0);
     private static final NscColumnHandle C = new NscColumnHandle("c", DOUBLE, 2);
 
-    private final RecordingMetadataService service = new RecordingMetadataService();
-    private final PlannedTables plannedTables = new PlannedTables(service.client());
-    private final NscTableWrites writes = new NscTableWrites(
-            service.client(), TESTING_TYPE_MANAGER, new TableFilesCache(service.client(), service.config()), ParquetWriteCodec.ZSTD, plannedTables);
+    private final TestingTransaction transaction = TestingTransaction.start();
+    private final RecordingMetadataService service = transaction.service();
+    private final PlannedTables plannedTables = transaction.plannedTables();
+    private final NscTableWrites writes = transaction.writes();
 
     @AfterEach
     void close()
     {
-        service.close();
+        transaction.close();
     }
 
     @Test
@@ -188,17 +177,5 @@ final class TestNscTableWrites
     private static List<ColumnMetadata> columns()
     {
         return List.of(new ColumnMetadata("a", BIGINT), new ColumnMetadata("b", VARCHAR));
-    }
-
-    static Slice fragment(String fileId)
-    {
-        return new NscWriteFragment(fileId, 100, 10, 0, "", List.of("live-0"), "", List.of()).toSlice();
-    }
-
-    static void assertFails(ThrowingCallable write, ErrorCodeSupplier errorCode, String message)
-    {
-        assertThatThrownBy(write)
-                .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(errorCode.toErrorCode()))
-                .hasMessage(message);
     }
 }

@@ -441,7 +441,7 @@ abstract class AbstractTestCatalog
         FileEntry file = file(10, "node-b", "node-a");
         FileEntry open = file(10, "node-a");
         allocate(file, open);
-        long tableId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        long tableId = commits.commit(CommitRequest.createOrAppend(LINEITEM, LINEITEM_COLUMNS, List.of(file), PROPERTIES)).tableId();
 
         database.close();
         use(reopenDatabase());
@@ -516,7 +516,7 @@ abstract class AbstractTestCatalog
         tables.createSchema("other", false);
         FileEntry file = file(10, "node-a");
         allocate(file);
-        long tableId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(file), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        long tableId = commits.commit(CommitRequest.createOrAppend(LINEITEM, LINEITEM_COLUMNS, List.of(file), PROPERTIES)).tableId();
         tables.createTable(new SchemaTableName("other", "taken"), LINEITEM_COLUMNS, Map.of(), false);
 
         // within the schema and into another: the same table, with its version, files and properties
@@ -608,7 +608,7 @@ abstract class AbstractTestCatalog
         FileEntry old = file(10, "node-a");
         FileEntry replacement = file(20, "node-a");
         allocate(old, replacement);
-        long oldId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(old), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        long oldId = commits.commit(CommitRequest.createOrAppend(LINEITEM, LINEITEM_COLUMNS, List.of(old), PROPERTIES)).tableId();
 
         // CREATE OR REPLACE TABLE: an empty table of the new definition, under a new id
         CreateTableResult created = tables.createTable(LINEITEM, List.of(new TableColumn("x", "varchar")), Map.of(), Optional.of("new"), TableCatalog.ExistingTable.REPLACE);
@@ -627,8 +627,7 @@ abstract class AbstractTestCatalog
         assertThat(plain.replaced()).isEmpty();
 
         // CREATE OR REPLACE TABLE AS: the commit drops the table and creates the new one with its files
-        CommitResult replaced = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(replacement), OptionalLong.empty(), PROPERTIES, true, OptionalLong.empty(),
-                Optional.empty(), true));
+        CommitResult replaced = commits.commit(CommitRequest.createOrReplaceTableAs(LINEITEM, LINEITEM_COLUMNS, List.of(replacement), PROPERTIES));
         assertThat(replaced.tableCreated()).isTrue();
         assertThat(replaced.replaced()).contains(new DroppedTable(empty.tableId(), 0));
         assertThat(replaced.tableId()).isNotIn(oldId, empty.tableId());
@@ -639,12 +638,11 @@ abstract class AbstractTestCatalog
 
         // a failed replace changes nothing: the table it would have replaced is still there
         FileEntry unallocated = file(30, "node-a");
-        assertStatusContains(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(unallocated), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(),
-                Optional.empty(), true)), FAILED_PRECONDITION, unallocated.fileId());
+        assertStatusContains(() -> commits.commit(CommitRequest.createOrReplaceTableAs(LINEITEM, LINEITEM_COLUMNS, List.of(unallocated), Map.of())), FAILED_PRECONDITION, unallocated.fileId());
         assertThat(tables.getTable(LINEITEM).orElseThrow().tableId()).isEqualTo(replaced.tableId());
         assertThat(tables.getTableFiles(replaced.tableId()).orElseThrow().files()).containsExactly(replacement);
         // replacing is for a commit that creates the table: never an append
-        assertStatus(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), false, OptionalLong.empty(), Optional.empty(), true)),
+        assertStatus(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), false, OptionalLong.empty(), Optional.empty(), true, Optional.empty(), Optional.empty())),
                 INVALID_ARGUMENT, "A commit that replaces a table must create it (must_create)");
     }
 
@@ -687,7 +685,7 @@ abstract class AbstractTestCatalog
 
         // a CREATE TABLE AS commits the table's comment with its first files
         SchemaTableName orders = new SchemaTableName("tpch", "orders");
-        commits.commit(new CommitRequest(orders, List.of(new TableColumn("o", "bigint")), true, List.of(), OptionalLong.empty(), Map.of(), true, OptionalLong.empty(), Optional.of("orders"), false));
+        commits.commit(CommitRequest.createTableAs(orders, List.of(new TableColumn("o", "bigint")), List.of(), Map.of()).withTableComment("orders"));
         assertThat(tables.getTable(orders).orElseThrow().comment()).contains("orders");
     }
 
@@ -806,19 +804,19 @@ abstract class AbstractTestCatalog
         tables.createSchema("tpch", false);
         FileEntry first = file(10, "node-a");
         allocate(first);
-        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(first), OptionalLong.empty(), PROPERTIES, false));
+        CommitResult created = commits.commit(CommitRequest.createOrAppend(LINEITEM, LINEITEM_COLUMNS, List.of(first), PROPERTIES));
         assertThat(created.tableCreated()).isTrue();
         assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
 
         // an append ignores properties: they belong to the table's creation
         FileEntry second = file(10, "node-a");
         allocate(second);
-        commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(second), OptionalLong.empty(), Map.of("sorted_by", "l_partkey"), false));
+        commits.commit(CommitRequest.createOrAppend(LINEITEM, LINEITEM_COLUMNS, List.of(second), Map.of("sorted_by", "l_partkey")));
         TableEntry table = tables.getTable(LINEITEM).orElseThrow();
         assertThat(table.properties()).isEqualTo(PROPERTIES);
         assertThat(table.version()).isEqualTo(2);
 
-        assertStatusContains(() -> commits.commit(new CommitRequest(new SchemaTableName("tpch", "t"), LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of("Bad", "x"), false)),
+        assertStatusContains(() -> commits.commit(CommitRequest.createOrAppend(new SchemaTableName("tpch", "t"), LINEITEM_COLUMNS, List.of(), Map.of("Bad", "x"))),
                 INVALID_ARGUMENT, "Invalid table property name 'Bad'");
     }
 
@@ -829,7 +827,7 @@ abstract class AbstractTestCatalog
         FileEntry file = file(10, "node-a");
         allocate(file);
         // must_create alone creates the table: it implies create_table
-        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.empty(), PROPERTIES, true));
+        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(file), OptionalLong.empty(), PROPERTIES, true, OptionalLong.empty(), Optional.empty(), false, Optional.empty(), Optional.empty()));
         assertThat(created).isEqualTo(new CommitResult(created.tableId(), 1, true));
 
         // a CREATE TABLE AS that lost the race to another CREATE fails rather than appending
@@ -837,7 +835,7 @@ abstract class AbstractTestCatalog
         allocate(loser);
         for (List<FileEntry> files : List.of(List.of(loser), List.<FileEntry>of())) {
             assertStatus(
-                    () -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, files, OptionalLong.empty(), Map.of(), true)),
+                    () -> commits.commit(CommitRequest.createTableAs(LINEITEM, LINEITEM_COLUMNS, files, Map.of())),
                     ALREADY_EXISTS,
                     "Table tpch.lineitem already exists");
         }
@@ -853,7 +851,7 @@ abstract class AbstractTestCatalog
     {
         tables.createSchema("tpch", false);
         // CREATE TABLE AS of an empty result: the table exists, with its properties
-        CommitResult created = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), PROPERTIES, true));
+        CommitResult created = commits.commit(CommitRequest.createTableAs(LINEITEM, LINEITEM_COLUMNS, List.of(), PROPERTIES));
         assertThat(created).isEqualTo(new CommitResult(created.tableId(), 1, true));
         assertThat(tables.getTable(LINEITEM).orElseThrow().properties()).isEqualTo(PROPERTIES);
 
@@ -884,7 +882,7 @@ abstract class AbstractTestCatalog
         FileEntry second = file(20, "node-b");
         FileEntry other = file(30, "node-a");
         allocate(first, second, other);
-        long tableId = commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(first, second), OptionalLong.empty(), PROPERTIES, false)).tableId();
+        long tableId = commits.commit(CommitRequest.createOrAppend(LINEITEM, LINEITEM_COLUMNS, List.of(first, second), PROPERTIES)).tableId();
         SchemaTableName orders = new SchemaTableName("tpch", "orders");
         long ordersId = commits.commit(commit(orders, LINEITEM_COLUMNS, true, List.of(other), OptionalLong.empty())).tableId();
 
@@ -925,7 +923,7 @@ abstract class AbstractTestCatalog
         tables.createTable(LINEITEM, LINEITEM_COLUMNS, Map.of(), false);
         FileEntry inserted = file(5, "node-a");
         allocate(inserted);
-        CommitRequest insert = new CommitRequest(LINEITEM, LINEITEM_COLUMNS, false, List.of(inserted), OptionalLong.empty(), Map.of(), false, OptionalLong.of(tableId));
+        CommitRequest insert = CommitRequest.insert(LINEITEM, LINEITEM_COLUMNS, tableId, List.of(inserted));
         assertStatus(() -> commits.commit(insert), ABORTED, "Table tpch.lineitem was dropped and created again while the write ran; nothing was committed");
         assertThat(tables.getTable(LINEITEM).orElseThrow().rowCount()).isZero();
 
@@ -1095,7 +1093,7 @@ abstract class AbstractTestCatalog
         // the first refresh adds files to the empty storage table
         FileEntry first = file(10, "node-a");
         allocate(first);
-        CommitResult result = commits.commit(new CommitRequest(STORAGE_TABLE, LINEITEM_COLUMNS, false, List.of(first), OptionalLong.empty(), Map.of(), false, OptionalLong.of(tableId))
+        CommitResult result = commits.commit(CommitRequest.insert(STORAGE_TABLE, LINEITEM_COLUMNS, tableId, List.of(first))
                 .withViewRefresh(new ViewRefresh(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.of("totals"), created.version())));
         assertThat(result.version()).isEqualTo(2);
         assertThat(result.view()).contains(new ViewEntry(MATERIALIZED_VIEW, "{\"refreshed\":1}", Optional.of("totals"), 2, created.createdMillis(), true));
@@ -1249,7 +1247,7 @@ abstract class AbstractTestCatalog
         assertStatus(() -> commits.commit(deleteOf(tableId, List.of(), new FileRemovals(3, List.of("../x"), List.of(), Map.of()))),
                 INVALID_ARGUMENT, "Invalid file id '../x': file ids are 32 lower-case hex characters issued by AllocateFiles");
         assertStatus(() -> commits.commit(new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), false, OptionalLong.empty(), Optional.empty(), false,
-                        Optional.of(new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of())))),
+                        Optional.of(new FileRemovals(3, List.of(later.fileId()), List.of(), Map.of())), Optional.empty())),
                 INVALID_ARGUMENT, "A commit that removes files cannot create or replace its table");
         assertStatus(() -> commits.commit(CommitRequest.delete(new SchemaTableName("tpch", "nope"), LINEITEM_COLUMNS, tableId, List.of(), new FileRemovals(1, List.of(later.fileId()), List.of(), Map.of()))),
                 ABORTED, "Table tpch.nope was dropped while the write ran; nothing was committed");
@@ -1376,7 +1374,7 @@ abstract class AbstractTestCatalog
         // a commit forgets the time of version 1, and time travel to then still names the version
         FileEntry later = file(1, "node-b");
         allocate(later);
-        commits.commit(new CommitRequest(LINEITEM, tables.getTable(LINEITEM).orElseThrow().columns(), false, List.of(later), OptionalLong.of(4)));
+        commits.commit(CommitRequest.append(LINEITEM, tables.getTable(LINEITEM).orElseThrow().columns(), List.of(later)).withExpectedVersion(4));
         assertThat(countRows("SELECT count(*) FROM table_versions WHERE version = 1")).isZero();
         assertStatusContains(() -> history.tableAsOf(LINEITEM, created), FAILED_PRECONDITION, "Version 1 of table tpch.lineitem is no longer kept");
         assertThat(history.listVersions(LINEITEM)).extracting(TableVersion::version).containsExactly(2L, 3L, 4L, 5L);
@@ -1403,7 +1401,7 @@ abstract class AbstractTestCatalog
         // a dropped table's files are kept for its own retention
         FileEntry file = file(3, "node-a");
         allocate(file);
-        long keptId = commits.commit(new CommitRequest(kept, tables.getTable(kept).orElseThrow().columns(), false, List.of(file), OptionalLong.empty())).tableId();
+        long keptId = commits.commit(CommitRequest.append(kept, tables.getTable(kept).orElseThrow().columns(), List.of(file))).tableId();
         tables.dropTable(kept, false);
         clock.advance(1, DAYS);
         assertThat(allocations.findOrphans("node-a", List.of(file.fileId()))).isEmpty();
@@ -1688,16 +1686,18 @@ abstract class AbstractTestCatalog
         return CommitRequest.delete(LINEITEM, LINEITEM_COLUMNS, tableId, files, removals);
     }
 
+    /** An append, creating the table (with no properties) if {@code createTable}, at the expected version if one is given. */
+    protected static CommitRequest commit(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)
+    {
+        CommitRequest request = createTable ? CommitRequest.createOrAppend(table, columns, files, Map.of()) : CommitRequest.append(table, columns, files);
+        return expectedVersion.isPresent() ? request.withExpectedVersion(expectedVersion.getAsLong()) : request;
+    }
+
     protected FileEntry file(long rowCount, String... replicas)
     {
         String fileId = "%032x".formatted(++nextFileId);
         // every other file carries column sketches: stored and returned as they came, or absent
         ByteString sketches = nextFileId % 2 == 0 ? ByteString.copyFromUtf8("sketches of " + fileId) : ByteString.EMPTY;
         return new FileEntry(fileId, 1000 + rowCount, rowCount, 0xCAFE0000 + nextFileId, compactStats(rowCount), List.of(replicas), sketches);
-    }
-
-    protected static CommitRequest commit(SchemaTableName table, List<TableColumn> columns, boolean createTable, List<FileEntry> files, OptionalLong expectedVersion)
-    {
-        return new CommitRequest(table, columns, createTable, files, expectedVersion);
     }
 }

@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.IntStream;
 
@@ -372,7 +371,7 @@ abstract class AbstractTestTableFileListing
             allocations.add(new Allocation(fileId, clock.millis(), replicas));
         }
         catalog.allocations().addAllocations(allocations);
-        catalog.commits().commit(new CommitRequest(TABLE, COLUMNS, true, files, OptionalLong.empty()));
+        catalog.commits().commit(CommitRequest.createOrAppend(TABLE, COLUMNS, files, Map.of()));
         return files;
     }
 }

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 import static io.grpc.Status.Code.ABORTED;
 import static io.grpc.Status.Code.ALREADY_EXISTS;
@@ -131,7 +130,7 @@ abstract class AbstractTestViewCatalog
         assertStatus(() -> tables.renameTable(TABLE, VIEW), ALREADY_EXISTS, clash);
         // CREATE TABLE AS commits its table
         CommitCatalog commits = TestingCatalog.create(database, clock).commits();
-        assertStatus(() -> commits.commit(new CommitRequest(VIEW, COLUMNS, true, List.of(), OptionalLong.empty(), Map.of(), true)), ALREADY_EXISTS, clash);
+        assertStatus(() -> commits.commit(CommitRequest.createTableAs(VIEW, COLUMNS, List.of(), Map.of())), ALREADY_EXISTS, clash);
 
         // nothing changed
         assertThat(tables.listTables(Optional.of("s"))).containsExactly(TABLE);

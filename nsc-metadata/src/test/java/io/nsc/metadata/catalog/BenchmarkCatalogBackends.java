@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -139,7 +138,7 @@ public final class BenchmarkCatalogBackends
         TestingCatalog catalog = prepare(database, 1);
         for (int commit = 0; commit < LISTED_FILES / FILES_PER_LISTED_COMMIT; commit++) {
             List<FileEntry> files = allocate(catalog, FILES_PER_LISTED_COMMIT, commit * FILES_PER_LISTED_COMMIT);
-            catalog.commits().commit(new CommitRequest(table(0), COLUMNS, true, files, OptionalLong.empty()));
+            catalog.commits().commit(CommitRequest.createOrAppend(table(0), COLUMNS, files, Map.of()));
         }
         long tableId = catalog.tables().getTable(table(0)).orElseThrow().tableId();
         for (int warmUp = 0; warmUp < 10; warmUp++) {
@@ -199,7 +198,7 @@ public final class BenchmarkCatalogBackends
 
     private static CommitRequest insert(int table, FileEntry file)
     {
-        return new CommitRequest(table(table), COLUMNS, false, List.of(file), OptionalLong.empty());
+        return CommitRequest.append(table(table), COLUMNS, List.of(file));
     }
 
     private static SchemaTableName table(int table)

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.logging.Level;
 import java.util.stream.Stream;
 
@@ -80,7 +79,7 @@ public final class BenchmarkCatalogCommits
 
             long start = System.nanoTime();
             for (FileEntry file : files) {
-                catalog.commits().commit(new CommitRequest(TABLE, COLUMNS, true, List.of(file), OptionalLong.empty(), Map.of(), false, OptionalLong.empty()));
+                catalog.commits().commit(CommitRequest.createOrAppend(TABLE, COLUMNS, List.of(file), Map.of()));
             }
             return commits / ((System.nanoTime() - start) / 1e9);
         }

@@ -80,7 +80,7 @@ public final class BenchmarkCatalogMemory
                     allocations.add(new Allocation(entry.fileId(), System.currentTimeMillis(), NODES));
                 }
                 catalog.allocations().addAllocations(allocations);
-                catalog.commits().commit(new CommitRequest(TABLE, tableColumns, false, files, OptionalLong.empty()));
+                catalog.commits().commit(CommitRequest.append(TABLE, tableColumns, files));
             }
             System.out.printf("committed in %.1f s, %,d files a commit; compact stats %,d bytes (%.2f per column chunk)%n",
                     (System.nanoTime() - start) / 1e9, FILES_PER_COMMIT, statsBytes, (double) statsBytes / chunks);

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 import static io.nsc.metadata.TestingStats.compactStats;
@@ -55,7 +54,7 @@ final class TestCatalogDurability
                 catalog.allocations().addAllocations(List.of(new Allocation(entry.fileId(), clock.millis(), List.of("node-a"))));
                 return null;
             });
-            assertForced(file, () -> catalog.commits().commit(new CommitRequest(TABLE, COLUMNS, true, List.of(entry), OptionalLong.empty(), Map.of(), true, OptionalLong.empty())));
+            assertForced(file, () -> catalog.commits().commit(CommitRequest.createTableAs(TABLE, COLUMNS, List.of(entry), Map.of())));
             assertForced(file, () -> catalog.nodes().updateNodeHeartbeat("node-a", 800, 1, clock.millis()));
             assertForced(file, () -> catalog.tables().dropTable(TABLE, false));
 

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -82,7 +81,7 @@ final class TestCatalogOnPostgreSql
                 long expected = version;
                 // writers that all read the same version, half on each service: exactly one may win
                 List<Outcome> outcomes = race(writer -> {
-                    services.get(writer % 2).commit(commit(LINEITEM, LINEITEM_COLUMNS, false, List.of(files.get(writer)), OptionalLong.of(expected)));
+                    services.get(writer % 2).commit(CommitRequest.append(LINEITEM, LINEITEM_COLUMNS, List.of(files.get(writer))).withExpectedVersion(expected));
                     return null;
                 });
                 assertThat(outcomes).filteredOn(Outcome::succeeded).hasSize(1);
@@ -114,7 +113,7 @@ final class TestCatalogOnPostgreSql
         try (PostgreSqlCatalogDatabase otherDatabase = open(url)) {
             List<CommitCatalog> services = List.of(commits, TestingCatalog.create(otherDatabase, clock).commits());
             List<Outcome> outcomes = race(writer -> services.get(writer % 2).commit(
-                    new CommitRequest(LINEITEM, LINEITEM_COLUMNS, true, List.of(files.get(writer)), OptionalLong.empty(), Map.of(), true)));
+                    CommitRequest.createTableAs(LINEITEM, LINEITEM_COLUMNS, List.of(files.get(writer)), Map.of())));
             assertThat(outcomes).filteredOn(Outcome::succeeded).hasSize(1);
             assertThat(outcomes).filteredOn(outcome -> !outcome.succeeded())
                     .extracting(Outcome::code, Outcome::description)
@@ -139,7 +138,7 @@ final class TestCatalogOnPostgreSql
             List<CommitCatalog> services = List.of(commits, TestingCatalog.create(otherDatabase, clock).commits());
             // every writer claims the same file for a table of its own
             List<Outcome> outcomes = race(writer -> services.get(writer % 2).commit(
-                    commit(new SchemaTableName("tpch", "t" + writer), LINEITEM_COLUMNS, true, List.of(contested), OptionalLong.empty())));
+                    CommitRequest.createOrAppend(new SchemaTableName("tpch", "t" + writer), LINEITEM_COLUMNS, List.of(contested), Map.of())));
             assertThat(outcomes).filteredOn(Outcome::succeeded).hasSize(1);
             assertThat(outcomes).filteredOn(outcome -> !outcome.succeeded())
                     .extracting(Outcome::code)

@@ -29,7 +29,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.nsc.metadata.TestingStats.compactStats;
@@ -277,7 +276,7 @@ final class TestReplicationMonitor
         String fileId = "%032x".formatted(++nextFileId);
         FileEntry file = new FileEntry(fileId, 1000 + nextFileId, 10, 0xCAFE0000 + nextFileId, stats, List.of(nodes), ByteString.EMPTY);
         catalog.allocations().addAllocations(List.of(new Allocation(fileId, Clock.systemUTC().millis(), List.of(nodes))));
-        catalog.commits().commit(new CommitRequest(new SchemaTableName("s", "t"), List.of(new TableColumn("c", "bigint")), true, List.of(file), OptionalLong.empty(), Map.of("replication", "2"), false, OptionalLong.empty()));
+        catalog.commits().commit(CommitRequest.createOrAppend(new SchemaTableName("s", "t"), List.of(new TableColumn("c", "bigint")), List.of(file), Map.of("replication", "2")));
         return file;
     }
 

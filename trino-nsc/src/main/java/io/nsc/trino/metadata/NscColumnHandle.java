@@ -1,13 +1,18 @@
 package io.nsc.trino.metadata;
 
+import io.nsc.protocol.proto.Column;
+import io.nsc.protocol.proto.TableInfo;
+import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.type.Type;
+import io.trino.spi.type.TypeManager;
 
 import java.util.List;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -23,6 +28,25 @@ public record NscColumnHandle(String name, Type type, int ordinal)
         requireNonNull(name, "name is null");
         requireNonNull(type, "type is null");
         checkArgument(ordinal >= 0, "ordinal is negative");
+    }
+
+    /**
+     * The table's column at this place, dropped or not, with its type as this Trino knows it.
+     *
+     * @throws TrinoException NSC_UNSUPPORTED_TYPE when this Trino does not know the column's type
+     */
+    static NscColumnHandle fromStored(TypeManager typeManager, TableInfo table, int ordinal)
+    {
+        Column column = table.getColumns(ordinal);
+        Type type;
+        try {
+            type = typeManager.fromSqlType(column.getType());
+        }
+        catch (RuntimeException e) {
+            throw new TrinoException(NSC_UNSUPPORTED_TYPE, "Column %s of %s.%s has type %s, which this Trino does not know".formatted(
+                    column.getName(), table.getSchemaName(), table.getTableName(), column.getType()), e);
+        }
+        return new NscColumnHandle(column.getName(), type, ordinal);
     }
 
     /**

@@ -5,43 +5,21 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Iterators;
 import com.google.common.collect.Sets;
-import com.google.common.collect.Streams;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
-import io.airlift.units.DataSize;
 import io.nsc.parquet.ParquetWriteCodec;
 import io.nsc.protocol.catalog.TypeWidening;
 import io.nsc.protocol.proto.AlterColumnRequest;
 import io.nsc.protocol.proto.AnalyzedColumn;
 import io.nsc.protocol.proto.Column;
-import io.nsc.protocol.proto.CommitFilesRequest;
-import io.nsc.protocol.proto.CommitFilesResponse;
-import io.nsc.protocol.proto.DataFile;
-import io.nsc.protocol.proto.FileRemovals;
 import io.nsc.protocol.proto.MaterializedViewRefresh;
 import io.nsc.protocol.proto.RenameColumn;
 import io.nsc.protocol.proto.SetColumnType;
-import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.trino.NscAnalyzeProperties;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.client.NscMetadataClient;
-import io.nsc.trino.delete.MetadataOnlyDelete;
-import io.nsc.trino.delete.NscDeletePartitioningHandle;
-import io.nsc.trino.delete.NscMergeFragment;
-import io.nsc.trino.delete.NscMergeTableHandle;
 import io.nsc.trino.delete.NscRowIdColumnHandle;
-import io.nsc.trino.optimize.CompactionCandidates;
-import io.nsc.trino.optimize.CompactionCandidates.Compaction;
-import io.nsc.trino.optimize.NscOptimizeHandle;
-import io.nsc.trino.optimize.NscTableProcedureId;
-import io.nsc.trino.optimize.OptimizeTableProcedure;
-import io.nsc.trino.write.FileSlot;
-import io.nsc.trino.write.NscInsertTableHandle;
-import io.nsc.trino.write.NscOutputTableHandle;
-import io.nsc.trino.write.NscWritableTable;
-import io.nsc.trino.write.NscWriteFragment;
-import io.nsc.trino.write.NscWriterSettings;
 import io.nsc.trino.write.WriteTypes;
 import io.trino.spi.RefreshType;
 import io.trino.spi.TrinoException;
@@ -85,7 +63,6 @@ import io.trino.spi.connector.SystemTable;
 import io.trino.spi.connector.TableNotFoundException;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
-import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
 import io.trino.spi.statistics.TableStatistics;
@@ -105,18 +82,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
-import static com.google.common.base.Preconditions.checkState;
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
-import static io.nsc.protocol.catalog.NameRules.problem;
-import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
-import static io.nsc.trino.NscErrorCode.NSC_NOT_ENOUGH_STORAGE_NODES;
-import static io.nsc.trino.NscErrorCode.NSC_UNSUPPORTED_TYPE;
-import static io.trino.spi.StandardErrorCode.GENERIC_INTERNAL_ERROR;
+import static io.nsc.trino.metadata.NameChecks.checkName;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
-import static io.trino.spi.StandardErrorCode.TABLE_ALREADY_EXISTS;
-import static io.trino.spi.connector.RetryMode.NO_RETRIES;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -126,6 +96,10 @@ import static java.util.Objects.requireNonNull;
  * self-join, a subquery) whatever commits land while it is planned. The version travels in the
  * table handle to every file listing of the query: splits, statistics and pushdown decisions. A
  * write through this transaction unpins its table, so that the transaction reads what it wrote.
+ * <p>
+ * Writes ({@link NscTableWrites}), row changes ({@link NscRowChanges}), OPTIMIZE
+ * ({@link NscOptimize}) and pushdown ({@link NscPushdown}) are delegated; the pinned versions are the transaction's
+ * {@link PlannedTables}, which the statements that change tables share.
  */
 public class NscMetadata
         implements ConnectorMetadata
@@ -135,22 +109,27 @@ public class NscMetadata
     private final NscMetadataClient client;
     private final TypeManager typeManager;
     private final TableFilesCache tableFilesCache;
-    private final ParquetWriteCodec defaultCompressionCodec;
-    private final Map<SchemaTableName, TableInfo> plannedTables = new ConcurrentHashMap<>();
+    private final PlannedTables plannedTables;
     private final Map<Long, Map<Integer, AnalyzedColumn>> analyzedColumns = new ConcurrentHashMap<>();
     private final NscViews views;
     private final NscMaterializedViews materializedViews;
     private final NscPushdown pushdown;
+    private final NscTableWrites writes;
+    private final NscRowChanges rowChanges;
+    private final NscOptimize optimize;
 
     /**
      * @param defaultCompressionCodec what writes into tables that set no compression_codec use
      */
     public NscMetadata(NscMetadataClient client, TypeManager typeManager, TableFilesCache tableFilesCache, ParquetWriteCodec defaultCompressionCodec, CatalogName catalogName)
     {
-        this.defaultCompressionCodec = requireNonNull(defaultCompressionCodec, "defaultCompressionCodec is null");
         this.client = requireNonNull(client, "client is null");
         this.typeManager = requireNonNull(typeManager, "typeManager is null");
         this.tableFilesCache = requireNonNull(tableFilesCache, "tableFilesCache is null");
+        this.plannedTables = new PlannedTables(client);
+        this.writes = new NscTableWrites(client, typeManager, tableFilesCache, defaultCompressionCodec, plannedTables);
+        this.rowChanges = new NscRowChanges(client, tableFilesCache, plannedTables, writes);
+        this.optimize = new NscOptimize(client, tableFilesCache, plannedTables, writes);
         this.views = new NscViews(client);
         this.materializedViews = new NscMaterializedViews(client, typeManager, catalogName, new StorageTables());
         this.pushdown = new NscPushdown(tableFilesCache);
@@ -212,16 +191,9 @@ public class NscMetadata
                     .map(this::toTableHandle)
                     .orElse(null);
         }
-        TableInfo planned = plannedTables.get(tableName);
-        if (planned == null) {
-            Optional<TableInfo> current = client.getTable(tableName);
-            if (current.isEmpty()) {
-                // not pinned: a table created later in this transaction is found then
-                return null;
-            }
-            planned = plannedTables.computeIfAbsent(tableName, _ -> current.get());
-        }
-        return toTableHandle(planned);
+        return plannedTables.pin(tableName)
+                .map(this::toTableHandle)
+                .orElse(null);
     }
 
     @Override
@@ -243,24 +215,12 @@ public class NscMetadata
     public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle table)
     {
         NscTableHandle handle = (NscTableHandle) table;
-        TableInfo info = tableInfo(handle);
+        TableInfo info = plannedTables.tableInfo(handle);
         return new ConnectorTableMetadata(
                 handle.schemaTableName(),
                 toColumnMetadata(handle.columns(), info),
                 NscTableProperties.fromStored(handle.schemaTableName().toString(), handle.properties()),
                 info.hasComment() ? Optional.of(info.getComment()) : Optional.empty());
-    }
-
-    /** The table as the handle's transaction planned it: comments are read from it, not from the handle. */
-    private TableInfo tableInfo(NscTableHandle handle)
-    {
-        TableInfo planned = plannedTables.get(handle.schemaTableName());
-        if (planned != null && planned.getTableId() == handle.tableId()) {
-            return planned;
-        }
-        return client.getTable(handle.schemaTableName())
-                .filter(table -> table.getTableId() == handle.tableId())
-                .orElseThrow(() -> new TableNotFoundException(handle.schemaTableName()));
     }
 
     @Override
@@ -276,7 +236,7 @@ public class NscMetadata
     public ColumnMetadata getColumnMetadata(ConnectorSession session, ConnectorTableHandle table, ColumnHandle column)
     {
         return switch (column) {
-            case NscColumnHandle nscColumn -> toColumnMetadata(nscColumn, tableInfo((NscTableHandle) table));
+            case NscColumnHandle nscColumn -> toColumnMetadata(nscColumn, plannedTables.tableInfo((NscTableHandle) table));
             case NscAggregateColumnHandle aggregate -> new ColumnMetadata(aggregate.name(), aggregate.type());
             case NscComputedColumnHandle computed -> computed.toColumnMetadata();
             case NscRowIdColumnHandle rowId -> rowId.toColumnMetadata();
@@ -480,7 +440,7 @@ public class NscMetadata
     public ConnectorInsertTableHandle beginRefreshMaterializedView(ConnectorSession session, ConnectorTableHandle tableHandle, List<ConnectorTableHandle> sourceTableHandles, RetryMode retryMode, RefreshType refreshType)
     {
         NscTableHandle storageTable = (NscTableHandle) tableHandle;
-        return beginInsert(session, storageTable, ImmutableList.copyOf(storageTable.columns()), retryMode);
+        return writes.beginInsert(storageTable, ImmutableList.copyOf(storageTable.columns()), retryMode);
     }
 
     @Override
@@ -513,51 +473,10 @@ public class NscMetadata
             return client.getTable(table).map(info -> NscTableProperties.fromStored(table.toString(), toTableHandle(info).properties()));
         }
 
-        /**
-         * Every file of the version the refresh read leaves, the refresh's files enter, and the
-         * view records what the refresh read: one metadata transaction, one new version.
-         */
         @Override
         public boolean overwrite(ConnectorSession session, ConnectorTableHandle storageTable, ConnectorInsertTableHandle insertHandle, Collection<Slice> fragments, MaterializedViewRefresh view)
         {
-            NscTableHandle table = (NscTableHandle) storageTable;
-            List<String> oldFiles;
-            try (TableFileBatches files = tableFilesCache.fileBatches(table)) {
-                oldFiles = Streams.stream(files).flatMap(List::stream).map(TableFiles.FileEntry::fileId).collect(toImmutableList());
-            }
-            List<DataFile> newFiles = toDataFiles(fragments);
-            if (oldFiles.isEmpty() && newFiles.isEmpty()) {
-                return false;
-            }
-            CommitFilesRequest.Builder request = CommitFilesRequest.newBuilder()
-                    .setSchemaName(table.schemaTableName().getSchemaName())
-                    .setTableName(table.schemaTableName().getTableName())
-                    .addAllColumns(toFileColumns((NscInsertTableHandle) insertHandle))
-                    .setCreateTable(false)
-                    // the table the refresh began on, not another one created under its name since
-                    .setExpectedTableId(table.tableId())
-                    .addAllFiles(newFiles)
-                    .setMaterializedView(view);
-            if (!oldFiles.isEmpty()) {
-                request.setRemovals(FileRemovals.newBuilder()
-                        .setReadVersion(table.version())
-                        .addAllRemovedFileIds(oldFiles)
-                        .addAllInsertedFileIds(newFiles.stream().map(DataFile::getFileId).collect(toImmutableList())));
-            }
-            CommitFilesResponse response;
-            try {
-                response = client(session).commitFiles(request.build());
-            }
-            finally {
-                tableFilesCache.invalidate(table.tableId());
-                plannedTables.remove(table.schemaTableName());
-            }
-            if (!response.hasViewVersion()) {
-                // a service of an earlier release ignores what it does not know: the caller records the view itself
-                log.warn("The metadata service committed the refresh of materialized view %s.%s without recording it in the view: it is of a release that records a refresh in a second transaction",
-                        table.schemaTableName().getSchemaName(), view.getViewName());
-            }
-            return response.hasViewVersion();
+            return writes.commitRefresh(session, storageTable, insertHandle, fragments, view);
         }
     }
 
@@ -664,84 +583,32 @@ public class NscMetadata
     public void dropSchema(ConnectorSession session, String schemaName, boolean cascade)
     {
         client(session).dropSchema(schemaName, cascade);
-        plannedTables.keySet().removeIf(table -> table.getSchemaName().equals(schemaName));
+        plannedTables.unpinSchema(schemaName);
     }
 
     @Override
     public void createTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, SaveMode saveMode)
     {
-        NewTable table = checkNewTable(tableMetadata);
-        client(session).createTable(table.name(), table.protoColumns(), table.storedProperties(), table.comment(), saveMode);
-        plannedTables.remove(table.name());
+        writes.createTable(session, tableMetadata, saveMode);
     }
 
     @Override
     public ConnectorOutputTableHandle beginCreateTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, Optional<ConnectorTableLayout> layout, RetryMode retryMode, boolean replace)
     {
-        checkNoRetries(retryMode);
-        NewTable table = checkNewTable(tableMetadata);
-        // Trino's CREATE TABLE AS has no syntax for column comments; were one to come, it must not be lost
-        if (table.columnComments().stream().anyMatch(Optional::isPresent)) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support creating tables with column comment");
-        }
-        // checked again, atomically, by the commit (must_create); here so that nothing is written in vain
-        if (!client.listSchemas().contains(table.name().getSchemaName())) {
-            throw NscMetadataClient.schemaNotFound(table.name().getSchemaName(), null);
-        }
-        if (!replace && client.getTable(table.name()).isPresent()) {
-            throw new TrinoException(TABLE_ALREADY_EXISTS, "Table '%s' already exists".formatted(table.name()));
-        }
-        return new NscOutputTableHandle(table.name(), table.columns(), table.settings(), table.storedProperties(), table.comment(), replace);
+        return writes.beginCreateTable(tableMetadata, retryMode, replace);
     }
 
     @Override
     public Optional<ConnectorOutputMetadata> finishCreateTable(ConnectorSession session, ConnectorOutputTableHandle tableHandle, Collection<Slice> fragments, Collection<ComputedStatistics> computedStatistics)
     {
-        NscOutputTableHandle handle = (NscOutputTableHandle) tableHandle;
-        // one transaction creates the table with every file of the statement; no files is a valid (empty) table
-        CommitFilesRequest.Builder commit = CommitFilesRequest.newBuilder()
-                .setSchemaName(handle.schemaTableName().getSchemaName())
-                .setTableName(handle.schemaTableName().getTableName())
-                .addAllColumns(toProtoColumns(handle.columns(), List.of()))
-                .setCreateTable(true)
-                .setMustCreate(true)
-                // OR REPLACE: the table it replaces is dropped in the same transaction
-                .setReplace(handle.replace())
-                .putAllTableProperties(handle.tableProperties())
-                .addAllFiles(toDataFiles(fragments));
-        handle.comment().ifPresent(commit::setTableComment);
-        client(session).commitFiles(commit.build());
-        plannedTables.remove(handle.schemaTableName());
+        writes.finishCreateTable(session, tableHandle, fragments);
         return Optional.empty();
     }
 
     @Override
     public ConnectorInsertTableHandle beginInsert(ConnectorSession session, ConnectorTableHandle tableHandle, List<ColumnHandle> columns, RetryMode retryMode)
     {
-        checkNoRetries(retryMode);
-        NscTableHandle table = (NscTableHandle) tableHandle;
-        // pages arrive with one channel per column in the order given; files must have the table's order
-        if (!columns.equals(table.columns())) {
-            throw new TrinoException(NOT_SUPPORTED, "nsc inserts need every column of %s in table order, got %s".formatted(table.schemaTableName(), columns));
-        }
-        for (NscColumnHandle column : table.columns()) {
-            WriteTypes.checkSupported(column.type());
-        }
-        return insertHandle(table, writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties())));
-    }
-
-    /** How a write into the table version writes its files: every live column in table order, NULL in the dropped ones' slots. */
-    private NscInsertTableHandle insertHandle(NscTableHandle table, NscWriterSettings settings)
-    {
-        TableInfo info = tableInfo(table);
-        ImmutableList.Builder<NscColumnHandle> dropped = ImmutableList.builder();
-        for (int ordinal = 0; ordinal < info.getColumnsCount(); ordinal++) {
-            Column column = info.getColumns(ordinal);
-            if (column.getDropped()) {
-                dropped.add(new NscColumnHandle(column.getName(), toType(info, column), ordinal));
-            }
-        }
-        return new NscInsertTableHandle(table.schemaTableName(), table.tableId(), table.columns(), dropped.build(), settings);
+        return writes.beginInsert(tableHandle, columns, retryMode);
     }
 
     @Override
@@ -752,155 +619,59 @@ public class NscMetadata
             Collection<Slice> fragments,
             Collection<ComputedStatistics> computedStatistics)
     {
-        NscInsertTableHandle handle = (NscInsertTableHandle) insertHandle;
-        if (fragments.isEmpty()) {
-            // nothing written: a commit would only bump the table's version
-            return Optional.empty();
-        }
-        try {
-            client(session).commitFiles(CommitFilesRequest.newBuilder()
-                    .setSchemaName(handle.schemaTableName().getSchemaName())
-                    .setTableName(handle.schemaTableName().getTableName())
-                    .addAllColumns(toFileColumns(handle))
-                    .setCreateTable(false)
-                    // the table this INSERT began on, not another one created under its name since
-                    .setExpectedTableId(handle.tableId())
-                    .addAllFiles(toDataFiles(fragments))
-                    .build());
-        }
-        finally {
-            tableFilesCache.invalidate(handle.tableId());
-            plannedTables.remove(handle.schemaTableName());
-        }
+        writes.finishInsert(session, insertHandle, fragments);
         return Optional.empty();
     }
 
     @Override
     public void truncateTable(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
-        NscTableHandle handle = (NscTableHandle) tableHandle;
-        // the table this statement planned, not another created under its name since
-        client(session).truncateTable(handle.schemaTableName(), handle.tableId());
-        tableFilesCache.invalidate(handle.tableId());
-        plannedTables.remove(handle.schemaTableName());
+        rowChanges.truncateTable(session, tableHandle);
     }
 
-    /**
-     * The metadata-only DELETE: Trino asks when the connector enforces the statement's whole
-     * predicate. It is taken when the compact stats tell of every row group of the version that
-     * it matches the predicate entirely or not at all; otherwise the row-level path reads the rows.
-     */
     @Override
     public Optional<ConnectorTableHandle> applyDelete(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
-        NscTableHandle handle = (NscTableHandle) tableHandle;
-        if (handle.aggregation().isPresent() || handle.limit().isPresent() || handle.topN().isPresent()) {
-            return Optional.empty();
-        }
-        if (!handle.constraintEnforced() && !handle.constraint().isAll()) {
-            // a pruning hint: the rows it matches are Trino's to find
-            return Optional.empty();
-        }
-        try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
-            return new MetadataOnlyDelete(handle).plan(files).map(_ -> handle);
-        }
+        return rowChanges.applyDelete(tableHandle);
     }
 
     @Override
     public OptionalLong executeDelete(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
-        NscTableHandle handle = (NscTableHandle) tableHandle;
-        NscMergeFragment delete;
-        // the version applyDelete planned on: the same files, the same answer
-        try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
-            delete = new MetadataOnlyDelete(handle).plan(files)
-                    .orElseThrow(() -> new TrinoException(GENERIC_INTERNAL_ERROR, "DELETE from %s planned as metadata-only, but version %s of its files needs rows read".formatted(handle.schemaTableName(), handle.version())));
-        }
-        if (delete.isEmpty()) {
-            return OptionalLong.of(0);
-        }
-        // a DELETE that writes no file: the table's columns as they are
-        return OptionalLong.of(commitDelete(session, handle, delete, tableInfo(handle).getColumnsList()).getRowsRemoved());
+        return rowChanges.executeDelete(session, tableHandle);
     }
 
     @Override
     public ColumnHandle getMergeRowIdColumnHandle(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
-        return new NscRowIdColumnHandle();
+        return rowChanges.getMergeRowIdColumnHandle();
     }
 
-    /**
-     * Files are immutable: an UPDATE or MERGE deletes the old row (its file rewritten or removed,
-     * as a DELETE does) and inserts the new one (into new files, as an INSERT writes them), and
-     * both are committed in one metadata transaction.
-     */
     @Override
     public RowChangeParadigm getRowChangeParadigm(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
-        return RowChangeParadigm.DELETE_ROW_AND_INSERT_ROW;
+        return rowChanges.getRowChangeParadigm();
     }
 
     @Override
     public Optional<ConnectorPartitioningHandle> getUpdateLayout(ConnectorSession session, ConnectorTableHandle tableHandle)
     {
-        return Optional.of(NscDeletePartitioningHandle.INSTANCE);
+        return rowChanges.getUpdateLayout();
     }
 
     @Override
     public ConnectorMergeTableHandle beginMerge(ConnectorSession session, ConnectorTableHandle tableHandle, Map<Integer, Collection<ColumnHandle>> updateCaseColumns, RetryMode retryMode)
     {
-        checkNoRetries(retryMode);
-        NscTableHandle table = (NscTableHandle) tableHandle;
-        // live storage nodes are checked by the first file written, if any: a DELETE that only removes needs none
-        NscWriterSettings settings = resolveWriterSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
-        return new NscMergeTableHandle(table, insertHandle(table, settings));
+        return rowChanges.beginMerge(tableHandle, retryMode);
     }
 
     @Override
     public void finishMerge(ConnectorSession session, ConnectorMergeTableHandle mergeTableHandle, List<ConnectorTableHandle> sourceTableHandles, Collection<Slice> fragments, Collection<ComputedStatistics> computedStatistics)
     {
-        NscMergeTableHandle handle = (NscMergeTableHandle) mergeTableHandle;
-        NscMergeFragment changes = NscMergeFragment.combine(fragments.stream().map(NscMergeFragment::fromSlice).collect(toImmutableList()));
-        if (changes.isEmpty()) {
-            // no row matched and none was inserted: nothing to commit, and the version stays
-            return;
-        }
-        // the files written have the columns the statement began with: a column change since fails the commit
-        commitDelete(session, handle.table(), changes, toFileColumns(handle.rewrite()));
+        rowChanges.finishMerge(session, mergeTableHandle, fragments);
     }
 
-    /**
-     * One metadata transaction against the version the statement read: the removals, the
-     * rewritten files' survivors and the inserted rows' files. A MERGE that only inserts commits
-     * as an INSERT does.
-     */
-    private CommitFilesResponse commitDelete(ConnectorSession session, NscTableHandle table, NscMergeFragment changes, List<Column> fileColumns)
-    {
-        try {
-            CommitFilesRequest.Builder request = CommitFilesRequest.newBuilder()
-                    .setSchemaName(table.schemaTableName().getSchemaName())
-                    .setTableName(table.schemaTableName().getTableName())
-                    .addAllColumns(fileColumns)
-                    .setCreateTable(false)
-                    // the table this statement began on, not another one created under its name since
-                    .setExpectedTableId(table.tableId())
-                    .addAllFiles(changes.filesToAdd().stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()));
-            if (changes.removesFiles()) {
-                request.setRemovals(changes.toRemovals(table.version()));
-            }
-            CommitFilesResponse response = client(session).commitFiles(request.build());
-            log.info("Row changes in %s read version %s and committed version %s: %s files and %s row groups removed in the metadata, %s files rewritten into %s, %s rows deleted, %s files of inserted rows",
-                    table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRemoved(), response.getRowGroupsRemoved(),
-                    response.getFilesRewritten(), changes.written().size(), response.getRowsRemoved(), changes.inserted().size());
-            return response;
-        }
-        finally {
-            tableFilesCache.invalidate(table.tableId());
-            plannedTables.remove(table.schemaTableName());
-        }
-    }
-
-    /** {@code ALTER TABLE ... EXECUTE optimize}: see {@link OptimizeTableProcedure}. */
+    /** {@code ALTER TABLE ... EXECUTE optimize}: see {@link NscOptimize}. */
     @Override
     public Optional<ConnectorTableExecuteHandle> getTableHandleForExecute(
             ConnectorSession session,
@@ -910,105 +681,19 @@ public class NscMetadata
             Map<String, Object> executeProperties,
             RetryMode retryMode)
     {
-        NscTableHandle table = (NscTableHandle) tableHandle;
-        NscTableProcedureId procedure;
-        try {
-            procedure = NscTableProcedureId.valueOf(procedureName);
-        }
-        catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Unknown table procedure: " + procedureName, e);
-        }
-        return switch (procedure) {
-            case OPTIMIZE -> {
-                checkNoRetries(retryMode);
-                // the files are written again: a type nsc reads but does not write fails here, before anything is read
-                for (NscColumnHandle column : table.columns()) {
-                    WriteTypes.checkSupported(column.type());
-                }
-                long fileSizeThreshold = ((DataSize) executeProperties.get(OptimizeTableProcedure.FILE_SIZE_THRESHOLD)).toBytes();
-                // the new files are written as an INSERT writes them: enough live storage nodes, or nothing is read
-                NscWriterSettings settings = writerSettings(NscTableProperties.fromStored(table.schemaTableName().toString(), table.properties()));
-                yield Optional.of(new NscOptimizeHandle(table, fileSizeThreshold, insertHandle(table, settings)));
-            }
-        };
+        return optimize.getTableHandleForExecute(tableHandle, procedureName, executeProperties, retryMode);
     }
 
-    /**
-     * The scan reads the files the OPTIMIZE rewrites, whole: a WHERE clause would leave rows of
-     * them out of the new files, so it is refused. With nothing worth rewriting, it reads nothing.
-     */
     @Override
     public BeginTableExecuteResult<ConnectorTableExecuteHandle, ConnectorTableHandle> beginTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, ConnectorTableHandle updatedSourceTableHandle)
     {
-        NscOptimizeHandle optimize = (NscOptimizeHandle) tableExecuteHandle;
-        NscTableHandle source = (NscTableHandle) updatedSourceTableHandle;
-        if (!source.constraint().isAll() || !source.filterExpressions().isEmpty()) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support optimize with a WHERE clause: it rewrites whole files");
-        }
-        Compaction compaction = compaction(optimize);
-        NscTableHandle scan = source.withOptimize(optimize.fileSizeThreshold());
-        if (!compaction.isWorthDoing()) {
-            scan = scan.withConstraint(TupleDomain.none(), true);
-        }
-        return new BeginTableExecuteResult<>(optimize, scan);
+        return optimize.beginTableExecute(tableExecuteHandle, updatedSourceTableHandle);
     }
 
-    /**
-     * One commit against the version the OPTIMIZE read: its files leave, the new ones enter, and
-     * the metadata service checks that they hold the same rows; a commit that changed one of
-     * those files since fails it with TRANSACTION_CONFLICT. Nothing worth rewriting commits
-     * nothing: the table keeps its version.
-     */
     @Override
     public void finishTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle, Collection<Slice> fragments, List<Object> splitSourceInfo)
     {
-        NscOptimizeHandle optimize = (NscOptimizeHandle) tableExecuteHandle;
-        NscTableHandle table = optimize.table();
-        Compaction compaction = compaction(optimize);
-        List<NscWriteFragment> written = fragments.stream().map(NscWriteFragment::fromSlice).collect(toImmutableList());
-        if (!compaction.isWorthDoing()) {
-            checkState(written.isEmpty(), "OPTIMIZE of %s had nothing to rewrite, but wrote %s files", table.schemaTableName(), written.size());
-            return;
-        }
-        // the files the scan listed, as its split source reported them: the same, or the new files hold other rows
-        if (!ImmutableSet.copyOf(splitSourceInfo).equals(ImmutableSet.copyOf(compaction.fileIds()))) {
-            throw new TrinoException(GENERIC_INTERNAL_ERROR, "OPTIMIZE of %s read %s files of version %s, but planned to rewrite %s".formatted(
-                    table.schemaTableName(), splitSourceInfo.size(), table.version(), compaction.fileIds().size()));
-        }
-        long rowsWritten = written.stream().mapToLong(NscWriteFragment::rowCount).sum();
-        if (rowsWritten != compaction.rows()) {
-            // never swap files for ones that lost or invented rows
-            throw new TrinoException(NSC_BAD_DATA, "OPTIMIZE of %s read %s files of version %s holding %s rows, but wrote %s rows".formatted(
-                    table.schemaTableName(), compaction.fileIds().size(), table.version(), compaction.rows(), rowsWritten));
-        }
-        try {
-            CommitFilesResponse response = client(session).commitFiles(CommitFilesRequest.newBuilder()
-                    .setSchemaName(table.schemaTableName().getSchemaName())
-                    .setTableName(table.schemaTableName().getTableName())
-                    .addAllColumns(toFileColumns(optimize.rewrite()))
-                    .setCreateTable(false)
-                    // the table this statement began on, not another one created under its name since
-                    .setExpectedTableId(table.tableId())
-                    .addAllFiles(written.stream().map(NscWriteFragment::toDataFile).collect(toImmutableList()))
-                    .setRemovals(FileRemovals.newBuilder()
-                            .setReadVersion(table.version())
-                            .addAllRewrittenFileIds(compaction.fileIds())
-                            .setOptimize(true))
-                    .build());
-            log.info("OPTIMIZE of %s read version %s and committed version %s: %s files rewritten into %s, %s rows",
-                    table.schemaTableName(), table.version(), response.getVersion(), response.getFilesRewritten(), written.size(), rowsWritten);
-        }
-        finally {
-            tableFilesCache.invalidate(table.tableId());
-            plannedTables.remove(table.schemaTableName());
-        }
-    }
-
-    private Compaction compaction(NscOptimizeHandle optimize)
-    {
-        try (TableFileBatches files = tableFilesCache.fileBatches(optimize.table())) {
-            return CompactionCandidates.plan(files, optimize.fileSizeThreshold());
-        }
+        optimize.finishTableExecute(session, tableExecuteHandle, fragments, splitSourceInfo);
     }
 
     @Override
@@ -1016,7 +701,8 @@ public class NscMetadata
     {
         checkName("schema", target);
         client(session).renameSchema(source, target);
-        plannedTables.keySet().removeIf(table -> table.getSchemaName().equals(source) || table.getSchemaName().equals(target));
+        plannedTables.unpinSchema(source);
+        plannedTables.unpinSchema(target);
     }
 
     @Override
@@ -1026,8 +712,8 @@ public class NscMetadata
         checkName("schema", newTableName.getSchemaName());
         checkName("table", newTableName.getTableName());
         client(session).renameTable(handle.schemaTableName(), newTableName);
-        plannedTables.remove(handle.schemaTableName());
-        plannedTables.remove(newTableName);
+        plannedTables.unpin(handle.schemaTableName());
+        plannedTables.unpin(newTableName);
     }
 
     @Override
@@ -1035,7 +721,7 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
         client(session).setComment(handle.schemaTableName(), Optional.empty(), comment);
-        plannedTables.remove(handle.schemaTableName());
+        plannedTables.unpin(handle.schemaTableName());
     }
 
     @Override
@@ -1043,7 +729,7 @@ public class NscMetadata
     {
         NscTableHandle handle = (NscTableHandle) tableHandle;
         client(session).setComment(handle.schemaTableName(), Optional.of(((NscColumnHandle) column).name()), comment);
-        plannedTables.remove(handle.schemaTableName());
+        plannedTables.unpin(handle.schemaTableName());
     }
 
     @Override
@@ -1070,7 +756,7 @@ public class NscMetadata
         NscTableHandle handle = (NscTableHandle) tableHandle;
         // the table this statement planned, not another created under its name since
         client(session).setTableProperties(handle.schemaTableName(), handle.tableId(), NscTableProperties.setProperties(handle.properties(), properties));
-        plannedTables.remove(handle.schemaTableName());
+        plannedTables.unpin(handle.schemaTableName());
     }
 
     @Override
@@ -1132,7 +818,7 @@ public class NscMetadata
         // the table this statement planned, not another created under its name since
         client(session).alterColumn(handle.schemaTableName(), handle.tableId(), change, properties);
         tableFilesCache.invalidate(handle.tableId());
-        plannedTables.remove(handle.schemaTableName());
+        plannedTables.unpin(handle.schemaTableName());
     }
 
     @Override
@@ -1141,156 +827,16 @@ public class NscMetadata
         NscTableHandle handle = (NscTableHandle) tableHandle;
         client(session).dropTable(handle.schemaTableName());
         tableFilesCache.invalidate(handle.tableId());
-        plannedTables.remove(handle.schemaTableName());
-    }
-
-    /**
-     * A table about to be created, checked: names, types and properties are all acceptable.
-     *
-     * @param columnComments the comment of each column, in column order
-     */
-    private record NewTable(
-            SchemaTableName name,
-            List<NscColumnHandle> columns,
-            List<Optional<String>> columnComments,
-            Optional<String> comment,
-            NscWriterSettings settings,
-            Map<String, String> storedProperties)
-    {
-        List<Column> protoColumns()
-        {
-            return toProtoColumns(columns, columnComments);
-        }
-    }
-
-    private NewTable checkNewTable(ConnectorTableMetadata tableMetadata)
-    {
-        SchemaTableName name = tableMetadata.getTable();
-        checkName("schema", name.getSchemaName());
-        checkName("table", name.getTableName());
-        ImmutableList.Builder<NscColumnHandle> columns = ImmutableList.builder();
-        ImmutableList.Builder<Optional<String>> columnComments = ImmutableList.builder();
-        List<ColumnMetadata> columnMetadata = tableMetadata.getColumns().stream().filter(column -> !column.isHidden()).collect(toImmutableList());
-        for (int ordinal = 0; ordinal < columnMetadata.size(); ordinal++) {
-            ColumnMetadata column = columnMetadata.get(ordinal);
-            checkName("column", column.getName());
-            WriteTypes.checkSupported(column.getType());
-            columns.add(new NscColumnHandle(column.getName(), column.getType(), ordinal));
-            columnComments.add(Optional.ofNullable(column.getComment()));
-        }
-
-        Map<String, Object> properties = tableMetadata.getProperties();
-        NscTableProperties.checkSortedBy(NscTableProperties.getSortedBy(properties), columnMetadata.stream().map(ColumnMetadata::getName).collect(toImmutableList()));
-        NscTableProperties.checkBloomFilterColumns(NscTableProperties.getBloomFilterColumns(properties), columnMetadata, NscTableProperties.getRowGroupSize(properties));
-        return new NewTable(name, columns.build(), columnComments.build(), tableMetadata.getComment(), writerSettings(properties), NscTableProperties.toStored(properties));
-    }
-
-    /** How a write into a table with these properties writes its files; the properties must be valid, and enough storage nodes live. */
-    private NscWriterSettings writerSettings(Map<String, Object> properties)
-    {
-        NscWriterSettings settings = resolveWriterSettings(properties);
-        // the properties are valid; whether the cluster can take the write is checked last
-        checkLiveNodes(settings.replication(), NscTableProperties.getReplication(properties).isEmpty());
-        return settings;
-    }
-
-    private NscWriterSettings resolveWriterSettings(Map<String, Object> properties)
-    {
-        int replication = NscTableProperties.getReplication(properties).orElse(NscTableProperties.DEFAULT_REPLICATION);
-        int minReplicas = NscTableProperties.resolveMinReplicas(properties, replication);
-        // a DELETE's rewrite reads the table's properties too, so it keeps the table's codec
-        ParquetWriteCodec compressionCodec = NscTableProperties.getCompressionCodec(properties).orElse(defaultCompressionCodec);
-        return new NscWriterSettings(NscTableProperties.getSortedBy(properties), NscTableProperties.getRowGroupSize(properties), replication, minReplicas,
-                ImmutableSet.copyOf(NscTableProperties.getBloomFilterColumns(properties)), compressionCodec);
-    }
-
-    /**
-     * A write places every file on {@code replication} distinct live storage nodes: with fewer
-     * live nodes it fails here, before anything is written. The replication is never lowered to
-     * fit the cluster, the default no more than an explicit value: a table would silently hold
-     * fewer copies than it says.
-     *
-     * @param isDefault the table does not set replication, so the connector's default applies
-     */
-    private void checkLiveNodes(int replication, boolean isDefault)
-    {
-        long live = client.listNodes().stream().filter(StorageNode::getAlive).count();
-        if (replication > live) {
-            throw new TrinoException(NSC_NOT_ENOUGH_STORAGE_NODES, "%s %s%s needs %s live storage nodes, but %s".formatted(
-                    NscTableProperties.REPLICATION, replication, isDefault ? " (the default)" : "", replication, liveNodes(live)));
-        }
-    }
-
-    private static String liveNodes(long live)
-    {
-        return switch ((int) live) {
-            case 0 -> "no storage node is live";
-            case 1 -> "only 1 is live";
-            default -> "only %s are live".formatted(live);
-        };
-    }
-
-    private static void checkNoRetries(RetryMode retryMode)
-    {
-        // a retried writer task would upload its files again under new ids, and both would be committed
-        if (retryMode != NO_RETRIES) {
-            throw new TrinoException(NOT_SUPPORTED, "This connector does not support query retries");
-        }
-    }
-
-    private static void checkName(String kind, String name)
-    {
-        problem(kind, name).ifPresent(problem -> {
-            throw new TrinoException(NOT_SUPPORTED, problem);
-        });
-    }
-
-    /**
-     * @param comments each column's comment, or none at all for columns without comments
-     */
-    private static List<Column> toProtoColumns(List<NscColumnHandle> columns, List<Optional<String>> comments)
-    {
-        ImmutableList.Builder<Column> protoColumns = ImmutableList.builder();
-        for (int i = 0; i < columns.size(); i++) {
-            Column.Builder column = Column.newBuilder()
-                    .setName(columns.get(i).name())
-                    .setType(columns.get(i).type().getTypeSignature().toString());
-            if (!comments.isEmpty()) {
-                comments.get(i).ifPresent(column::setComment);
-            }
-            protoColumns.add(column.build());
-        }
-        return protoColumns.build();
-    }
-
-    /** Every slot of the table's files, dropped ones too: what the commit checks against the table. */
-    private static List<Column> toFileColumns(NscWritableTable table)
-    {
-        return FileSlot.of(table).stream()
-                .map(slot -> Column.newBuilder()
-                        .setName(slot.column().name())
-                        .setType(slot.column().type().getTypeSignature().toString())
-                        .setDropped(slot.dropped())
-                        .build())
-                .collect(toImmutableList());
-    }
-
-    private static List<DataFile> toDataFiles(Collection<Slice> fragments)
-    {
-        return fragments.stream()
-                .map(NscWriteFragment::fromSlice)
-                .map(NscWriteFragment::toDataFile)
-                .collect(toImmutableList());
+        plannedTables.unpin(handle.schemaTableName());
     }
 
     private NscTableHandle toTableHandle(TableInfo table)
     {
         ImmutableList.Builder<NscColumnHandle> columns = ImmutableList.builder();
         for (int ordinal = 0; ordinal < table.getColumnsCount(); ordinal++) {
-            Column column = table.getColumns(ordinal);
             // a dropped column keeps its place in the files, never a handle
-            if (!column.getDropped()) {
-                columns.add(new NscColumnHandle(column.getName(), toType(table, column), ordinal));
+            if (!table.getColumns(ordinal).getDropped()) {
+                columns.add(NscColumnHandle.fromStored(typeManager, table, ordinal));
             }
         }
         return NscTableHandle.forTable(
@@ -1299,17 +845,6 @@ public class NscMetadata
                 table.getVersion(),
                 columns.build(),
                 table.getPropertiesMap());
-    }
-
-    private Type toType(TableInfo table, Column column)
-    {
-        try {
-            return typeManager.fromSqlType(column.getType());
-        }
-        catch (RuntimeException e) {
-            throw new TrinoException(NSC_UNSUPPORTED_TYPE, "Column %s of %s.%s has type %s, which this Trino does not know".formatted(
-                    column.getName(), table.getSchemaName(), table.getTableName(), column.getType()), e);
-        }
     }
 
     private static List<ColumnMetadata> toColumnMetadata(List<NscColumnHandle> columns, TableInfo table)

@@ -63,6 +63,7 @@ import io.trino.spi.connector.SystemTable;
 import io.trino.spi.connector.TableNotFoundException;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
+import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
 import io.trino.spi.statistics.TableStatistics;
@@ -111,6 +112,7 @@ public class NscMetadata
     private final TableFilesCache tableFilesCache;
     private final PlannedTables plannedTables;
     private final Map<Long, Map<Integer, AnalyzedColumn>> analyzedColumns = new ConcurrentHashMap<>();
+    private final Map<ConstrainedScan, TableStatistics> constrainedStatistics = new ConcurrentHashMap<>();
     private final NscViews views;
     private final NscMaterializedViews materializedViews;
     private final NscPushdown pushdown;
@@ -532,8 +534,20 @@ public class NscMetadata
             // groups, not rows: the inputs' statistics would mislead the optimizer
             return TableStatistics.empty();
         }
-        return NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle), handle.version(), analyzedColumns(session, handle.tableId()));
+        TableStatistics whole = NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle), handle.version(), analyzedColumns(session, handle.tableId()));
+        if (ConstrainedTableStatistics.unconstrained(handle)) {
+            return whole;
+        }
+        // planning asks for a scan's statistics many times: its files are read once per transaction
+        ConstrainedScan scan = new ConstrainedScan(handle.tableId(), handle.version(), handle.constraint(), handle.constraintEnforced(), handle.filterExpressions(), handle.limit());
+        return constrainedStatistics.computeIfAbsent(scan, _ -> {
+            try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
+                return ConstrainedTableStatistics.constrain(whole, handle, files);
+            }
+        });
     }
+
+    private record ConstrainedScan(long tableId, long version, TupleDomain<NscColumnHandle> constraint, boolean constraintEnforced, List<String> filterExpressions, OptionalLong limit) {}
 
     /** What ANALYZE stored for the table, by column ordinal: read once per transaction (planning asks for statistics many times). */
     private Map<Integer, AnalyzedColumn> analyzedColumns(ConnectorSession session, long tableId)

@@ -3,7 +3,7 @@ package io.nsc.trino.split;
 import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.protocol.predicate.KeyRange;
 import io.nsc.protocol.stats.CompactFileStats;
-import io.nsc.protocol.stats.KeyKind;
+import io.nsc.protocol.stats.StatsKeys;
 import io.nsc.trino.client.StorageNodeLoad.Load;
 
 import java.util.List;
@@ -27,7 +27,7 @@ public final class ScanModeChooser
     // Trino pages compressed with LZ4 against Parquet's encodings compressed with ZSTD
     static final double PAGE_BYTES_PER_PARQUET_BYTE = 1.5;
     // the share of rows assumed to pass a column test the stats cannot estimate (strings, no stats)
-    static final double UNKNOWN_SELECTIVITY = 0.25;
+    public static final double UNKNOWN_SELECTIVITY = 0.25;
     static final double SATURATED_MAX_BYTE_RATIO = 0.5;
     private static final long SCAN_OVERHEAD_BYTES = 256;
 
@@ -84,7 +84,7 @@ public final class ScanModeChooser
     }
 
     /** The share of a row group's rows the predicate keeps, assuming values spread evenly between min and max. */
-    static double selectivity(CompactFileStats stats, int rowGroup, List<ColumnPredicate> predicate)
+    public static double selectivity(CompactFileStats stats, int rowGroup, List<ColumnPredicate> predicate)
     {
         double selectivity = 1;
         long rows = stats.rowGroupRowCount(rowGroup);
@@ -104,22 +104,53 @@ public final class ScanModeChooser
         if (column.ranges().isEmpty()) {
             return 0;
         }
-        KeyKind kind = stats.keyKind(column.column());
-        if (kind != KeyKind.EXACT || !stats.hasMinMax(rowGroup, column.column())) {
+        if (!stats.hasMinMax(rowGroup, column.column())) {
             return UNKNOWN_SELECTIVITY;
         }
-        double min = stats.min(rowGroup, column.column());
-        double max = stats.max(rowGroup, column.column());
-        if (max <= min) {
+        return switch (stats.keyKind(column.column())) {
+            case EXACT -> exactKeyShare(stats.min(rowGroup, column.column()), stats.max(rowGroup, column.column()), column.ranges());
+            case FLOATING -> floatingShare(stats.min(rowGroup, column.column()), stats.max(rowGroup, column.column()), column.ranges());
+            case LOSSY, NONE -> UNKNOWN_SELECTIVITY;
+        };
+    }
+
+    /** Keys that are the values (integers, dates, short decimals): a range covers its keys, an equality one key. */
+    private static double exactKeyShare(double min, double max, List<KeyRange> ranges)
+    {
+        if (max < min) {
             return 1;
         }
         double covered = 0;
-        for (KeyRange range : column.ranges()) {
+        for (KeyRange range : ranges) {
             double low = range.lowUnbounded() ? min : Math.max(min, range.low());
             double high = range.highUnbounded() ? max : min(max, range.high());
             // a single value (equality) covers one key, not a zero-width interval
             covered += high > low ? high - low : (high == low ? 1 : 0);
         }
         return clamp(covered / (max - min + 1), 0.0, 1.0);
+    }
+
+    /**
+     * Keys of real and double values keep their order but not their distances: the share is
+     * measured between the values themselves. An equality on a floating-point column says nothing
+     * the range can weigh.
+     */
+    private static double floatingShare(long minKey, long maxKey, List<KeyRange> ranges)
+    {
+        double min = StatsKeys.toDouble(minKey);
+        double max = StatsKeys.toDouble(maxKey);
+        if (!(max > min)) {
+            return ranges.stream().anyMatch(range -> (range.lowUnbounded() || range.low() <= minKey) && (range.highUnbounded() || range.high() >= minKey)) ? 1 : 0;
+        }
+        double covered = 0;
+        for (KeyRange range : ranges) {
+            double low = range.lowUnbounded() ? min : Math.max(min, StatsKeys.toDouble(range.low()));
+            double high = range.highUnbounded() ? max : min(max, StatsKeys.toDouble(range.high()));
+            if (!range.lowUnbounded() && !range.highUnbounded() && range.low() == range.high()) {
+                return UNKNOWN_SELECTIVITY;
+            }
+            covered += Math.max(0, high - low);
+        }
+        return clamp(covered / (max - min), 0.0, 1.0);
     }
 }

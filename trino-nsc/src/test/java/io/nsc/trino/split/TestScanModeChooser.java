@@ -4,6 +4,7 @@ import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.protocol.predicate.KeyRange;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
+import io.nsc.protocol.stats.StatsKeys;
 import io.nsc.trino.client.StorageNodeLoad.Load;
 import org.junit.jupiter.api.Test;
 
@@ -57,5 +58,35 @@ final class TestScanModeChooser
         // a limit of 10 rows bounds what a scan sends
         ScanModeChooser.Estimate limited = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.of(10));
         assertThat(ScanModeChooser.choose(limited, IDLE)).isEqualTo(ScanMode.FILTER);
+    }
+
+    @Test
+    void testSharesOfFloatingPointColumnsAreMeasuredBetweenValuesNotKeys()
+    {
+        // one row group of 1000 rows: a double column from -10.0 to 10.0; its keys are order-preserving bit patterns, far from linear
+        CompactFileStats stats = CompactFileStats.builder(List.of(KeyKind.FLOATING))
+                .addRowGroup(1000, 4)
+                .addColumnChunk(1000, OptionalLong.of(StatsKeys.ofDouble(-10.0)), OptionalLong.of(StatsKeys.ofDouble(10.0)), 0)
+                .build();
+        assertThat(ScanModeChooser.selectivity(stats, 0, List.of(new ColumnPredicate(0, List.of(KeyRange.lessThan(StatsKeys.ofDouble(-5.0))), false))))
+                .isCloseTo(0.25, within(0.01));
+        assertThat(ScanModeChooser.selectivity(stats, 0, List.of(new ColumnPredicate(0, List.of(KeyRange.range(StatsKeys.ofDouble(0.0), true, StatsKeys.ofDouble(2.0), true)), false))))
+                .isCloseTo(0.1, within(0.01));
+        assertThat(ScanModeChooser.selectivity(stats, 0, List.of(new ColumnPredicate(0, List.of(KeyRange.greaterThan(StatsKeys.ofDouble(20.0))), false))))
+                .isZero();
+        // an equality: no width to weigh
+        assertThat(ScanModeChooser.selectivity(stats, 0, List.of(new ColumnPredicate(0, List.of(KeyRange.equal(StatsKeys.ofDouble(1.0))), false))))
+                .isEqualTo(ScanModeChooser.UNKNOWN_SELECTIVITY);
+    }
+
+    @Test
+    void testRowGroupOfOneValueMatchesAllOrNothing()
+    {
+        CompactFileStats stats = CompactFileStats.builder(List.of(KeyKind.EXACT))
+                .addRowGroup(1000, 4)
+                .addColumnChunk(1000, OptionalLong.of(7), OptionalLong.of(7), 0)
+                .build();
+        assertThat(ScanModeChooser.selectivity(stats, 0, List.of(new ColumnPredicate(0, List.of(KeyRange.equal(7)), false)))).isEqualTo(1.0);
+        assertThat(ScanModeChooser.selectivity(stats, 0, List.of(new ColumnPredicate(0, List.of(KeyRange.equal(8)), false)))).isZero();
     }
 }

@@ -2,6 +2,7 @@ package io.nsc.trino.metadata;
 
 import com.google.common.collect.ImmutableMap;
 import io.nsc.protocol.predicate.ColumnPredicate;
+import io.nsc.protocol.predicate.KeyRange;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
@@ -9,21 +10,11 @@ import io.nsc.trino.split.PruningPredicate;
 import io.nsc.trino.split.ScanModeChooser;
 import io.nsc.trino.split.StatsPredicates;
 import io.trino.spi.connector.ColumnHandle;
-import io.trino.spi.predicate.Domain;
-import io.trino.spi.predicate.Range;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.statistics.ColumnStatistics;
 import io.trino.spi.statistics.DoubleRange;
 import io.trino.spi.statistics.Estimate;
 import io.trino.spi.statistics.TableStatistics;
-import io.trino.spi.type.BigintType;
-import io.trino.spi.type.DateType;
-import io.trino.spi.type.DecimalType;
-import io.trino.spi.type.DoubleType;
-import io.trino.spi.type.IntegerType;
-import io.trino.spi.type.RealType;
-import io.trino.spi.type.SmallintType;
-import io.trino.spi.type.TinyintType;
 import io.trino.spi.type.Type;
 
 import java.util.HashSet;
@@ -34,6 +25,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 
+import static com.google.common.collect.ImmutableMap.toImmutableMap;
 import static java.lang.Math.max;
 import static java.lang.Math.min;
 import static java.util.Objects.requireNonNull;
@@ -79,14 +71,9 @@ final class ConstrainedTableStatistics
         if (table.getRowCount().isUnknown()) {
             return table;
         }
-        return apply(table, handle, matchingRows(table, handle, files));
-    }
-
-    private static double matchingRows(TableStatistics table, NscTableHandle handle, Iterator<List<FileEntry>> files)
-    {
         TupleDomain<NscColumnHandle> constraint = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
         if (constraint.isNone()) {
-            return 0;
+            return apply(table, Map.of(), 0);
         }
         PruningPredicate predicate = StatsPredicates.toPruningPredicate(constraint);
         Map<Integer, Double> inexactShares = inexactShares(table, constraint);
@@ -100,7 +87,10 @@ final class ConstrainedTableStatistics
             rows *= UNKNOWN_FILTER_COEFFICIENT;
         }
         rows *= Math.pow(UNKNOWN_FILTER_COEFFICIENT, handle.filterExpressions().size());
-        return handle.limit().isPresent() ? min(rows, handle.limit().getAsLong()) : rows;
+        if (handle.limit().isPresent()) {
+            rows = min(rows, handle.limit().getAsLong());
+        }
+        return apply(table, predicate.columns().stream().collect(toImmutableMap(ColumnPredicate::column, column -> column)), rows);
     }
 
     /**
@@ -112,7 +102,7 @@ final class ConstrainedTableStatistics
     {
         ImmutableMap.Builder<Integer, Double> shares = ImmutableMap.builder();
         constraint.getDomains().orElseThrow().forEach((column, domain) -> {
-            OptionalDouble values = discreteValues(Optional.of(domain));
+            OptionalDouble values = domain.getValues().isDiscreteSet() ? OptionalDouble.of(domain.getValues().getDiscreteSet().size()) : OptionalDouble.empty();
             Estimate distinct = Optional.ofNullable(table.getColumnStatistics().get(column))
                     .map(ColumnStatistics::getDistinctValuesCount)
                     .orElse(Estimate.unknown());
@@ -146,30 +136,34 @@ final class ConstrainedTableStatistics
         return rows;
     }
 
-    private static TableStatistics apply(TableStatistics table, NscTableHandle handle, double matchingRows)
+    /**
+     * The whole table's statistics scaled to the matching rows.
+     *
+     * @param predicate the enforced predicate's key ranges, by column ordinal
+     */
+    private static TableStatistics apply(TableStatistics table, Map<Integer, ColumnPredicate> predicate, double matchingRows)
     {
         double tableRows = table.getRowCount().getValue();
         double rows = min(tableRows, max(0, matchingRows));
         double share = tableRows == 0 ? 0 : rows / tableRows;
-        Map<NscColumnHandle, Domain> domains = handle.constraintEnforced()
-                ? handle.constraint().getDomains().orElse(Map.of())
-                : Map.of();
         ImmutableMap.Builder<ColumnHandle, ColumnStatistics> columns = ImmutableMap.builder();
-        table.getColumnStatistics().forEach((column, statistics) ->
-                columns.put(column, constrain(statistics, Optional.ofNullable(domains.get(column)), ((NscColumnHandle) column).type(), rows, share)));
+        table.getColumnStatistics().forEach((column, statistics) -> {
+            NscColumnHandle nscColumn = (NscColumnHandle) column;
+            columns.put(column, constrain(statistics, Optional.ofNullable(predicate.get(nscColumn.ordinal())), nscColumn.type(), rows, share));
+        });
         return new TableStatistics(Estimate.of(rows), columns.buildOrThrow());
     }
 
-    private static ColumnStatistics constrain(ColumnStatistics statistics, Optional<Domain> domain, Type type, double rows, double share)
+    private static ColumnStatistics constrain(ColumnStatistics statistics, Optional<ColumnPredicate> predicate, Type type, double rows, double share)
     {
         Estimate nullsFraction = statistics.getNullsFraction();
-        if (domain.isPresent() && !domain.get().isNullAllowed()) {
+        if (predicate.isPresent() && !predicate.get().nullAllowed()) {
             nullsFraction = Estimate.zero();
         }
         Optional<DoubleRange> range = statistics.getRange();
         double valueShare = 1;
-        if (domain.isPresent() && range.isPresent()) {
-            Optional<DoubleRange> span = span(domain.get(), type);
+        if (predicate.isPresent() && range.isPresent()) {
+            Optional<DoubleRange> span = span(predicate.get().ranges(), type);
             if (span.isPresent()) {
                 DoubleRange before = range.get();
                 double low = max(before.getMin(), span.get().getMin());
@@ -182,11 +176,7 @@ final class ConstrainedTableStatistics
         double nonNullRows = rows * (nullsFraction.isUnknown() ? 1 : 1 - nullsFraction.getValue());
         Estimate distinct = statistics.getDistinctValuesCount();
         if (!distinct.isUnknown()) {
-            double bound = nonNullRows;
-            OptionalDouble values = discreteValues(domain);
-            if (values.isPresent()) {
-                bound = min(bound, values.getAsDouble());
-            }
+            double bound = predicate.map(column -> min(nonNullRows, singleValues(column.ranges()))).orElse(nonNullRows);
             distinct = Estimate.of(min(distinct.getValue() * valueShare, bound));
         }
         Estimate dataSize = statistics.getDataSize().isUnknown() ? statistics.getDataSize() : Estimate.of(statistics.getDataSize().getValue() * share);
@@ -198,41 +188,26 @@ final class ConstrainedTableStatistics
         return builder.build();
     }
 
-    /** The number of values a domain of single values allows. */
-    private static OptionalDouble discreteValues(Optional<Domain> domain)
+    /** How many values the ranges allow when each is a single value; unbounded otherwise. */
+    private static double singleValues(List<KeyRange> ranges)
     {
-        if (domain.isEmpty() || domain.get().isAll() || domain.get().getValues().isAll() || !domain.get().getValues().isDiscreteSet()) {
-            return OptionalDouble.empty();
-        }
-        return OptionalDouble.of(domain.get().getValues().getDiscreteSet().size());
+        boolean single = !ranges.isEmpty() && ranges.stream().allMatch(range -> !range.lowUnbounded() && !range.highUnbounded() && range.low() == range.high());
+        return single ? ranges.size() : Double.POSITIVE_INFINITY;
     }
 
-    /** Lowest and highest value the domain allows, as the doubles Trino's statistics use; empty for unbounded or unordered types. */
-    private static Optional<DoubleRange> span(Domain domain, Type type)
+    /**
+     * Lowest and highest value the key ranges allow, as the doubles Trino's statistics use (as
+     * {@link NscTableStatistics} reports a column's range); empty where the type's keys are not its values.
+     */
+    private static Optional<DoubleRange> span(List<KeyRange> ranges, Type type)
     {
-        if (domain.getValues().isNone() || domain.getValues().isAll() || !type.isOrderable()) {
+        if (ranges.isEmpty() || (ranges.getFirst().lowUnbounded() && ranges.getLast().highUnbounded())) {
             return Optional.empty();
         }
-        Range span;
-        try {
-            span = domain.getValues().getRanges().getSpan();
-        }
-        catch (UnsupportedOperationException e) {
-            return Optional.empty();
-        }
-        double low = span.isLowUnbounded() ? Double.NEGATIVE_INFINITY : toStatsDouble(type, span.getLowBoundedValue()).orElse(Double.NEGATIVE_INFINITY);
-        double high = span.isHighUnbounded() ? Double.POSITIVE_INFINITY : toStatsDouble(type, span.getHighBoundedValue()).orElse(Double.POSITIVE_INFINITY);
-        return Optional.of(new DoubleRange(low, high));
-    }
-
-    private static OptionalDouble toStatsDouble(Type type, Object value)
-    {
-        return switch (type) {
-            case TinyintType _, SmallintType _, IntegerType _, BigintType _, DateType _ -> OptionalDouble.of(((Long) value).doubleValue());
-            case DecimalType decimal when decimal.isShort() -> OptionalDouble.of((Long) value / Math.pow(10, decimal.getScale()));
-            case DoubleType _ -> OptionalDouble.of((Double) value);
-            case RealType _ -> OptionalDouble.of(Float.intBitsToFloat(((Long) value).intValue()));
-            default -> OptionalDouble.empty();
-        };
+        KeyRange first = ranges.getFirst();
+        KeyRange last = ranges.getLast();
+        Optional<Double> low = first.lowUnbounded() ? Optional.of(Double.NEGATIVE_INFINITY) : NscTableStatistics.toStatsValue(type, first.low());
+        Optional<Double> high = last.highUnbounded() ? Optional.of(Double.POSITIVE_INFINITY) : NscTableStatistics.toStatsValue(type, last.high());
+        return low.isPresent() && high.isPresent() ? Optional.of(new DoubleRange(low.get(), high.get())) : Optional.empty();
     }
 }

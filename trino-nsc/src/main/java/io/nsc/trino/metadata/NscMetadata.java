@@ -534,17 +534,21 @@ public class NscMetadata
             // groups, not rows: the inputs' statistics would mislead the optimizer
             return TableStatistics.empty();
         }
-        TableStatistics whole = NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle), handle.version(), analyzedColumns(session, handle.tableId()));
         if (ConstrainedTableStatistics.unconstrained(handle)) {
-            return whole;
+            return wholeTableStatistics(session, handle);
         }
         // planning asks for a scan's statistics many times: its files are read once per transaction
         ConstrainedScan scan = new ConstrainedScan(handle.tableId(), handle.version(), handle.constraint(), handle.constraintEnforced(), handle.filterExpressions(), handle.limit());
         return constrainedStatistics.computeIfAbsent(scan, _ -> {
             try (TableFileBatches files = tableFilesCache.fileBatches(handle)) {
-                return ConstrainedTableStatistics.constrain(whole, handle, files);
+                return ConstrainedTableStatistics.constrain(wholeTableStatistics(session, handle), handle, files);
             }
         });
+    }
+
+    private TableStatistics wholeTableStatistics(ConnectorSession session, NscTableHandle handle)
+    {
+        return NscTableStatistics.compute(handle.columns(), tableFilesCache.summary(handle), handle.version(), analyzedColumns(session, handle.tableId()));
     }
 
     private record ConstrainedScan(long tableId, long version, TupleDomain<NscColumnHandle> constraint, boolean constraintEnforced, List<String> filterExpressions, OptionalLong limit) {}

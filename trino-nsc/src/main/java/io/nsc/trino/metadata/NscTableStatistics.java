@@ -120,7 +120,7 @@ final class NscTableStatistics
     }
 
     /** The double Trino's optimizer uses to represent a value of the type, from an exact stats key. */
-    private static Optional<Double> toStatsValue(Type type, long key)
+    static Optional<Double> toStatsValue(Type type, long key)
     {
         return switch (type) {
             case TinyintType _, SmallintType _, IntegerType _, BigintType _, DateType _ -> Optional.of((double) key);

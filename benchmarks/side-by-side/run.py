@@ -27,6 +27,7 @@ whole run on each, into DIR/shared and DIR/split.
 Linux and root only (ip netns, tc). Standard library only.
 """
 import argparse
+import gzip
 import json
 import os
 import platform
@@ -415,12 +416,24 @@ class Bench:
             return record
         record.update(self.trino.query_stats(result["id"]))
         record["query_id"] = result["id"]
+        self._save_query_info(result["id"])
         difference = self._check(query, path, result)
         if difference:
             record["status"], record["detail"] = "mismatch", difference
             log(f"{path:8} {query.name:32} run {run_label}: MISMATCH {difference}")
         self.records.append(record)
         return record
+
+    def _save_query_info(self, query_id):
+        """Trino's whole record of the query (stages, operators, timings), when NSC_BENCH_QUERY_INFO
+        names a directory: to see where a query's time went after the testbed is gone."""
+        directory = os.environ.get("NSC_BENCH_QUERY_INFO")
+        if not directory:
+            return
+        os.makedirs(directory, exist_ok=True)
+        info = self.trino.query_info(query_id)
+        with gzip.open(os.path.join(directory, f"{query_id}.json.gz"), "wt") as output:
+            json.dump(info, output)
 
     def _storage_services(self, path):
         return self.cluster.nsc_services() if path == "nsc" else [self.cluster.services["s3proxy"]]

@@ -47,6 +47,10 @@ class Trino:
     def rows(self, sql, catalog=None, schema=None):
         return self.execute(sql, catalog, schema)["rows"]
 
+    def query_info(self, query_id):
+        """Trino's whole record of a query: its stages, operators and timings."""
+        return request(f"{self.server}/v1/query/{query_id}", self.user)
+
     def query_stats(self, query_id):
         """What Trino measured of a finished query, plus nsc's connector counters (0 elsewhere)."""
         info = request(f"{self.server}/v1/query/{query_id}", self.user)

@@ -357,7 +357,7 @@ public class NscConfig
     }
 
     @Config("nsc.dynamic-filtering-wait-timeout")
-    @ConfigDescription("How long split planning waits for a join's dynamic filter, to prune row groups with it")
+    @ConfigDescription("How long split planning waits for a join's dynamic filter, to prune row groups with it, when the filter is on a Bloom filter column or on one whose row groups hold narrow ranges (sorted, or written in its order); elsewhere it prunes nothing and planning does not wait")
     public NscConfig setDynamicFilteringWaitTimeout(Duration dynamicFilteringWaitTimeout)
     {
         this.dynamicFilteringWaitTimeout = dynamicFilteringWaitTimeout;

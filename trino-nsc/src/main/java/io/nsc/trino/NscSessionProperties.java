@@ -63,7 +63,7 @@ public final class NscSessionProperties
                         false),
                 durationProperty(
                         DYNAMIC_FILTERING_WAIT_TIMEOUT,
-                        "How long split planning waits for a join's dynamic filter, to prune row groups with it",
+                        "How long split planning waits for a join's dynamic filter, to prune row groups with it, when the filter is on a Bloom filter column or on one whose row groups hold narrow ranges (sorted, or written in its order); elsewhere it prunes nothing and planning does not wait",
                         config.getDynamicFilteringWaitTimeout(),
                         false),
                 longProperty(

@@ -1,18 +1,11 @@
 package io.nsc.parquet.filter;
 
+import io.nsc.parquet.types.NativeValues;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.IntArrayBlock;
 import io.trino.spi.block.LongArrayBlock;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.Range;
-import io.trino.spi.type.BigintType;
-import io.trino.spi.type.DateType;
-import io.trino.spi.type.DecimalType;
-import io.trino.spi.type.IntegerType;
-import io.trino.spi.type.SmallintType;
-import io.trino.spi.type.TimeType;
-import io.trino.spi.type.TimestampType;
-import io.trino.spi.type.TinyintType;
 import io.trino.spi.type.Type;
 
 import java.util.Arrays;
@@ -60,14 +53,7 @@ final class LongRangesColumnFilter
 
     static boolean supports(Type type)
     {
-        return type instanceof BigintType
-                || type instanceof IntegerType
-                || type instanceof SmallintType
-                || type instanceof TinyintType
-                || type instanceof DateType
-                || type instanceof TimeType
-                || (type instanceof DecimalType decimal && decimal.isShort())
-                || (type instanceof TimestampType timestamp && timestamp.isShort());
+        return NativeValues.isSignedLongOrdered(type);
     }
 
     static LongRangesColumnFilter create(Domain domain)

@@ -8,6 +8,7 @@ import io.trino.spi.type.Int128;
 import io.trino.spi.type.IntegerType;
 import io.trino.spi.type.LongTimestamp;
 import io.trino.spi.type.SmallintType;
+import io.trino.spi.type.TimeType;
 import io.trino.spi.type.TimestampType;
 import io.trino.spi.type.TinyintType;
 import io.trino.spi.type.Type;
@@ -27,6 +28,20 @@ public final class NativeValues
     {
         return switch (type) {
             case TinyintType _, SmallintType _, IntegerType _, BigintType _, DateType _, DecimalType _, VarcharType _, VarbinaryType _, TimestampType _ -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Types whose native values are Java longs ordered as signed longs. Not real (its int bits),
+     * not the packed timestamp with time zone, not a long decimal or timestamp (not longs).
+     */
+    public static boolean isSignedLongOrdered(Type type)
+    {
+        return switch (type) {
+            case TinyintType _, SmallintType _, IntegerType _, BigintType _, DateType _, TimeType _ -> true;
+            case DecimalType decimal -> decimal.isShort();
+            case TimestampType timestamp -> timestamp.isShort();
             default -> false;
         };
     }

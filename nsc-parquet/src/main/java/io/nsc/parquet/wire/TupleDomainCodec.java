@@ -10,6 +10,7 @@ import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.Range;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.predicate.ValueSet;
+import io.trino.spi.type.FixedWidthType;
 import io.trino.spi.type.Type;
 
 import java.util.ArrayList;
@@ -17,15 +18,22 @@ import java.util.List;
 import java.util.Map;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.nsc.parquet.types.NativeValues.isSignedLongOrdered;
 import static io.trino.spi.type.TypeUtils.writeNativeValue;
 
 /**
  * A predicate on the columns of a scan (keys are indexes into the scan's columns) as it
  * crosses the wire: each column's ranges with their bound values in Trino's block encoding, so
- * every type's values travel in the engine's own representation.
+ * every type's values travel in the engine's own representation; a set of single integer-like
+ * values (an IN list, a join's dynamic filter) as the distances between them ({@link PointDeltas}).
  */
 public final class TupleDomainCodec
 {
+    // the column, the flags, the fields' tags and lengths, the block's encoding name
+    private static final int DOMAIN_OVERHEAD_BYTES = 32;
+    // a string's length and its bytes, as a guess
+    private static final int VARIABLE_WIDTH_VALUE_BYTES = 16;
+
     private TupleDomainCodec() {}
 
     public static ScanPredicate encode(TupleDomain<Integer> predicate, List<Type> columnTypes)
@@ -67,6 +75,33 @@ public final class TupleDomainCodec
         return TupleDomain.withColumnDomains(domains.buildOrThrow());
     }
 
+    /**
+     * About how many bytes {@link #encode} makes of {@code domain}, without encoding it: what a
+     * scan request carries for it, to weigh against what the scan saves.
+     */
+    public static long estimateEncodedBytes(Domain domain)
+    {
+        ValueSet values = domain.getValues();
+        if (values.isAll() || values.isNone()) {
+            return DOMAIN_OVERHEAD_BYTES;
+        }
+        int ranges = values.getRanges().getRangeCount();
+        Type type = domain.getType();
+        if (isSignedLongOrdered(type) && values.isDiscreteSet()) {
+            Range span = values.getRanges().getSpan();
+            double gap = ((double) (Long) span.getHighBoundedValue() - (double) (Long) span.getLowBoundedValue()) / ranges;
+            return DOMAIN_OVERHEAD_BYTES + (long) ranges * varintBytes(gap);
+        }
+        int valueBytes = type instanceof FixedWidthType fixedWidth ? fixedWidth.getFixedSize() : VARIABLE_WIDTH_VALUE_BYTES;
+        // two bounds, each with its null flag, and two inclusive flags, per range
+        return DOMAIN_OVERHEAD_BYTES + (long) ranges * (2L * (valueBytes + 1) + 2);
+    }
+
+    private static int varintBytes(double value)
+    {
+        return value < 2 ? 1 : (int) Math.ceil((Math.floor(Math.log(value) / Math.log(2)) + 1) / 7);
+    }
+
     private static ColumnDomain encode(int column, Domain domain, Type type)
     {
         checkArgument(domain.getType().equals(type), "domain of type %s on a column of type %s", domain.getType(), type);
@@ -78,6 +113,9 @@ public final class TupleDomainCodec
             return result.setAllValues(true).build();
         }
         checkArgument(type.isOrderable(), "cannot send a domain of the unorderable type %s", type);
+        if (isSignedLongOrdered(type) && values.isDiscreteSet()) {
+            return result.setPointDeltas(PointDeltas.encode(values.getDiscreteSet())).build();
+        }
         List<Range> ranges = values.getRanges().getOrderedRanges();
         BlockBuilder bounds = type.createBlockBuilder(null, ranges.size() * 2);
         byte[] inclusive = new byte[ranges.size() * 2];
@@ -102,6 +140,11 @@ public final class TupleDomainCodec
             return Domain.create(ValueSet.all(type), domain.getNullAllowed());
         }
         checkArgument(type.isOrderable(), "domain on the unorderable type %s", type);
+        if (!domain.getPointDeltas().isEmpty()) {
+            checkArgument(isSignedLongOrdered(type), "domain of column %s: point deltas for a column of type %s", domain.getColumn(), type);
+            checkArgument(domain.getBounds().isEmpty() && domain.getInclusive().isEmpty(), "domain of column %s: both points and bounds", domain.getColumn());
+            return Domain.create(ValueSet.copyOf(type, values.readPointDeltas(type, domain.getPointDeltas())), domain.getNullAllowed());
+        }
         if (domain.getBounds().isEmpty()) {
             return Domain.create(ValueSet.none(type), domain.getNullAllowed());
         }

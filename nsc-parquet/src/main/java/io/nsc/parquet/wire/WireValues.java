@@ -5,6 +5,9 @@ import io.airlift.slice.SliceInput;
 import io.airlift.slice.Slices;
 import io.nsc.parquet.memory.MemoryBudget;
 import io.trino.spi.block.Block;
+import io.trino.spi.block.ByteArrayBlock;
+import io.trino.spi.block.IntArrayBlock;
+import io.trino.spi.block.ShortArrayBlock;
 import io.trino.spi.type.Type;
 
 import java.util.ArrayList;
@@ -74,5 +77,53 @@ public final class WireValues
             values.add(readNativeValue(type, block, position));
         }
         return values;
+    }
+
+    /**
+     * The values of a set of single points of a signed-long-ordered {@code type} ({@link PointDeltas}), ascending.
+     *
+     * @throws IllegalArgumentException when the encoding is malformed, a value is outside the type, or over the limits
+     * @throws io.nsc.parquet.memory.MemoryLimitExceededException when the values decode to more than the budget allows
+     */
+    public List<Object> readPointDeltas(Type type, ByteString encoded)
+    {
+        count(encoded.size(), "the points of a set of %s values".formatted(type));
+        byte[] bytes = encoded.toByteArray();
+        int count = PointDeltas.count(bytes);
+        budget.reserve((long) count * (Long.BYTES + BYTES_PER_BOXED_VALUE), "decoded values");
+        long[] points = PointDeltas.decode(bytes);
+        long low = minValue(type);
+        long high = maxValue(type);
+        checkArgument(points[0] >= low && points[points.length - 1] <= high, "point values of %s outside [%s, %s]", type, low, high);
+        List<Object> values = new ArrayList<>(points.length);
+        for (long point : points) {
+            values.add(point);
+        }
+        return values;
+    }
+
+    // the value block a type keeps its longs in bounds them
+    private static long minValue(Type type)
+    {
+        Class<?> block = type.getValueBlockType();
+        if (block == ByteArrayBlock.class) {
+            return Byte.MIN_VALUE;
+        }
+        if (block == ShortArrayBlock.class) {
+            return Short.MIN_VALUE;
+        }
+        return block == IntArrayBlock.class ? Integer.MIN_VALUE : Long.MIN_VALUE;
+    }
+
+    private static long maxValue(Type type)
+    {
+        Class<?> block = type.getValueBlockType();
+        if (block == ByteArrayBlock.class) {
+            return Byte.MAX_VALUE;
+        }
+        if (block == ShortArrayBlock.class) {
+            return Short.MAX_VALUE;
+        }
+        return block == IntArrayBlock.class ? Integer.MAX_VALUE : Long.MAX_VALUE;
     }
 }

@@ -74,7 +74,8 @@ final class TestRequestLimits
         // LIKE patterns count too
         ScanExpression like = ScanExpression.newBuilder().setLike(ScanLike.newBuilder().setColumn(1).setPattern("%".repeat(20_000))).build();
         assertThatThrownBy(() -> decode(like)).hasMessageContaining("exceed 10000 bytes");
-        ScanPredicate predicate = TupleDomainCodec.encode(TupleDomain.withColumnDomains(Map.of(0, Domain.multipleValues(BIGINT, LongStream.range(0, 1000).boxed().toList()))), TYPES);
+        // 20,000 adjacent keys travel as a byte each
+        ScanPredicate predicate = TupleDomainCodec.encode(TupleDomain.withColumnDomains(Map.of(0, Domain.multipleValues(BIGINT, LongStream.range(0, 20_000).boxed().toList()))), TYPES);
         assertThatThrownBy(() -> TupleDomainCodec.decode(predicate, TYPES, new WireValues(LIMITS.maxValueBytes(), MemoryBudget.unlimited())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("exceed 10000 bytes");

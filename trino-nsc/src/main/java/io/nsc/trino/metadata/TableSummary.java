@@ -4,10 +4,12 @@ import com.google.common.collect.ImmutableList;
 import io.nsc.parquet.stats.ColumnSketches;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.protocol.stats.KeyKind;
+import io.nsc.protocol.stats.StatsKeys;
 import io.nsc.trino.metadata.TableFiles.FileEntry;
 import io.trino.spi.TrinoException;
 
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -38,15 +40,20 @@ public record TableSummary(long rowCount, List<ColumnSummary> columns, List<Opti
      * @param compressedBytes the column's chunks in all row groups, as stored
      * @param minKey the least stats key of any row group with a value; empty when there is no
      *         value, or when a row group with values has no exact or floating-point bounds
+     * @param rowGroupSpanShare how much of the column's whole range one row group's range covers,
+     *         on average: near 1 when every row group holds values from all over the range, small
+     *         when the files are sorted by the column or were written in its order; empty without a range
      */
-    public record ColumnSummary(OptionalLong nullCount, long compressedBytes, OptionalLong minKey, OptionalLong maxKey)
+    public record ColumnSummary(OptionalLong nullCount, long compressedBytes, OptionalLong minKey, OptionalLong maxKey, OptionalDouble rowGroupSpanShare)
     {
         public ColumnSummary
         {
             requireNonNull(nullCount, "nullCount is null");
             requireNonNull(minKey, "minKey is null");
             requireNonNull(maxKey, "maxKey is null");
+            requireNonNull(rowGroupSpanShare, "rowGroupSpanShare is null");
             checkArgument(minKey.isPresent() == maxKey.isPresent(), "a range needs both ends");
+            checkArgument(rowGroupSpanShare.isEmpty() || minKey.isPresent(), "a span share without a range");
         }
     }
 
@@ -107,6 +114,11 @@ public record TableSummary(long rowCount, List<ColumnSummary> columns, List<Opti
         private boolean anyValue;
         private long min = Long.MAX_VALUE;
         private long max = Long.MIN_VALUE;
+        // the row groups' ranges as values (a floating-point key is not its value), for the span share
+        private double spanSum;
+        private long spans;
+        private double minValue = Double.POSITIVE_INFINITY;
+        private double maxValue = Double.NEGATIVE_INFINITY;
 
         void add(FileEntry file, int column)
         {
@@ -135,7 +147,28 @@ public record TableSummary(long rowCount, List<ColumnSummary> columns, List<Opti
                 anyValue = true;
                 min = Math.min(min, stats.min(rowGroup, column));
                 max = Math.max(max, stats.max(rowGroup, column));
+                double low = value(kind, stats.min(rowGroup, column));
+                double high = value(kind, stats.max(rowGroup, column));
+                spanSum += high - low;
+                spans++;
+                minValue = Math.min(minValue, low);
+                maxValue = Math.max(maxValue, high);
             }
+        }
+
+        private static double value(KeyKind kind, long key)
+        {
+            return kind == KeyKind.FLOATING ? StatsKeys.toDouble(key) : key;
+        }
+
+        private OptionalDouble spanShare()
+        {
+            double tableSpan = maxValue - minValue;
+            if (spans == 0 || !Double.isFinite(tableSpan) || !Double.isFinite(spanSum)) {
+                return OptionalDouble.empty();
+            }
+            // one value in the whole table: every row group holds all of it
+            return OptionalDouble.of(tableSpan == 0 ? 1 : Math.min(1, spanSum / spans / tableSpan));
         }
 
         ColumnSummary summary()
@@ -145,7 +178,8 @@ public record TableSummary(long rowCount, List<ColumnSummary> columns, List<Opti
                     nullsKnown ? OptionalLong.of(nulls) : OptionalLong.empty(),
                     compressedBytes,
                     range ? OptionalLong.of(min) : OptionalLong.empty(),
-                    range ? OptionalLong.of(max) : OptionalLong.empty());
+                    range ? OptionalLong.of(max) : OptionalLong.empty(),
+                    range ? spanShare() : OptionalDouble.empty());
         }
     }
 }

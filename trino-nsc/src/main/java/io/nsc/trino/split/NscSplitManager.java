@@ -75,7 +75,8 @@ public class NscSplitManager
         }
         Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
         ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad);
-        return new NscSplitSource(files, scan, handle.aggregation(), dynamicFilter, getDynamicFilteringWaitTimeout(session).toMillis());
+        long waitMillis = DynamicFilterWait.waitMillis(handle, dynamicFilter, () -> tableFilesCache.summary(handle), getDynamicFilteringWaitTimeout(session).toMillis());
+        return new NscSplitSource(files, scan, handle.aggregation(), dynamicFilter, waitMillis);
     }
 
     /**

@@ -20,7 +20,9 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * Raw reads send the compressed chunks of every column the query reads, the predicate's
  * included. A scan sends the rows that pass, only the output columns, as compressed Trino pages,
- * estimated from the chunks' compressed sizes at the selectivity the row-group stats suggest.
+ * estimated from the chunks' compressed sizes at the selectivity the row-group stats suggest,
+ * and its request, which carries the predicate's values: a join's dynamic filter of many keys
+ * can weigh more than the rows it saves.
  */
 public final class ScanModeChooser
 {
@@ -46,6 +48,7 @@ public final class ScanModeChooser
      * @param outputColumns columns the scan returns
      * @param predicate the enforced predicate as key ranges, if any
      * @param fullyTranslated whether the key ranges are the whole enforced predicate
+     * @param requestBytes what the scan's request carries beyond its fixed fields (the predicate's values)
      */
     public static Estimate estimate(
             CompactFileStats stats,
@@ -54,7 +57,8 @@ public final class ScanModeChooser
             List<Integer> outputColumns,
             List<ColumnPredicate> predicate,
             boolean fullyTranslated,
-            OptionalLong limit)
+            OptionalLong limit,
+            long requestBytes)
     {
         requireNonNull(limit, "limit is null");
         long rawBytes = 0;
@@ -80,7 +84,7 @@ public final class ScanModeChooser
             double bytesPerRow = outputBytes * PAGE_BYTES_PER_PARQUET_BYTE / rows;
             scanBytes = min(scanBytes, SCAN_OVERHEAD_BYTES + limit.getAsLong() * bytesPerRow);
         }
-        return new Estimate(rawBytes, (long) scanBytes);
+        return new Estimate(rawBytes, (long) scanBytes + requestBytes);
     }
 
     /** The share of a row group's rows the predicate keeps, assuming values spread evenly between min and max. */

@@ -1,6 +1,7 @@
 package io.nsc.trino.split;
 
 import com.google.common.collect.ImmutableList;
+import io.nsc.parquet.wire.TupleDomainCodec;
 import io.nsc.protocol.predicate.ColumnPredicate;
 import io.nsc.protocol.stats.CompactFileStats;
 import io.nsc.trino.metadata.NscColumnHandle;
@@ -27,6 +28,7 @@ public final class SplitModeEstimator
     private final List<ColumnPredicate> columnPredicates;
     private final boolean exact;
     private final OptionalLong rowBound;
+    private final long requestBytes;
 
     public SplitModeEstimator(NscTableHandle handle, TupleDomain<NscColumnHandle> dynamicFilter)
     {
@@ -38,15 +40,25 @@ public final class SplitModeEstimator
         Set<Integer> read = new TreeSet<>(outputColumns);
         handle.constraint().getDomains().ifPresent(domains -> domains.keySet().forEach(column -> read.add(column.ordinal())));
         this.readColumns = ImmutableList.copyOf(read);
-        PruningPredicate estimated = StatsPredicates.toPruningPredicate(handle.constraint().intersect(dynamicFilter));
+        TupleDomain<NscColumnHandle> scanPredicate = handle.constraint().intersect(dynamicFilter);
+        PruningPredicate estimated = StatsPredicates.toPruningPredicate(scanPredicate);
         this.columnPredicates = estimated.columns();
         this.exact = estimated.fullyTranslated() && handle.filterExpressions().isEmpty();
         this.rowBound = rowBound(handle);
+        this.requestBytes = requestBytes(scanPredicate);
     }
 
     public ScanModeChooser.Estimate estimate(CompactFileStats stats, List<Integer> rowGroups)
     {
-        return ScanModeChooser.estimate(stats, rowGroups, readColumns, outputColumns, columnPredicates, exact, rowBound);
+        return ScanModeChooser.estimate(stats, rowGroups, readColumns, outputColumns, columnPredicates, exact, rowBound, requestBytes);
+    }
+
+    /** Every split's scan request carries the whole predicate, the dynamic filter's values included. */
+    private static long requestBytes(TupleDomain<NscColumnHandle> predicate)
+    {
+        return predicate.getDomains()
+                .map(domains -> domains.values().stream().mapToLong(TupleDomainCodec::estimateEncodedBytes).sum())
+                .orElse(0L);
     }
 
     /** The most rows a storage scan of one split returns, if bounded. */

@@ -49,15 +49,20 @@ final class TestScanModeChooser
         List<ColumnPredicate> tenPercent = List.of(new ColumnPredicate(0, List.of(KeyRange.lessThan(100)), false));
         assertThat(ScanModeChooser.selectivity(stats, 0, tenPercent)).isCloseTo(0.1, within(0.01));
 
-        ScanModeChooser.Estimate estimate = ScanModeChooser.estimate(stats, List.of(0), List.of(0, 1), List.of(1), tenPercent, true, OptionalLong.empty());
+        ScanModeChooser.Estimate estimate = ScanModeChooser.estimate(stats, List.of(0), List.of(0, 1), List.of(1), tenPercent, true, OptionalLong.empty(), 0);
         assertThat(estimate.rawBytes()).isEqualTo(10_000);
         assertThat(estimate.scanBytes()).isBetween(1_300L, 1_700L);
         // no predicate: a scan would send more than the compressed chunks
-        ScanModeChooser.Estimate everything = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.empty());
+        ScanModeChooser.Estimate everything = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.empty(), 0);
         assertThat(ScanModeChooser.choose(everything, IDLE)).isEqualTo(ScanMode.RAW);
         // a limit of 10 rows bounds what a scan sends
-        ScanModeChooser.Estimate limited = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.of(10));
+        ScanModeChooser.Estimate limited = ScanModeChooser.estimate(stats, List.of(0), List.of(1), List.of(1), List.of(), true, OptionalLong.of(10), 0);
         assertThat(ScanModeChooser.choose(limited, IDLE)).isEqualTo(ScanMode.FILTER);
+        // a request carrying 9,000 bytes of a join's keys costs more than the 8,500 bytes the filter saves
+        assertThat(ScanModeChooser.choose(estimate, IDLE)).isEqualTo(ScanMode.FILTER);
+        ScanModeChooser.Estimate heavyRequest = ScanModeChooser.estimate(stats, List.of(0), List.of(0, 1), List.of(1), tenPercent, true, OptionalLong.empty(), 9_000);
+        assertThat(heavyRequest.scanBytes()).isEqualTo(estimate.scanBytes() + 9_000);
+        assertThat(ScanModeChooser.choose(heavyRequest, IDLE)).isEqualTo(ScanMode.RAW);
     }
 
     @Test

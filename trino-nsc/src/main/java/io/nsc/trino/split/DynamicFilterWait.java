@@ -1,0 +1,68 @@
+package io.nsc.trino.split;
+
+import com.google.common.base.Suppliers;
+import io.nsc.trino.NscTableProperties;
+import io.nsc.trino.metadata.NscColumnHandle;
+import io.nsc.trino.metadata.NscTableHandle;
+import io.nsc.trino.metadata.TableSummary;
+import io.nsc.trino.metadata.TableSummary.ColumnSummary;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.DynamicFilter;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Whether split planning waits for a join's dynamic filter. Waiting lets the filter prune row
+ * groups before any split exists, but it holds the probe side's splits back until the build side
+ * is done and the filter has reached the coordinator, a delay every short query feels.
+ * <p>
+ * A filter prunes a row group only when none of its keys falls in the row group's range of the
+ * column, or when the column's Bloom filters rule the keys out. Ranges are narrow where the files
+ * are sorted by the column or were written in its order (each row group then covers a small
+ * share of the column's whole range); where every row group covers most of it, a join's keys
+ * fall in each one and waiting prunes nothing. Planning then starts at once, and the worker
+ * chooses each split's mode with the filter as it stands when the split is read (the engine reads
+ * a join's probe side once the build side is done: {@link LateDynamicFilter}).
+ */
+public final class DynamicFilterWait
+{
+    // a row group covering at most a tenth of the column's range, on average: at least ten ranges apart
+    static final double MAX_SPAN_SHARE = 0.1;
+
+    private DynamicFilterWait() {}
+
+    /**
+     * @param summary the table version's summary (row groups' ranges per column), asked for only when a filter may come
+     * @param timeoutMillis the longest wait where waiting may prune
+     */
+    public static long waitMillis(NscTableHandle handle, DynamicFilter dynamicFilter, Supplier<TableSummary> summary, long timeoutMillis)
+    {
+        requireNonNull(handle, "handle is null");
+        requireNonNull(dynamicFilter, "dynamicFilter is null");
+        requireNonNull(summary, "summary is null");
+        if (timeoutMillis <= 0 || !dynamicFilter.isAwaitable()) {
+            return 0;
+        }
+        List<String> bloomFilterColumns = NscTableProperties.getBloomFilterColumns(NscTableProperties.fromStored(handle.schemaTableName().toString(), handle.properties()));
+        Supplier<TableSummary> table = Suppliers.memoize(summary::get);
+        for (ColumnHandle column : dynamicFilter.getColumnsCovered()) {
+            // a filter on a computed value (a pushed-down projection) prunes nothing by stats
+            if (column instanceof NscColumnHandle nscColumn && (bloomFilterColumns.contains(nscColumn.name()) || narrowRowGroups(table.get(), nscColumn))) {
+                return timeoutMillis;
+            }
+        }
+        return 0;
+    }
+
+    private static boolean narrowRowGroups(TableSummary summary, NscColumnHandle column)
+    {
+        if (column.ordinal() >= summary.columns().size()) {
+            return false;
+        }
+        ColumnSummary columnSummary = summary.columns().get(column.ordinal());
+        return columnSummary.rowGroupSpanShare().isPresent() && columnSummary.rowGroupSpanShare().getAsDouble() <= MAX_SPAN_SHARE;
+    }
+}

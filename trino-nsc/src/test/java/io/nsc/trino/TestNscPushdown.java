@@ -133,6 +133,26 @@ final class TestNscPushdown
     }
 
     @Test
+    void testSplitsWaitOnTheWorkerForAFilterPlanningDidNotWaitFor()
+    {
+        // l_orderkey is spread over every row group of lineitem (sorted by l_shipdate): a filter on
+        // it prunes nothing, so planning does not wait for it; a partitioned join's filter reaches
+        // the workers through the coordinator after the build side is done, and each split waits
+        // for it there before it chooses its mode
+        String sql = "SELECT count(*), sum(l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey WHERE o.o_totalprice > 400000";
+        Session session = Session.builder(pushdown(PushdownMode.AUTO))
+                .setSystemProperty("join_distribution_type", "PARTITIONED")
+                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT, "30s")
+                .build();
+        QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), session, sql);
+        assertThat(counters.result().getMaterializedRows()).containsExactlyElementsOf(computeActual(tpchSession(), sql).getMaterializedRows());
+        assertThat(counters.splitMetric(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER)).isZero();
+        assertThat(counters.splitMetric(SPLITS_RAW)).isPositive();
+        assertThat(counters.connectorMetric(ReadMetrics.SPLITS_RAW)).isZero();
+        assertThat(counters.connectorMetric(ReadMetrics.SPLITS_FILTER_AFTER_DYNAMIC_FILTER)).isEqualTo(counters.splitMetric(SPLITS_RAW));
+    }
+
+    @Test
     void testAdaptiveAutoReadsEverySplitOnceInSomeModeWithTheSameRows()
     {
         Session adaptive = Session.builder(pushdown(PushdownMode.AUTO))

@@ -370,7 +370,22 @@ public class NscMetadata
     @Override
     public Optional<ConnectorViewDefinition> getView(ConnectorSession session, SchemaTableName viewName)
     {
+        if (isTable(viewName)) {
+            return Optional.empty();
+        }
         return views.get(viewName);
+    }
+
+    /**
+     * Trino asks for a materialized view and a view of each name a query reads before it asks for
+     * the table: tables, views and materialized views share one namespace (the metadata service
+     * refuses a second relation of a name), so a table found says there is no view, and the
+     * table it pins for the transaction is the one getTableHandle takes next. One call to the
+     * metadata service per table read instead of three.
+     */
+    private boolean isTable(SchemaTableName name)
+    {
+        return plannedTables.pin(name).isPresent();
     }
 
     /** Materialized views: {@link NscMaterializedViews}; a refresh writes as an INSERT does and commits as an overwrite. */
@@ -416,6 +431,9 @@ public class NscMetadata
     @Override
     public Optional<ConnectorMaterializedViewDefinition> getMaterializedView(ConnectorSession session, SchemaTableName viewName)
     {
+        if (isTable(viewName)) {
+            return Optional.empty();
+        }
         return materializedViews.get(viewName);
     }
 

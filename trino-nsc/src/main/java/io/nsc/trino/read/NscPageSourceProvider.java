@@ -55,6 +55,7 @@ import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
+import static io.nsc.trino.NscSessionProperties.getDynamicFilteringWaitTimeout;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.nsc.trino.NscSessionProperties.getRawReadMaxMergeDistance;
 import static io.nsc.trino.NscSessionProperties.isAdaptiveScanModes;
@@ -110,6 +111,18 @@ public class NscPageSourceProvider
         NscSplit nscSplit = (NscSplit) split;
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
         OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
+        if (rowIdChannel.isEmpty() && nscSplit.rowGroupStats().isPresent() && dynamicFilter.isAwaitable() && dynamicFilter.getCurrentPredicate().isAll()) {
+            // planned before the join's filter, which has not reached this worker yet either
+            return new DynamicFilterAwaitingPageSource(
+                    dynamicFilter.isBlocked(),
+                    getDynamicFilteringWaitTimeout(session).toMillis(),
+                    () -> open(session, nscSplit, handle, columns, dynamicFilter, rowIdChannel));
+        }
+        return open(session, nscSplit, handle, columns, dynamicFilter, rowIdChannel);
+    }
+
+    private ConnectorPageSource open(ConnectorSession session, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
+    {
         if (rowIdChannel.isEmpty() && nscSplit.rowGroupStats().isPresent()) {
             ScanMode mode = LateDynamicFilter.mode(handle, nscSplit, NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate()), nodeLoad.get(nscSplit.addresses().getFirst().toString()));
             if (mode != nscSplit.mode()) {

@@ -11,6 +11,7 @@ import io.nsc.protocol.proto.CreateTableResponse;
 import io.nsc.protocol.proto.GetTableFilesRequest;
 import io.nsc.protocol.proto.GetTableFilesResponse;
 import io.nsc.protocol.proto.GetTableRequest;
+import io.nsc.protocol.proto.GetViewRequest;
 import io.nsc.protocol.proto.ListNodesRequest;
 import io.nsc.protocol.proto.ListNodesResponse;
 import io.nsc.protocol.proto.ListSchemasRequest;
@@ -20,6 +21,7 @@ import io.nsc.protocol.proto.StorageNode;
 import io.nsc.protocol.proto.TableInfo;
 import io.nsc.protocol.proto.TruncateTableRequest;
 import io.nsc.protocol.proto.TruncateTableResponse;
+import io.nsc.protocol.proto.ViewInfo;
 import io.nsc.protocol.security.TransportSecurity;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.client.NscMetadataClient;
@@ -34,7 +36,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A metadata service that serves the tables it is given, with no files, and records every
+ * A metadata service that serves the tables it is given, with no files and no views, and records every
  * change a statement asks of it instead of applying it: what the metadata's writes and row
  * changes send can be checked without a cluster. It listens on an ephemeral port of 127.0.0.1.
  */
@@ -48,6 +50,7 @@ final class RecordingMetadataService
     final List<CreateTableRequest> creates = new CopyOnWriteArrayList<>();
     final List<TruncateTableRequest> truncates = new CopyOnWriteArrayList<>();
     final AtomicInteger getTableCalls = new AtomicInteger();
+    final AtomicInteger getViewCalls = new AtomicInteger();
     final AtomicInteger tableFilesCalls = new AtomicInteger();
     private volatile int liveNodes;
 
@@ -113,6 +116,14 @@ final class RecordingMetadataService
         }
         observer.onNext(table);
         observer.onCompleted();
+    }
+
+    /** It holds no views. */
+    @Override
+    public void getView(GetViewRequest request, StreamObserver<ViewInfo> observer)
+    {
+        getViewCalls.incrementAndGet();
+        observer.onError(Status.NOT_FOUND.withDescription("no view " + request.getViewName()).asRuntimeException());
     }
 
     @Override

@@ -71,11 +71,10 @@ final class PointDeltas
         values[0] = (first >>> 1) ^ -(first & 1);
         for (int i = 1; i < values.length; i++) {
             long distance = reader.varint();
-            long value = values[i - 1] + distance;
-            // a distance of 0 repeats a value; past Long.MAX_VALUE the sum wraps to below the previous value
-            checkArgument(distance != 0 && Long.compareUnsigned(distance, Long.MAX_VALUE - values[i - 1]) <= 0 && value > values[i - 1],
+            // a distance of 0 repeats a value; one past the room left below Long.MAX_VALUE (as unsigned) wraps
+            checkArgument(distance != 0 && Long.compareUnsigned(distance, Long.MAX_VALUE - values[i - 1]) <= 0,
                     "point %s is not above the one before (distance %s)", i, Long.toUnsignedString(distance));
-            values[i] = value;
+            values[i] = values[i - 1] + distance;
         }
         // bytes after the last complete varint: a value cut short
         checkArgument(reader.atEnd(), "point values cut short");

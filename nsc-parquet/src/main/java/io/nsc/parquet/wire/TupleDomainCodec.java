@@ -87,19 +87,27 @@ public final class TupleDomainCodec
         }
         int ranges = values.getRanges().getRangeCount();
         Type type = domain.getType();
-        if (isSignedLongOrdered(type) && values.isDiscreteSet()) {
+        if (sentAsPoints(domain)) {
             Range span = values.getRanges().getSpan();
+            // as a double: the span of two signed longs can exceed Long.MAX_VALUE
             double gap = ((double) (Long) span.getHighBoundedValue() - (double) (Long) span.getLowBoundedValue()) / ranges;
-            return DOMAIN_OVERHEAD_BYTES + (long) ranges * varintBytes(gap);
+            return DOMAIN_OVERHEAD_BYTES + (long) ranges * varintBytes((long) gap);
         }
         int valueBytes = type instanceof FixedWidthType fixedWidth ? fixedWidth.getFixedSize() : VARIABLE_WIDTH_VALUE_BYTES;
         // two bounds, each with its null flag, and two inclusive flags, per range
         return DOMAIN_OVERHEAD_BYTES + (long) ranges * (2L * (valueBytes + 1) + 2);
     }
 
-    private static int varintBytes(double value)
+    /** A set of single values of a type whose values are signed longs travels as {@link PointDeltas}. */
+    private static boolean sentAsPoints(Domain domain)
     {
-        return value < 2 ? 1 : (int) Math.ceil((Math.floor(Math.log(value) / Math.log(2)) + 1) / 7);
+        return isSignedLongOrdered(domain.getType()) && domain.getValues().isDiscreteSet();
+    }
+
+    /** Seven bits a byte, at least one byte. */
+    private static int varintBytes(long value)
+    {
+        return Math.max(1, (Long.SIZE - Long.numberOfLeadingZeros(value) + 6) / 7);
     }
 
     private static ColumnDomain encode(int column, Domain domain, Type type)
@@ -113,7 +121,7 @@ public final class TupleDomainCodec
             return result.setAllValues(true).build();
         }
         checkArgument(type.isOrderable(), "cannot send a domain of the unorderable type %s", type);
-        if (isSignedLongOrdered(type) && values.isDiscreteSet()) {
+        if (sentAsPoints(domain)) {
             return result.setPointDeltas(PointDeltas.encode(values.getDiscreteSet())).build();
         }
         List<Range> ranges = values.getRanges().getOrderedRanges();

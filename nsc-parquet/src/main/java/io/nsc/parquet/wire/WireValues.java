@@ -92,9 +92,7 @@ public final class WireValues
         int count = PointDeltas.count(bytes);
         budget.reserve((long) count * (Long.BYTES + BYTES_PER_BOXED_VALUE), "decoded values");
         long[] points = PointDeltas.decode(bytes);
-        long low = minValue(type);
-        long high = maxValue(type);
-        checkArgument(points[0] >= low && points[points.length - 1] <= high, "point values of %s outside [%s, %s]", type, low, high);
+        checkArgument(fits(type, points[0]) && fits(type, points[points.length - 1]), "point values of %s outside its range", type);
         List<Object> values = new ArrayList<>(points.length);
         for (long point : points) {
             values.add(point);
@@ -102,28 +100,16 @@ public final class WireValues
         return values;
     }
 
-    // the value block a type keeps its longs in bounds them
-    private static long minValue(Type type)
+    /** Whether the value block the type keeps its longs in can hold {@code value}. */
+    private static boolean fits(Type type, long value)
     {
         Class<?> block = type.getValueBlockType();
         if (block == ByteArrayBlock.class) {
-            return Byte.MIN_VALUE;
+            return value == (byte) value;
         }
         if (block == ShortArrayBlock.class) {
-            return Short.MIN_VALUE;
+            return value == (short) value;
         }
-        return block == IntArrayBlock.class ? Integer.MIN_VALUE : Long.MIN_VALUE;
-    }
-
-    private static long maxValue(Type type)
-    {
-        Class<?> block = type.getValueBlockType();
-        if (block == ByteArrayBlock.class) {
-            return Byte.MAX_VALUE;
-        }
-        if (block == ShortArrayBlock.class) {
-            return Short.MAX_VALUE;
-        }
-        return block == IntArrayBlock.class ? Integer.MAX_VALUE : Long.MAX_VALUE;
+        return block != IntArrayBlock.class || value == (int) value;
     }
 }

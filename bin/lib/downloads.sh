@@ -15,9 +15,10 @@ download() { # url target
     mv "$target.part" "$target"
 }
 
-# The plugins of the server install: the catalogs every Trino of nsc carries, password logins and
-# the coordinator's file-based resource groups.
-TRINO_PLUGINS=(tpch tpcds password-authenticators resource-group-managers)
+# The plugins of the server install: the catalogs every Trino of nsc carries, password logins, the
+# coordinator's file-based resource groups, and Trino's memory connector, which a node loads
+# only when given a catalog of it (the product tests keep their TPC-DS reference tables there).
+TRINO_PLUGINS=(tpch tpcds password-authenticators resource-group-managers memory)
 
 trino_server_dir() { echo "$NSC_CACHE/trino-server-$TRINO_VERSION"; }
 

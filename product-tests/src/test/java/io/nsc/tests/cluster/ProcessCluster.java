@@ -132,7 +132,8 @@ public final class ProcessCluster
             int trinoPort = freePorts(2 + TRINO_WORKERS);
             Map<String, String> environment = new HashMap<>(Map.of(
                     "NSC_VAR", var.toString(),
-                    "NSC_PORT_BASE", String.valueOf(PORT_BASE)));
+                    "NSC_PORT_BASE", String.valueOf(PORT_BASE),
+                    "NSC_TRINO_CATALOG_DIR", referenceCatalogs(var).toString()));
             if (catalog == Catalog.POSTGRESQL) {
                 environment.put("NSC_POSTGRESQL_PORT", String.valueOf(freePorts(1)));
             }
@@ -144,6 +145,21 @@ public final class ProcessCluster
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A {@code memory} catalog beside nsc's: reference answers computed from tables copied there
+     * once cost a fraction of what regenerating them from {@code tpcds} for every query does.
+     */
+    private static Path referenceCatalogs(Path var)
+            throws IOException
+    {
+        Path catalogs = Files.createDirectories(var.resolve("trino-catalogs"));
+        Files.writeString(catalogs.resolve("memory.properties"), """
+                connector.name=memory
+                memory.max-data-per-node=512MB
+                """);
+        return catalogs;
     }
 
     public NscCommand command()

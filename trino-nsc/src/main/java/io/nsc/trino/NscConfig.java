@@ -49,6 +49,8 @@ public class NscConfig
     // measured on TPC-H sf1 raw reads: 1MB (trino-parquet's object-store default) fetched 1,361 MB, 128kB 789 MB (docs/benchmarks.md)
     private DataSize rawReadMaxMergeDistance = DataSize.of(128, KILOBYTE);
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
+    // at 1 Gbit/s 64 ms of link: TPC-H Q14's part (1.4 MB) read at once instead of after the build side
+    private DataSize dynamicFilteringMinProbeSize = DataSize.of(8, MEGABYTE);
     private long aggregationPushdownMaxGroups = 10_000;
     private Duration scanTimeout = new Duration(1, HOURS);
     private Duration busyNodeBackOff = new Duration(30, SECONDS);
@@ -361,6 +363,20 @@ public class NscConfig
     public NscConfig setDynamicFilteringWaitTimeout(Duration dynamicFilteringWaitTimeout)
     {
         this.dynamicFilteringWaitTimeout = dynamicFilteringWaitTimeout;
+        return this;
+    }
+
+    @NotNull
+    public DataSize getDynamicFilteringMinProbeSize()
+    {
+        return dynamicFilteringMinProbeSize;
+    }
+
+    @Config("nsc.dynamic-filtering-min-probe-size")
+    @ConfigDescription("A join's probe side whose columns hold less than this in the table (compressed) is read as soon as its splits reach a worker, without waiting for the join's dynamic filter: the filter could save little link time, and waiting keeps the probe from overlapping the build side")
+    public NscConfig setDynamicFilteringMinProbeSize(DataSize dynamicFilteringMinProbeSize)
+    {
+        this.dynamicFilteringMinProbeSize = dynamicFilteringMinProbeSize;
         return this;
     }
 

@@ -23,6 +23,7 @@ public final class NscSessionProperties
     public static final String PUSHDOWN = "pushdown";
     public static final String ADAPTIVE_SCAN_MODES = "adaptive_scan_modes";
     public static final String DYNAMIC_FILTERING_WAIT_TIMEOUT = "dynamic_filtering_wait_timeout";
+    public static final String DYNAMIC_FILTERING_MIN_PROBE_SIZE = "dynamic_filtering_min_probe_size";
     public static final String AGGREGATION_PUSHDOWN_MAX_GROUPS = "aggregation_pushdown_max_groups";
     public static final String RAW_READ_MAX_MERGE_DISTANCE = "raw_read_max_merge_distance";
 
@@ -66,6 +67,11 @@ public final class NscSessionProperties
                         "How long split planning waits for a join's dynamic filter, to prune row groups with it, when the filter is on a Bloom filter column or on one whose row groups hold narrow ranges (sorted, or written in its order); elsewhere it prunes nothing and planning does not wait",
                         config.getDynamicFilteringWaitTimeout(),
                         false),
+                dataSizeProperty(
+                        DYNAMIC_FILTERING_MIN_PROBE_SIZE,
+                        "A join's probe side whose columns hold less than this in the table (compressed) is read as soon as its splits reach a worker, without waiting for the join's dynamic filter",
+                        config.getDynamicFilteringMinProbeSize(),
+                        false),
                 longProperty(
                         AGGREGATION_PUSHDOWN_MAX_GROUPS,
                         "Aggregations are computed by storage nodes only when the distinct counts bound their groups to this many (0: never)",
@@ -106,6 +112,11 @@ public final class NscSessionProperties
     public static Duration getDynamicFilteringWaitTimeout(ConnectorSession session)
     {
         return session.getProperty(DYNAMIC_FILTERING_WAIT_TIMEOUT, Duration.class);
+    }
+
+    public static DataSize getDynamicFilteringMinProbeSize(ConnectorSession session)
+    {
+        return session.getProperty(DYNAMIC_FILTERING_MIN_PROBE_SIZE, DataSize.class);
     }
 
     public static long getAggregationPushdownMaxGroups(ConnectorSession session)

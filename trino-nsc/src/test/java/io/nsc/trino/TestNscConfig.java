@@ -17,6 +17,7 @@ import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDe
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
 import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
 import static io.airlift.testing.ValidationAssertions.assertValidates;
+import static io.airlift.units.DataSize.Unit.BYTE;
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
@@ -51,6 +52,7 @@ final class TestNscConfig
                 .setScanBatchSize(DataSize.of(1, MEGABYTE))
                 .setRawReadMaxMergeDistance(DataSize.of(128, KILOBYTE))
                 .setDynamicFilteringWaitTimeout(new Duration(1, SECONDS))
+                .setDynamicFilteringMinProbeSize(DataSize.of(8, MEGABYTE))
                 .setAggregationPushdownMaxGroups(10_000)
                 .setScanTimeout(new Duration(1, HOURS))
                 .setBusyNodeBackOff(new Duration(30, SECONDS))
@@ -82,6 +84,7 @@ final class TestNscConfig
                 .put("nsc.scan-batch-size", "2MB")
                 .put("nsc.raw-read-max-merge-distance", "1MB")
                 .put("nsc.dynamic-filtering-wait-timeout", "5s")
+                .put("nsc.dynamic-filtering-min-probe-size", "0B")
                 .put("nsc.aggregation-pushdown-max-groups", "500")
                 .put("nsc.scan-timeout", "7m")
                 .put("nsc.busy-node-back-off", "2s")
@@ -110,6 +113,7 @@ final class TestNscConfig
                 .setScanBatchSize(DataSize.of(2, MEGABYTE))
                 .setRawReadMaxMergeDistance(DataSize.of(1, MEGABYTE))
                 .setDynamicFilteringWaitTimeout(new Duration(5, SECONDS))
+                .setDynamicFilteringMinProbeSize(DataSize.of(0, BYTE))
                 .setAggregationPushdownMaxGroups(500)
                 .setScanTimeout(new Duration(7, MINUTES))
                 .setBusyNodeBackOff(new Duration(2, SECONDS))

@@ -29,6 +29,8 @@ final class TestNscPushdown
 {
     // l_partkey is not the sort column of the loaded lineitem: about 1% of rows, spread over every row group
     private static final String UNSORTED_ONE_PERCENT = "SELECT l_orderkey, l_extendedprice, l_comment FROM lineitem WHERE l_partkey <= 20";
+    // a partitioned join whose filter on l_orderkey (spread over every row group) reaches the workers after the probe splits are planned
+    private static final String LATE_FILTER_JOIN = "SELECT count(*), sum(l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey WHERE o.o_totalprice > 400000";
 
     @Override
     protected QueryRunner createQueryRunner()
@@ -139,17 +141,34 @@ final class TestNscPushdown
         // it prunes nothing, so planning does not wait for it; a partitioned join's filter reaches
         // the workers through the coordinator after the build side is done, and each split waits
         // for it there before it chooses its mode
-        String sql = "SELECT count(*), sum(l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey WHERE o.o_totalprice > 400000";
-        Session session = Session.builder(pushdown(PushdownMode.AUTO))
-                .setSystemProperty("join_distribution_type", "PARTITIONED")
-                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT, "30s")
-                .build();
-        QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), session, sql);
-        assertThat(counters.result().getMaterializedRows()).containsExactlyElementsOf(computeActual(tpchSession(), sql).getMaterializedRows());
+        // (tiny's lineitem is far below the probe size a wait needs by default: 0B makes any probe side wait)
+        QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), partitionedJoin("0B"), LATE_FILTER_JOIN);
+        assertThat(counters.result().getMaterializedRows()).containsExactlyElementsOf(computeActual(tpchSession(), LATE_FILTER_JOIN).getMaterializedRows());
         assertThat(counters.splitMetric(ROW_GROUPS_PRUNED_BY_DYNAMIC_FILTER)).isZero();
         assertThat(counters.splitMetric(SPLITS_RAW)).isPositive();
         assertThat(counters.connectorMetric(ReadMetrics.SPLITS_RAW)).isZero();
         assertThat(counters.connectorMetric(ReadMetrics.SPLITS_FILTER_AFTER_DYNAMIC_FILTER)).isEqualTo(counters.splitMetric(SPLITS_RAW));
+    }
+
+    @Test
+    void testSmallProbeSidesAreReadWithoutWaitingForTheFilter()
+    {
+        // the probe side's columns hold less than dynamic_filtering_min_probe_size (8MB by default):
+        // the filter could save only milliseconds of link, so the splits are read raw as they come
+        QueryCounters counters = QueryCounters.run(getDistributedQueryRunner(), partitionedJoin("8MB"), LATE_FILTER_JOIN);
+        assertThat(counters.result().getMaterializedRows()).containsExactlyElementsOf(computeActual(tpchSession(), LATE_FILTER_JOIN).getMaterializedRows());
+        assertThat(counters.splitMetric(SPLITS_RAW)).isPositive();
+        assertThat(counters.connectorMetric(ReadMetrics.SPLITS_RAW)).isEqualTo(counters.splitMetric(SPLITS_RAW));
+        assertThat(counters.connectorMetric(ReadMetrics.SPLITS_FILTER_AFTER_DYNAMIC_FILTER)).isZero();
+    }
+
+    private Session partitionedJoin(String minProbeSize)
+    {
+        return Session.builder(pushdown(PushdownMode.AUTO))
+                .setSystemProperty("join_distribution_type", "PARTITIONED")
+                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT, "30s")
+                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_MIN_PROBE_SIZE, minProbeSize)
+                .build();
     }
 
     @Test

@@ -111,7 +111,7 @@ public class NscPageSourceProvider
         NscSplit nscSplit = (NscSplit) split;
         // a DELETE's scan names each row by its position in the file: only a raw read knows it
         OptionalInt rowIdChannel = IntStream.range(0, columns.size()).filter(channel -> columns.get(channel) instanceof NscRowIdColumnHandle).findFirst();
-        if (rowIdChannel.isEmpty() && nscSplit.rowGroupStats().isPresent() && dynamicFilter.isAwaitable() && dynamicFilter.getCurrentPredicate().isAll()) {
+        if (rowIdChannel.isEmpty() && nscSplit.awaitsDynamicFilter() && dynamicFilter.isAwaitable() && dynamicFilter.getCurrentPredicate().isAll()) {
             // planned before the join's filter, which has not reached this worker yet either
             return new DynamicFilterAwaitingPageSource(
                     dynamicFilter.isBlocked(),

@@ -24,6 +24,9 @@ import static java.util.Objects.requireNonNull;
  * @param rowGroupStats the row groups' compact stats (base64), carried by a split planned as a
  * raw read while the join's dynamic filter was still to come, so that the worker can choose its
  * mode again once the filter stands ({@link LateDynamicFilter})
+ * @param awaitsDynamicFilter whether such a split, opened before any of the filter reached the
+ * worker, waits for it there (a probe side large enough for the filter to save more than the wait:
+ * {@link DynamicFilterWait#workersAwait})
  */
 public record NscSplit(
         String fileId,
@@ -33,7 +36,8 @@ public record NscSplit(
         long compressedBytes,
         List<HostAddress> addresses,
         ScanMode mode,
-        Optional<String> rowGroupStats)
+        Optional<String> rowGroupStats,
+        boolean awaitsDynamicFilter)
         implements ConnectorSplit
 {
     private static final int INSTANCE_SIZE = instanceSize(NscSplit.class);
@@ -48,11 +52,12 @@ public record NscSplit(
         checkArgument(!addresses.isEmpty(), "split without replicas");
         requireNonNull(mode, "mode is null");
         requireNonNull(rowGroupStats, "rowGroupStats is null");
+        checkArgument(rowGroupStats.isPresent() || !awaitsDynamicFilter, "a split awaiting a dynamic filter carries its row groups' stats");
     }
 
     public NscSplit(String fileId, long fileSize, List<Integer> rowGroups, long rowCount, long compressedBytes, List<HostAddress> addresses, ScanMode mode)
     {
-        this(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, mode, Optional.empty());
+        this(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, mode, Optional.empty(), false);
     }
 
     /** The split with only some of its row groups (at least one), its rows and bytes recounted from the file's stats. */
@@ -60,19 +65,23 @@ public record NscSplit(
     {
         long rows = newRowGroups.stream().mapToLong(stats::rowGroupRowCount).sum();
         long bytes = newRowGroups.stream().mapToLong(stats::rowGroupCompressedSize).sum();
-        return new NscSplit(fileId, fileSize, newRowGroups, rows, bytes, addresses, mode, Optional.empty());
+        return new NscSplit(fileId, fileSize, newRowGroups, rows, bytes, addresses, mode, Optional.empty(), false);
     }
 
     public NscSplit withMode(ScanMode newMode)
     {
-        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, newMode, rowGroupStats);
+        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, newMode, rowGroupStats, awaitsDynamicFilter);
     }
 
-    /** The split carrying its row groups' stats, taken from its file's. */
-    public NscSplit withRowGroupStats(CompactFileStats fileStats)
+    /**
+     * The split carrying its row groups' stats, taken from its file's.
+     *
+     * @param awaitDynamicFilter whether it waits on the worker for a filter none of which stands yet
+     */
+    public NscSplit withRowGroupStats(CompactFileStats fileStats, boolean awaitDynamicFilter)
     {
         String encoded = Base64.getEncoder().encodeToString(fileStats.ofRowGroups(rowGroups).encoded());
-        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, mode, Optional.of(encoded));
+        return new NscSplit(fileId, fileSize, rowGroups, rowCount, compressedBytes, addresses, mode, Optional.of(encoded), awaitDynamicFilter);
     }
 
     /** The stats it carries, its row groups numbered from 0 in split order. */

@@ -1,5 +1,6 @@
 package io.nsc.trino.split;
 
+import com.google.common.base.Suppliers;
 import com.google.inject.Inject;
 import io.nsc.trino.NscConfig;
 import io.nsc.trino.PushdownMode;
@@ -8,6 +9,7 @@ import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.TableFileBatches;
 import io.nsc.trino.metadata.TableFilesCache;
+import io.nsc.trino.metadata.TableSummary;
 import io.nsc.trino.optimize.CompactionCandidates;
 import io.nsc.trino.optimize.OptimizeSplitSource;
 import io.nsc.trino.split.SplitPlanning.Preparation;
@@ -25,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import static io.nsc.trino.NscSessionProperties.getDynamicFilteringMinProbeSize;
 import static io.nsc.trino.NscSessionProperties.getDynamicFilteringWaitTimeout;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.nsc.trino.NscSessionProperties.isStatsPruningEnabled;
@@ -74,8 +77,11 @@ public class NscSplitManager
             return new NscSplitSource(files, (_, _, _) -> Optional.empty(), handle.aggregation(), DynamicFilter.EMPTY, 0);
         }
         Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
-        ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad);
-        long waitMillis = DynamicFilterWait.waitMillis(handle, dynamicFilter, () -> tableFilesCache.summary(handle), getDynamicFilteringWaitTimeout(session).toMillis());
+        Supplier<TableSummary> summary = Suppliers.memoize(() -> tableFilesCache.summary(handle));
+        long waitTimeoutMillis = getDynamicFilteringWaitTimeout(session).toMillis();
+        boolean workersAwait = DynamicFilterWait.workersAwait(handle, dynamicFilter, summary, waitTimeoutMillis, getDynamicFilteringMinProbeSize(session).toBytes());
+        ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad, workersAwait);
+        long waitMillis = DynamicFilterWait.waitMillis(handle, dynamicFilter, summary, waitTimeoutMillis);
         return new NscSplitSource(files, scan, handle.aggregation(), dynamicFilter, waitMillis);
     }
 

@@ -37,12 +37,16 @@ final class ScanPlanner
     private final Optional<PruningPredicate> predicate;
     private final RowGroupPlanner planner;
     private final StorageNodeLoad nodeLoad;
+    private final boolean workersAwaitDynamicFilter;
 
     /**
      * @param predicate the query's predicate as key ranges; empty when stats pruning is off
+     * @param workersAwaitDynamicFilter whether a split planned raw before the join's dynamic filter
+     * waits for it on the worker ({@link DynamicFilterWait#workersAwait})
      */
-    ScanPlanner(NscTableHandle handle, PushdownMode pushdown, Optional<PruningPredicate> predicate, RowGroupPlanner planner, StorageNodeLoad nodeLoad)
+    ScanPlanner(NscTableHandle handle, PushdownMode pushdown, Optional<PruningPredicate> predicate, RowGroupPlanner planner, StorageNodeLoad nodeLoad, boolean workersAwaitDynamicFilter)
     {
+        this.workersAwaitDynamicFilter = workersAwaitDynamicFilter;
         this.handle = requireNonNull(handle, "handle is null");
         this.pushdown = requireNonNull(pushdown, "pushdown is null");
         this.predicate = requireNonNull(predicate, "predicate is null");
@@ -206,7 +210,7 @@ final class ScanPlanner
                         CompactFileStats stats = filesById.get(split.fileId()).stats();
                         ScanMode mode = ScanModeChooser.choose(estimator.estimate(stats, split.rowGroups()), nodeLoad.get(split.addresses().getFirst().toString()));
                         NscSplit chosen = split.withMode(mode);
-                        return mode == ScanMode.RAW && dynamicFilterPending ? chosen.withRowGroupStats(stats) : chosen;
+                        return mode == ScanMode.RAW && dynamicFilterPending ? chosen.withRowGroupStats(stats, workersAwaitDynamicFilter) : chosen;
                     })
                     .collect(toImmutableList());
         }

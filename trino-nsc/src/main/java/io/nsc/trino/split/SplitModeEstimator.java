@@ -34,12 +34,8 @@ public final class SplitModeEstimator
     {
         requireNonNull(handle, "handle is null");
         requireNonNull(dynamicFilter, "dynamicFilter is null");
-        this.outputColumns = handle.projectedColumns().orElse(handle.columns()).stream()
-                .map(NscColumnHandle::ordinal)
-                .collect(toImmutableList());
-        Set<Integer> read = new TreeSet<>(outputColumns);
-        handle.constraint().getDomains().ifPresent(domains -> domains.keySet().forEach(column -> read.add(column.ordinal())));
-        this.readColumns = ImmutableList.copyOf(read);
+        this.outputColumns = outputColumns(handle);
+        this.readColumns = readColumns(handle);
         TupleDomain<NscColumnHandle> scanPredicate = handle.constraint().intersect(dynamicFilter);
         PruningPredicate estimated = StatsPredicates.toPruningPredicate(scanPredicate);
         this.columnPredicates = estimated.columns();
@@ -51,6 +47,21 @@ public final class SplitModeEstimator
     public ScanModeChooser.Estimate estimate(CompactFileStats stats, List<Integer> rowGroups)
     {
         return ScanModeChooser.estimate(stats, rowGroups, readColumns, outputColumns, columnPredicates, exact, rowBound, requestBytes);
+    }
+
+    /** The columns a scan of the handle decodes either way, by ordinal: its output and its predicate's. */
+    static List<Integer> readColumns(NscTableHandle handle)
+    {
+        Set<Integer> read = new TreeSet<>(outputColumns(handle));
+        handle.constraint().getDomains().ifPresent(domains -> domains.keySet().forEach(column -> read.add(column.ordinal())));
+        return ImmutableList.copyOf(read);
+    }
+
+    private static List<Integer> outputColumns(NscTableHandle handle)
+    {
+        return handle.projectedColumns().orElse(handle.columns()).stream()
+                .map(NscColumnHandle::ordinal)
+                .collect(toImmutableList());
     }
 
     /** Every split's scan request carries the whole predicate, the dynamic filter's values included. */

@@ -151,7 +151,7 @@ public final class BenchmarkSplitGeneration
             TableFilesCache cache = new TableFilesCache(client, config);
             long[] heldPeakBytes = new long[1];
             LongSupplier streamed = () -> {
-                ScanPlanner scan = new ScanPlanner(handle, PushdownMode.RAW, Optional.of(StatsPredicates.toPruningPredicate(TupleDomain.all())), planner, noLoad);
+                ScanPlanner scan = new ScanPlanner(handle, PushdownMode.RAW, Optional.of(StatsPredicates.toPruningPredicate(TupleDomain.all())), planner, noLoad, true);
                 NscSplitSource source = new NscSplitSource(
                         // the cache is off: nothing is kept besides the batch, whose bytes are measured here
                         () -> TableFileBatches.of(Iterators.transform(cache.fileBatches(handle), batch -> {

@@ -7,6 +7,7 @@ import io.nsc.trino.metadata.TableSummary.ColumnSummary;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
 import org.junit.jupiter.api.Test;
 
@@ -18,11 +19,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
+import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Split planning waits for a join's filter only where the filter can prune row groups. */
+/**
+ * Split planning waits for a join's filter only where the filter can prune row groups; workers wait
+ * for it only where the probe side is large enough for the filter to save more than the wait.
+ */
 final class TestDynamicFilterWait
 {
     private static final NscColumnHandle SORTED = new NscColumnHandle("sorted", BIGINT, 0);
@@ -64,6 +69,31 @@ final class TestDynamicFilterWait
             throw new AssertionError("summary asked for");
         };
         assertThat(DynamicFilterWait.waitMillis(TABLE, DynamicFilter.EMPTY, unused, 1000)).isZero();
+    }
+
+    @Test
+    void testWorkersAwaitAFilterOnlyForAProbeSideWorthIt()
+    {
+        // the four columns hold 100 bytes each: what a filter could save at most
+        assertThat(DynamicFilterWait.workersAwait(TABLE, pending(SPREAD), () -> SUMMARY, 1000, 400)).isTrue();
+        assertThat(DynamicFilterWait.workersAwait(TABLE, pending(SPREAD), () -> SUMMARY, 1000, 401)).isFalse();
+        // only the columns the scan reads count: its output and its predicate's
+        NscTableHandle oneColumn = TABLE.withProjectedColumns(List.of(SPREAD));
+        assertThat(DynamicFilterWait.workersAwait(oneColumn, pending(SPREAD), () -> SUMMARY, 1000, 101)).isFalse();
+        NscTableHandle filtered = oneColumn.withConstraint(TupleDomain.withColumnDomains(Map.of(NAME, Domain.singleValue(VARCHAR, utf8Slice("a")))), true);
+        assertThat(DynamicFilterWait.workersAwait(filtered, pending(SPREAD), () -> SUMMARY, 1000, 200)).isTrue();
+        // no size asked for: every probe side waits
+        assertThat(DynamicFilterWait.workersAwait(TABLE, pending(SPREAD), () -> SUMMARY, 1000, 0)).isTrue();
+    }
+
+    @Test
+    void testWorkersDoNotAwaitWithoutAFilterToComeOrATimeout()
+    {
+        Supplier<TableSummary> unused = () -> {
+            throw new AssertionError("summary asked for");
+        };
+        assertThat(DynamicFilterWait.workersAwait(TABLE, DynamicFilter.EMPTY, unused, 1000, 1)).isFalse();
+        assertThat(DynamicFilterWait.workersAwait(TABLE, pending(SPREAD), unused, 0, 1)).isFalse();
     }
 
     private static long waitMillis(DynamicFilter filter)

@@ -43,7 +43,7 @@ final class TestLateDynamicFilter
     @Test
     void testASplitCarriesOnlyItsOwnRowGroupsStatsAndTheyTravel()
     {
-        NscSplit split = RAW.withRowGroupStats(FILE);
+        NscSplit split = RAW.withRowGroupStats(FILE, true);
         CompactFileStats own = split.decodedRowGroupStats().orElseThrow();
         assertThat(own.rowGroupCount()).isEqualTo(1);
         assertThat(own.rowGroupRowCount(0)).isEqualTo(1000);
@@ -59,12 +59,20 @@ final class TestLateDynamicFilter
         // the mode changes, the stats stay; other row groups would make them wrong, so they go
         assertThat(split.withMode(ScanMode.FILTER).rowGroupStats()).isEqualTo(split.rowGroupStats());
         assertThat(split.withRowGroups(List.of(0), FILE).rowGroupStats()).isEmpty();
+        // whether it waits for the filter on the worker travels and stays with the stats
+        assertThat(split.awaitsDynamicFilter()).isTrue();
+        assertThat(split.withMode(ScanMode.FILTER).awaitsDynamicFilter()).isTrue();
+        assertThat(split.withRowGroups(List.of(0), FILE).awaitsDynamicFilter()).isFalse();
+        NscSplit notAwaiting = RAW.withRowGroupStats(FILE, false);
+        assertThat(codec.fromJson(codec.toJson(notAwaiting))).isEqualTo(notAwaiting);
+        assertThat(notAwaiting.awaitsDynamicFilter()).isFalse();
+        assertThat(notAwaiting.rowGroupStats()).isEqualTo(split.rowGroupStats());
     }
 
     @Test
     void testAFilterOnAFewKeysTurnsTheSplitIntoAStorageScan()
     {
-        NscSplit split = RAW.withRowGroupStats(FILE);
+        NscSplit split = RAW.withRowGroupStats(FILE, true);
         TupleDomain<NscColumnHandle> fewKeys = TupleDomain.withColumnDomains(Map.of(KEY, Domain.multipleValues(BIGINT, List.of(1005L, 1500L, 1990L))));
         assertThat(LateDynamicFilter.mode(TABLE, split, fewKeys, IDLE)).isEqualTo(ScanMode.FILTER);
         // a filter that keeps every row of the split saves nothing: still raw
@@ -81,7 +89,7 @@ final class TestLateDynamicFilter
     @Test
     void testTheSameRuleAsTheCoordinatorsForABusyNode()
     {
-        NscSplit split = RAW.withRowGroupStats(FILE);
+        NscSplit split = RAW.withRowGroupStats(FILE, true);
         // keys 1000..1599: 60% of the rows, so a scan would send about 0.9 of the raw bytes
         TupleDomain<NscColumnHandle> most = TupleDomain.withColumnDomains(Map.of(KEY, Domain.create(ValueSet.ofRanges(Range.range(BIGINT, 1000L, true, 1599L, true)), false)));
         assertThat(LateDynamicFilter.mode(TABLE, split, most, IDLE)).isEqualTo(ScanMode.FILTER);

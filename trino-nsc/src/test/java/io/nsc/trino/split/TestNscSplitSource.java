@@ -336,7 +336,7 @@ final class TestNscSplitSource
     {
         DynamicFilter nothing = TestingDynamicFilter.completed(TupleDomain.none());
         Listing listing = new Listing(files, BATCH_SIZE);
-        ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.FILTER, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD);
+        ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.FILTER, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD, true);
         NscSplitSource source = new NscSplitSource(listing, scan, Optional.empty(), nothing, 1000);
         List<ConnectorSplit> splits = new ArrayList<>();
         ConnectorSplitBatch first = source.getNextBatch(100).join();
@@ -354,29 +354,38 @@ final class TestNscSplitSource
     @Test
     void testRawSplitsPlannedBeforeTheDynamicFilterCarryTheirStats()
     {
-        // auto without a predicate reads raw; the worker may choose again once a pending filter stands
+        // auto without a predicate reads raw; the worker may choose again once a pending filter
+        // stands, and waits for it only where the split manager found the probe side worth a wait
         for (boolean pending : List.of(true, false)) {
-            DynamicFilter filter = pending ? TestingDynamicFilter.pending() : TestingDynamicFilter.completed(TupleDomain.all());
-            ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.AUTO, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD);
-            NscSplitSource source = new NscSplitSource(new Listing(files, BATCH_SIZE), scan, Optional.empty(), filter, 0);
-            List<ConnectorSplit> splits = new ArrayList<>();
-            drain(source, 1000, splits);
-            assertThat(splits).isNotEmpty();
-            for (ConnectorSplit split : splits) {
-                NscSplit nscSplit = (NscSplit) split;
-                assertThat(nscSplit.mode()).isEqualTo(ScanMode.RAW);
-                assertThat(nscSplit.rowGroupStats().isPresent()).as("pending %s", pending).isEqualTo(pending);
-                if (pending) {
-                    FileEntry file = files.stream().filter(entry -> entry.fileId().equals(nscSplit.fileId())).findFirst().orElseThrow();
-                    CompactFileStats own = nscSplit.decodedRowGroupStats().orElseThrow();
-                    assertThat(own.rowGroupCount()).isEqualTo(nscSplit.rowGroups().size());
-                    for (int index = 0; index < nscSplit.rowGroups().size(); index++) {
-                        int rowGroup = nscSplit.rowGroups().get(index);
-                        assertThat(own.rowGroupRowCount(index)).isEqualTo(file.stats().rowGroupRowCount(rowGroup));
-                        assertThat(own.min(index, 0)).isEqualTo(file.stats().min(rowGroup, 0));
-                        assertThat(own.max(index, 1)).isEqualTo(file.stats().max(rowGroup, 1));
-                        assertThat(own.nullCount(index, 1)).isEqualTo(file.stats().nullCount(rowGroup, 1));
-                    }
+            for (boolean workersAwait : List.of(true, false)) {
+                assertPendingFilterTravels(pending, workersAwait);
+            }
+        }
+    }
+
+    private void assertPendingFilterTravels(boolean pending, boolean workersAwait)
+    {
+        DynamicFilter filter = pending ? TestingDynamicFilter.pending() : TestingDynamicFilter.completed(TupleDomain.all());
+        ScanPlanner scan = new ScanPlanner(TABLE, PushdownMode.AUTO, Optional.of(new PruningPredicate(List.of(), true, List.of())), PLANNER, NO_LOAD, workersAwait);
+        NscSplitSource source = new NscSplitSource(new Listing(files, BATCH_SIZE), scan, Optional.empty(), filter, 0);
+        List<ConnectorSplit> splits = new ArrayList<>();
+        drain(source, 1000, splits);
+        assertThat(splits).isNotEmpty();
+        for (ConnectorSplit split : splits) {
+            NscSplit nscSplit = (NscSplit) split;
+            assertThat(nscSplit.mode()).isEqualTo(ScanMode.RAW);
+            assertThat(nscSplit.rowGroupStats().isPresent()).as("pending %s", pending).isEqualTo(pending);
+            assertThat(nscSplit.awaitsDynamicFilter()).as("pending %s, workers await %s", pending, workersAwait).isEqualTo(pending && workersAwait);
+            if (pending) {
+                FileEntry file = files.stream().filter(entry -> entry.fileId().equals(nscSplit.fileId())).findFirst().orElseThrow();
+                CompactFileStats own = nscSplit.decodedRowGroupStats().orElseThrow();
+                assertThat(own.rowGroupCount()).isEqualTo(nscSplit.rowGroups().size());
+                for (int index = 0; index < nscSplit.rowGroups().size(); index++) {
+                    int rowGroup = nscSplit.rowGroups().get(index);
+                    assertThat(own.rowGroupRowCount(index)).isEqualTo(file.stats().rowGroupRowCount(rowGroup));
+                    assertThat(own.min(index, 0)).isEqualTo(file.stats().min(rowGroup, 0));
+                    assertThat(own.max(index, 1)).isEqualTo(file.stats().max(rowGroup, 1));
+                    assertThat(own.nullCount(index, 1)).isEqualTo(file.stats().nullCount(rowGroup, 1));
                 }
             }
         }
@@ -496,7 +505,7 @@ final class TestNscSplitSource
     private static NscSplitSource source(NscTableHandle handle, PushdownMode pushdown, Listing listing)
     {
         TupleDomain<NscColumnHandle> predicate = handle.constraint();
-        ScanPlanner scan = new ScanPlanner(handle, pushdown, Optional.of(StatsPredicates.toPruningPredicate(predicate)), PLANNER, NO_LOAD);
+        ScanPlanner scan = new ScanPlanner(handle, pushdown, Optional.of(StatsPredicates.toPruningPredicate(predicate)), PLANNER, NO_LOAD, true);
         return new NscSplitSource(listing, scan, handle.aggregation(), DynamicFilter.EMPTY, 0);
     }
 

@@ -51,6 +51,8 @@ public class NscConfig
     private Duration dynamicFilteringWaitTimeout = new Duration(1, SECONDS);
     // at 1 Gbit/s 64 ms of link: TPC-H Q14's part (1.4 MB) read at once instead of after the build side
     private DataSize dynamicFilteringMinProbeSize = DataSize.of(8, MEGABYTE);
+    // TPC-H Q18's filter, from an aggregation of all of lineitem, reached its probe splits 1.2-1.8 s after they opened
+    private Duration dynamicFilteringProbeWaitTimeout = new Duration(5, SECONDS);
     private long aggregationPushdownMaxGroups = 10_000;
     private Duration scanTimeout = new Duration(1, HOURS);
     private Duration busyNodeBackOff = new Duration(30, SECONDS);
@@ -377,6 +379,20 @@ public class NscConfig
     public NscConfig setDynamicFilteringMinProbeSize(DataSize dynamicFilteringMinProbeSize)
     {
         this.dynamicFilteringMinProbeSize = dynamicFilteringMinProbeSize;
+        return this;
+    }
+
+    @NotNull
+    public Duration getDynamicFilteringProbeWaitTimeout()
+    {
+        return dynamicFilteringProbeWaitTimeout;
+    }
+
+    @Config("nsc.dynamic-filtering-probe-wait-timeout")
+    @ConfigDescription("How long a split of a join's probe side that opens before any of the join's dynamic filter has reached its worker waits for it there (without holding a thread) before it chooses its mode: a probe side read raw meanwhile sends all of its rows")
+    public NscConfig setDynamicFilteringProbeWaitTimeout(Duration dynamicFilteringProbeWaitTimeout)
+    {
+        this.dynamicFilteringProbeWaitTimeout = dynamicFilteringProbeWaitTimeout;
         return this;
     }
 

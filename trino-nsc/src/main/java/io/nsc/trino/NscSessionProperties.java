@@ -24,6 +24,7 @@ public final class NscSessionProperties
     public static final String ADAPTIVE_SCAN_MODES = "adaptive_scan_modes";
     public static final String DYNAMIC_FILTERING_WAIT_TIMEOUT = "dynamic_filtering_wait_timeout";
     public static final String DYNAMIC_FILTERING_MIN_PROBE_SIZE = "dynamic_filtering_min_probe_size";
+    public static final String DYNAMIC_FILTERING_PROBE_WAIT_TIMEOUT = "dynamic_filtering_probe_wait_timeout";
     public static final String AGGREGATION_PUSHDOWN_MAX_GROUPS = "aggregation_pushdown_max_groups";
     public static final String RAW_READ_MAX_MERGE_DISTANCE = "raw_read_max_merge_distance";
 
@@ -72,6 +73,11 @@ public final class NscSessionProperties
                         "A join's probe side whose columns hold less than this in the table (compressed) is read as soon as its splits reach a worker, without waiting for the join's dynamic filter",
                         config.getDynamicFilteringMinProbeSize(),
                         false),
+                durationProperty(
+                        DYNAMIC_FILTERING_PROBE_WAIT_TIMEOUT,
+                        "How long a split of a join's probe side that opens before any of the join's dynamic filter has reached its worker waits for it there before it chooses its mode",
+                        config.getDynamicFilteringProbeWaitTimeout(),
+                        false),
                 longProperty(
                         AGGREGATION_PUSHDOWN_MAX_GROUPS,
                         "Aggregations are computed by storage nodes only when the distinct counts bound their groups to this many (0: never)",
@@ -117,6 +123,11 @@ public final class NscSessionProperties
     public static DataSize getDynamicFilteringMinProbeSize(ConnectorSession session)
     {
         return session.getProperty(DYNAMIC_FILTERING_MIN_PROBE_SIZE, DataSize.class);
+    }
+
+    public static Duration getDynamicFilteringProbeWaitTimeout(ConnectorSession session)
+    {
+        return session.getProperty(DYNAMIC_FILTERING_PROBE_WAIT_TIMEOUT, Duration.class);
     }
 
     public static long getAggregationPushdownMaxGroups(ConnectorSession session)

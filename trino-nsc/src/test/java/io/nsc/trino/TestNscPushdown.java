@@ -166,7 +166,7 @@ final class TestNscPushdown
     {
         return Session.builder(pushdown(PushdownMode.AUTO))
                 .setSystemProperty("join_distribution_type", "PARTITIONED")
-                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_WAIT_TIMEOUT, "30s")
+                .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_PROBE_WAIT_TIMEOUT, "30s")
                 .setCatalogSessionProperty("nsc", NscSessionProperties.DYNAMIC_FILTERING_MIN_PROBE_SIZE, minProbeSize)
                 .build();
     }

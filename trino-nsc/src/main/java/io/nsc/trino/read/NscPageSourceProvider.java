@@ -55,7 +55,7 @@ import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
 import static io.nsc.trino.NscErrorCode.NSC_BAD_DATA;
-import static io.nsc.trino.NscSessionProperties.getDynamicFilteringWaitTimeout;
+import static io.nsc.trino.NscSessionProperties.getDynamicFilteringProbeWaitTimeout;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.nsc.trino.NscSessionProperties.getRawReadMaxMergeDistance;
 import static io.nsc.trino.NscSessionProperties.isAdaptiveScanModes;
@@ -115,7 +115,7 @@ public class NscPageSourceProvider
             // planned before the join's filter, which has not reached this worker yet either
             return new DynamicFilterAwaitingPageSource(
                     dynamicFilter.isBlocked(),
-                    getDynamicFilteringWaitTimeout(session).toMillis(),
+                    getDynamicFilteringProbeWaitTimeout(session).toMillis(),
                     () -> open(session, nscSplit, handle, columns, dynamicFilter, rowIdChannel));
         }
         return open(session, nscSplit, handle, columns, dynamicFilter, rowIdChannel);

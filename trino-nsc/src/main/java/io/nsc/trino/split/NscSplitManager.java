@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import static io.nsc.trino.NscSessionProperties.getDynamicFilteringMinProbeSize;
+import static io.nsc.trino.NscSessionProperties.getDynamicFilteringProbeWaitTimeout;
 import static io.nsc.trino.NscSessionProperties.getDynamicFilteringWaitTimeout;
 import static io.nsc.trino.NscSessionProperties.getPushdown;
 import static io.nsc.trino.NscSessionProperties.isStatsPruningEnabled;
@@ -78,10 +79,9 @@ public class NscSplitManager
         }
         Optional<PruningPredicate> pruningPredicate = isStatsPruningEnabled(session) ? Optional.of(StatsPredicates.toPruningPredicate(predicate)) : Optional.empty();
         Supplier<TableSummary> summary = Suppliers.memoize(() -> tableFilesCache.summary(handle));
-        long waitTimeoutMillis = getDynamicFilteringWaitTimeout(session).toMillis();
-        boolean workersAwait = DynamicFilterWait.workersAwait(handle, dynamicFilter, summary, waitTimeoutMillis, getDynamicFilteringMinProbeSize(session).toBytes());
+        boolean workersAwait = DynamicFilterWait.workersAwait(handle, dynamicFilter, summary, getDynamicFilteringProbeWaitTimeout(session).toMillis(), getDynamicFilteringMinProbeSize(session).toBytes());
         ScanPlanner scan = new ScanPlanner(handle, pushdown, pruningPredicate, planner, nodeLoad, workersAwait);
-        long waitMillis = DynamicFilterWait.waitMillis(handle, dynamicFilter, summary, waitTimeoutMillis);
+        long waitMillis = DynamicFilterWait.waitMillis(handle, dynamicFilter, summary, getDynamicFilteringWaitTimeout(session).toMillis());
         return new NscSplitSource(files, scan, handle.aggregation(), dynamicFilter, waitMillis);
     }
 

@@ -24,6 +24,7 @@ import io.nsc.trino.metadata.NscAggregation;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
 import io.nsc.trino.metadata.NscTopN;
+import io.nsc.trino.split.DynamicFilterDomains;
 import io.nsc.trino.split.LateDynamicFilter;
 import io.nsc.trino.split.NscAggregationSplit;
 import io.nsc.trino.split.NscSplit;
@@ -124,7 +125,7 @@ public class NscPageSourceProvider
     private ConnectorPageSource open(ConnectorSession session, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
     {
         if (rowIdChannel.isEmpty() && nscSplit.rowGroupStats().isPresent()) {
-            ScanMode mode = LateDynamicFilter.mode(handle, nscSplit, NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate()), nodeLoad.get(nscSplit.addresses().getFirst().toString()));
+            ScanMode mode = LateDynamicFilter.mode(handle, nscSplit, DynamicFilterDomains.ofTableColumns(dynamicFilter.getCurrentPredicate()), nodeLoad.get(nscSplit.addresses().getFirst().toString()));
             if (mode != nscSplit.mode()) {
                 return new CountedPageSource(
                         read(session, mode, nscSplit, handle, columns, dynamicFilter, rowIdChannel),
@@ -157,7 +158,7 @@ public class NscPageSourceProvider
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
         if (mode == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
-            TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter.getCurrentPredicate());
+            TupleDomain<NscColumnHandle> dynamic = DynamicFilterDomains.ofTableColumns(dynamicFilter.getCurrentPredicate());
             // when every replica is too busy: the same split read raw, filtered here by the enforced predicate (the engine
             // applies the dynamic filter, the limit and the top-N, which it does not leave to the connector)
             Supplier<ConnectorPageSource> raw = () -> rawRead(session, nscSplit, handle, columns, predicate, rowIdChannel);

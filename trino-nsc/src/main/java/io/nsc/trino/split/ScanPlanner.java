@@ -57,7 +57,7 @@ final class ScanPlanner
     @Override
     public Optional<Preparation> start(TupleDomain<ColumnHandle> dynamicFilter, boolean dynamicFilterPending, Supplier<TableFileBatches> files)
     {
-        TupleDomain<NscColumnHandle> dynamic = NscColumnHandle.ofTableColumns(dynamicFilter);
+        TupleDomain<NscColumnHandle> dynamic = DynamicFilterDomains.ofTableColumns(dynamicFilter);
         if (dynamic.isNone() || handle.constraint().intersect(dynamic).isNone()) {
             // the join's build side is empty: nothing here can join with it, and no file need be read
             return Optional.empty();

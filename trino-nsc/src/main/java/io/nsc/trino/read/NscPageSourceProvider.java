@@ -125,19 +125,27 @@ public class NscPageSourceProvider
     private ConnectorPageSource open(ConnectorSession session, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
     {
         if (rowIdChannel.isEmpty() && nscSplit.rowGroupStats().isPresent()) {
-            ScanMode mode = LateDynamicFilter.mode(handle, nscSplit, DynamicFilterDomains.ofTableColumns(dynamicFilter.getCurrentPredicate()), nodeLoad.get(nscSplit.addresses().getFirst().toString()));
+            // the scan takes the filter its mode was chosen with
+            TupleDomain<NscColumnHandle> dynamic = DynamicFilterDomains.ofTableColumns(dynamicFilter.getCurrentPredicate());
+            ScanMode mode = LateDynamicFilter.mode(handle, nscSplit, dynamic, nodeLoad.get(nscSplit.addresses().getFirst().toString()));
             if (mode != nscSplit.mode()) {
                 return new CountedPageSource(
-                        read(session, mode, nscSplit, handle, columns, dynamicFilter, rowIdChannel),
+                        read(session, mode, nscSplit, handle, columns, () -> dynamic, rowIdChannel),
                         ReadMetrics.SPLITS_FILTER_AFTER_DYNAMIC_FILTER);
             }
         }
         if (!adapts(session, handle, columns, rowIdChannel)) {
-            return read(session, nscSplit.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel);
+            return read(session, nscSplit.mode(), nscSplit, handle, columns, dynamicFilterDomains(dynamicFilter), rowIdChannel);
         }
         boolean nodeSharesCpus = nodeLoad.get(nscSplit.addresses().getFirst().toString()).sharesCpus();
         AdaptiveScanModes.Choice choice = adaptiveModes.start(session.getQueryId(), new AdaptiveScanModes.ScanShape(handle, columns), nscSplit.mode(), nodeSharesCpus);
-        return new MeasuredPageSource(read(session, choice.mode(), nscSplit, handle, columns, dynamicFilter, rowIdChannel), choice, nscSplit.rowCount());
+        return new MeasuredPageSource(read(session, choice.mode(), nscSplit, handle, columns, dynamicFilterDomains(dynamicFilter), rowIdChannel), choice, nscSplit.rowCount());
+    }
+
+    /** The filter as it stands when a storage scan's request is made, computed only for one. */
+    private static Supplier<TupleDomain<NscColumnHandle>> dynamicFilterDomains(DynamicFilter dynamicFilter)
+    {
+        return () -> DynamicFilterDomains.ofTableColumns(dynamicFilter.getCurrentPredicate());
     }
 
     /**
@@ -153,12 +161,12 @@ public class NscPageSourceProvider
                 && (handle.constraintEnforced() || handle.constraint().isAll());
     }
 
-    private ConnectorPageSource read(ConnectorSession session, ScanMode mode, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, DynamicFilter dynamicFilter, OptionalInt rowIdChannel)
+    private ConnectorPageSource read(ConnectorSession session, ScanMode mode, NscSplit nscSplit, NscTableHandle handle, List<ColumnHandle> columns, Supplier<TupleDomain<NscColumnHandle>> dynamicFilter, OptionalInt rowIdChannel)
     {
         TupleDomain<NscColumnHandle> predicate = handle.constraintEnforced() ? handle.constraint() : TupleDomain.all();
         if (mode == ScanMode.FILTER && rowIdChannel.isEmpty()) {
             // the storage node drops rows the join cannot use before they cross the network
-            TupleDomain<NscColumnHandle> dynamic = DynamicFilterDomains.ofTableColumns(dynamicFilter.getCurrentPredicate());
+            TupleDomain<NscColumnHandle> dynamic = dynamicFilter.get();
             // when every replica is too busy: the same split read raw, filtered here by the enforced predicate (the engine
             // applies the dynamic filter, the limit and the top-N, which it does not leave to the connector)
             Supplier<ConnectorPageSource> raw = () -> rawRead(session, nscSplit, handle, columns, predicate, rowIdChannel);

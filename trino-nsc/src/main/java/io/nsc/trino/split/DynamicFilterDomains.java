@@ -40,13 +40,23 @@ public final class DynamicFilterDomains
             return domain;
         }
         List<Object> values = domain.getValues().getDiscreteSet();
-        if (runs(values) * 2 > values.size()) {
+        if (values.size() < 2) {
             return domain;
         }
-        ImmutableList.Builder<Range> ranges = ImmutableList.builder();
+        // counted before any range is made: the usual join's keys are scattered and stay as they are
+        int runs = 1;
+        for (int index = 1; index < values.size(); index++) {
+            if (!continuesRun(values, index)) {
+                runs++;
+            }
+        }
+        if (runs * 2 > values.size()) {
+            return domain;
+        }
+        ImmutableList.Builder<Range> ranges = ImmutableList.builderWithExpectedSize(runs);
         int start = 0;
         for (int index = 1; index <= values.size(); index++) {
-            if (index == values.size() || (long) values.get(index) != (long) values.get(index - 1) + 1) {
+            if (index == values.size() || !continuesRun(values, index)) {
                 ranges.add(Range.range(type, values.get(start), true, values.get(index - 1), true));
                 start = index;
             }
@@ -54,17 +64,10 @@ public final class DynamicFilterDomains
         return Domain.create(ValueSet.ofRanges(ranges.build()), domain.isNullAllowed());
     }
 
-    /** How many runs of adjacent values the ascending values form. */
-    private static int runs(List<Object> values)
+    /** Whether the value at index follows the one before it by exactly one (the values ascend; past Long.MAX_VALUE none does). */
+    private static boolean continuesRun(List<Object> values, int index)
     {
-        int runs = values.isEmpty() ? 0 : 1;
-        for (int index = 1; index < values.size(); index++) {
-            // the values ascend: only a difference of exactly one continues a run (Long.MAX_VALUE + 1 would wrap, and ends one)
-            long previous = (long) values.get(index - 1);
-            if (previous == Long.MAX_VALUE || (long) values.get(index) != previous + 1) {
-                runs++;
-            }
-        }
-        return runs;
+        long previous = (long) values.get(index - 1);
+        return previous != Long.MAX_VALUE && (long) values.get(index) == previous + 1;
     }
 }

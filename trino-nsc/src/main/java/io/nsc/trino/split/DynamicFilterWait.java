@@ -1,6 +1,5 @@
 package io.nsc.trino.split;
 
-import com.google.common.base.Suppliers;
 import io.nsc.trino.NscTableProperties;
 import io.nsc.trino.metadata.NscColumnHandle;
 import io.nsc.trino.metadata.NscTableHandle;
@@ -39,7 +38,8 @@ public final class DynamicFilterWait
     private DynamicFilterWait() {}
 
     /**
-     * @param summary the table version's summary (row groups' ranges per column), asked for only when a filter may come
+     * @param summary the table version's summary (row groups' ranges per column), asked for only when a filter may
+     * come, and once per covered column: the caller's supplier caches it
      * @param timeoutMillis the longest wait where waiting may prune
      */
     public static long waitMillis(NscTableHandle handle, DynamicFilter dynamicFilter, Supplier<TableSummary> summary, long timeoutMillis)
@@ -51,10 +51,9 @@ public final class DynamicFilterWait
             return 0;
         }
         List<String> bloomFilterColumns = NscTableProperties.getBloomFilterColumns(NscTableProperties.fromStored(handle.schemaTableName().toString(), handle.properties()));
-        Supplier<TableSummary> table = Suppliers.memoize(summary::get);
         for (ColumnHandle column : dynamicFilter.getColumnsCovered()) {
             // a filter on a computed value (a pushed-down projection) prunes nothing by stats
-            if (column instanceof NscColumnHandle nscColumn && (bloomFilterColumns.contains(nscColumn.name()) || narrowRowGroups(table.get(), nscColumn))) {
+            if (column instanceof NscColumnHandle nscColumn && (bloomFilterColumns.contains(nscColumn.name()) || narrowRowGroups(summary.get(), nscColumn))) {
                 return timeoutMillis;
             }
         }

@@ -137,10 +137,18 @@ public final class ChecksummedReader
     public byte[] readBlocks(long start, long end)
             throws IOException
     {
-        checkArgument(start == readStart(start) && end == readEnd(end), "[%s, %s) is not a whole number of blocks", start, end);
         byte[] blocks = new byte[toIntExact(end - start)];
-        readVerified(start, blocks, 0, blocks.length);
+        readBlocks(start, end, blocks);
         return blocks;
+    }
+
+    /** As {@link #readBlocks(long, long)}, into the start of {@code buffer}. */
+    public void readBlocks(long start, long end, byte[] buffer)
+            throws IOException
+    {
+        checkArgument(start == readStart(start) && end == readEnd(end), "[%s, %s) is not a whole number of blocks", start, end);
+        checkArgument(end - start <= buffer.length, "[%s, %s) does not fit a buffer of %s bytes", start, end, buffer.length);
+        readVerified(start, buffer, 0, toIntExact(end - start));
     }
 
     private void readVerified(long position, byte[] buffer, int offset, int length)

@@ -1,6 +1,7 @@
 package io.nsc.storage.read;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.airlift.units.DataSize;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -156,6 +157,16 @@ final class TestRangeReader
         return ByteRange.newBuilder().setOffset(offset).setLength(length).build();
     }
 
+    private static ReadRangesResponse copyOf(ReadRangesResponse message)
+    {
+        try {
+            return ReadRangesResponse.parseFrom(message.toByteArray());
+        }
+        catch (InvalidProtocolBufferException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /**
      * A call whose client takes a given number of messages before it stops being ready, and
      * which, like gRPC, runs the on-ready handler when it becomes ready again.
@@ -207,7 +218,9 @@ final class TestRangeReader
         public void onNext(ReadRangesResponse value)
         {
             assertThat(isReady()).as("message sent while the client is not ready").isTrue();
-            messages.add(value);
+            // as gRPC's transport does: the message is serialized before onNext returns, and the
+            // node may read into the array its data wrapped once it has
+            messages.add(copyOf(value));
             budget--;
         }
 

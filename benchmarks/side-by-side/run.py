@@ -79,6 +79,9 @@ def parse_args(argv, available_cpus=None):
     parser.add_argument("--plaintext", action="store_true", help="no TLS on either side (nsc with NSC_INSECURE=1, S3 over HTTP); default: both encrypted")
     parser.add_argument("--no-analyze", action="store_true", help="do not ANALYZE the Hive and Iceberg tables")
     parser.add_argument("--no-warmup", action="store_true", help="no warm-up pass (each query once on each path before the timed runs)")
+    parser.add_argument("--warmup-passes", type=int, default=1,
+                        help="warm-up passes over every query on every path before the timed runs (default 1); "
+                             "a JVM compiles a query's code over dozens of runs, so the medians of a short warm-up include compilation")
     parser.add_argument("--profile", default=None, help="after the runs, record JFR of Trino and each path's storage side over these queries "
                                                           "(comma-separated names, like 'unsorted 1%%,q01') at 1gbit, or the first rate")
     parser.add_argument("--profile-seconds", type=float, default=30.0, help="how long each profiled query runs on each path (default 30)")
@@ -119,6 +122,8 @@ def parse_args(argv, available_cpus=None):
         parser.error(f"--workloads: unknown {unknown}; one or more of {workloads.WORKLOADS}")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.warmup_passes < 1:
+        parser.error("--warmup-passes must be at least 1 (--no-warmup runs none)")
     args.testbed_list = ["shared", "split"] if args.testbed == "both" else [args.testbed]
     args.cpu_sets = {}
     if "split" in args.testbed_list:
@@ -261,6 +266,7 @@ def machine_facts(args, settings, mode):
         "scale": args.scale,
         "rates": args.rate_list,
         "repeat": args.repeat,
+        "warmup_passes": 0 if args.no_warmup else args.warmup_passes,
         "paths": args.path_list,
         "tls": not args.plaintext,
         "analyze": not args.no_analyze,
@@ -460,13 +466,14 @@ class Bench:
         return paths[shift:] + paths[:shift]
 
     def warmup(self, queries, rate):
-        """Each query once on each path, the reference path first: JIT-compiled code and the
-        connectors' metadata caches are warm for every path before anything is timed, and every
-        later answer is compared with the reference's."""
+        """Each query once on each path per pass, the reference path first: JIT-compiled code
+        and the connectors' metadata caches are warm for every path before anything is timed,
+        and every later answer is compared with the reference's."""
         order = sorted(self.args.path_list, key=REFERENCE_ORDER.index)
-        for query in queries:
-            for path in order:
-                self.measure(query, path, rate, "warmup")
+        for _ in range(self.args.warmup_passes):
+            for query in queries:
+                for path in order:
+                    self.measure(query, path, rate, "warmup")
 
     def run_query(self, query, index, rate):
         # cold: the path's data files evicted from the page cache just before its run
@@ -588,7 +595,7 @@ class Bench:
             if rate_index == 0 and not self.args.no_warmup:
                 started = time.monotonic()
                 self.warmup(queries, rate)
-                self.step("warm-up pass (every query once on every path)", started)
+                self.step(f"warm-up ({self.args.warmup_passes} pass{'es' if self.args.warmup_passes != 1 else ''} of every query on every path)", started)
             started = time.monotonic()
             for index, query in enumerate(queries):
                 self.run_query(query, index, rate)

@@ -79,9 +79,9 @@ def parse_args(argv, available_cpus=None):
     parser.add_argument("--plaintext", action="store_true", help="no TLS on either side (nsc with NSC_INSECURE=1, S3 over HTTP); default: both encrypted")
     parser.add_argument("--no-analyze", action="store_true", help="do not ANALYZE the Hive and Iceberg tables")
     parser.add_argument("--no-warmup", action="store_true", help="no warm-up pass (each query once on each path before the timed runs)")
-    parser.add_argument("--warmup-passes", type=int, default=1,
-                        help="warm-up passes over every query on every path before the timed runs (default 1); "
-                             "a JVM compiles a query's code over dozens of runs, so the medians of a short warm-up include compilation")
+    parser.add_argument("--warmup-passes", type=int, default=6,
+                        help="warm-up passes over every query on every path before the timed runs (default 6); "
+                             "a JVM compiles a query's code over dozens of runs, so the medians after one pass include compilation")
     parser.add_argument("--profile", default=None, help="after the runs, record JFR of Trino and each path's storage side over these queries "
                                                           "(comma-separated names, like 'unsorted 1%%,q01') at 1gbit, or the first rate")
     parser.add_argument("--profile-seconds", type=float, default=30.0, help="how long each profiled query runs on each path (default 30)")

@@ -8,14 +8,9 @@
 #   benchmarks/scan-rate/profile.sh --lineitem FILE [--only "lineitem 1% unsorted, sum"] [--rounds 30] > results/NAME-profile.txt
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-version=4.1
-cache=${NSC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nsc}
-profiler=$cache/async-profiler-$version
-if [[ ! -f $profiler/linux-x64/libasyncProfiler.so ]]; then
-    mkdir -p "$profiler"
-    curl -fsSL -o "$profiler.jar" "${NSC_MAVEN_REPO:-https://repo.maven.apache.org/maven2}/tools/profiler/async-profiler/$version/async-profiler-$version.jar"
-    unzip -o -q "$profiler.jar" 'linux-x64/libasyncProfiler.so' -d "$profiler"
-fi
+# shellcheck source=benchmarks/async-profiler.sh
+source "$here/../async-profiler.sh"
+library=$(async_profiler_library)
 args=("$@")
 [[ " $* " == *" --only "* ]] || args+=(--only "lineitem 1% unsorted, sum")
 [[ " $* " == *" --rounds "* ]] || args+=(--rounds 30)
@@ -26,7 +21,7 @@ args=("$@")
 collapsed=${NSC_PROFILE_COLLAPSED:-$(mktemp)}
 [[ -n ${NSC_PROFILE_COLLAPSED:-} ]] || trap 'rm -f "$collapsed"' EXIT
 # itimer: CPU time of every thread, without perf events (often not permitted in containers)
-NSC_BENCHMARK_MODULE=nsc-storage NSC_BENCHMARK_JVM_OPTS="-agentpath:$profiler/linux-x64/libasyncProfiler.so=start,event=itimer,interval=5ms,file=$collapsed,collapsed" \
+NSC_BENCHMARK_MODULE=nsc-storage NSC_BENCHMARK_JVM_OPTS="-agentpath:$library=start,event=itimer,interval=5ms,file=$collapsed,collapsed" \
     "$here/../java-benchmark.sh" io.nsc.storage.scan.BenchmarkStorageScan 4g "benchmarks/scan-rate/profile.sh${*:+ $*}" "--only 'lineitem 1% unsorted, sum' --rounds 30 --wide-rows 1000" "${args[@]}"
 echo
 python3 "$here/profile_summary.py" "$collapsed"

@@ -13,15 +13,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 (($# >= 1)) || { echo "usage: $0 DIR [SECONDS]" >&2; exit 2; }
 out=$1
 seconds=${2:-30}
-version=4.1
-cache=${NSC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nsc}
-profiler=$cache/async-profiler-$version
-library=$profiler/linux-x64/libasyncProfiler.so
-if [[ ! -f $library ]]; then
-    mkdir -p "$profiler"
-    curl -fsSL -o "$profiler.jar" "${NSC_MAVEN_REPO:-https://repo.maven.apache.org/maven2}/tools/profiler/async-profiler/$version/async-profiler-$version.jar"
-    unzip -o -q "$profiler.jar" 'linux-x64/libasyncProfiler.so' -d "$profiler"
-fi
+# shellcheck source=benchmarks/async-profiler.sh
+source "$here/../../async-profiler.sh"
+library=$(async_profiler_library)
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 mkdir -p "$out"
 
